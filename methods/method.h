@@ -1,0 +1,112 @@
+/* method.h: the transport method table (netmod interface) and the upcalls a method may use. */
+#ifndef METHOD_H_INCLUDED
+#define METHOD_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include "segment.h"
+
+/* Status values a method returns besides MPI error codes (which are >= 0).
+ * AGAIN is flow control, never an error: the core parks the operation on its
+ * deferred queue and retries it from progress, in order per peer. */
+#define MPIDI_AGAIN (-1)
+/* The operation was accepted but still uses the caller's memory (payload or
+ * rdma buffer); the method calls MPIDU_op_done(cookie, ...) when it stops. */
+#define MPIDI_INPROGRESS (-2)
+
+/* Rendezvous data movers a method offers. */
+#define MPIDI_RNDV_READ 0x1     /* rdma_get: receiver pulls from sender memory */
+#define MPIDI_RNDV_WRITE 0x2    /* rdma_put: sender pushes into receiver memory */
+#define MPIDI_RNDV_PIPELINE 0x4 /* CTS then DATA active messages (always possible) */
+
+/* What the core tells a method about the job at init. */
+typedef struct MPIDI_job {
+    int rank;              /* world rank of this process */
+    int size;              /* world size */
+    const char *kvsname;   /* unique per job: use it to name shared objects */
+    const char *hostname;
+    int node_id;           /* index of this node (ranks with equal node ids share a host) */
+    int nlocal;            /* ranks on this node, including this one */
+    int local_index;       /* this rank's position among them */
+    const int *local_ranks; /* world ranks on this node, ascending; nlocal entries */
+    const int *node_of;    /* node id of every world rank; size entries */
+} MPIDI_job_t;
+
+/* Limits and capabilities a method reports from init. */
+typedef struct MPIDI_method_caps {
+    size_t size;            /* sizeof(MPIDI_method_caps_t), so the struct can grow */
+    size_t max_hdr;         /* largest header am_send accepts */
+    size_t eager_limit;     /* default largest payload sent eagerly */
+    size_t max_send;        /* largest payload of one am_send (pipeline chunk bound) */
+    unsigned rndv_modes;    /* MPIDI_RNDV_* mask */
+    int needs_reg;          /* rdma needs mem_reg keys */
+    int exclusivity;        /* among methods that reach a peer, the highest wins */
+} MPIDI_method_caps_t;
+
+typedef struct MPIDI_method_ops {
+    size_t size; /* sizeof(MPIDI_method_ops_t), so the table can grow */
+    const char *name;
+
+    /* Lifecycle.  init creates local resources; every rank's business card is
+     * published as P<rank>-<name> before a barrier, then post_init runs. */
+    int (*init)(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
+    int (*get_business_card)(char *buf, size_t len);
+    int (*post_init)(void); /* optional: after every rank has initialised */
+    /* Completes or drops all outstanding work; no more upcalls after it. */
+    int (*finalize)(void);
+
+    /* Connectivity.  reachable returns 1 if this method can carry traffic to
+     * peer (whose card is given), 0 if not.  connect may be lazy. */
+    int (*reachable)(int peer, const char *card);
+    int (*connect)(int peer, const char *card);
+
+    /* Active message: header hdr[0..hdr_len) followed by the payload bytes
+     * [first, last) of seg (seg may be NULL when first == last).  The header is
+     * copied before return.  Returns MPI_SUCCESS when the payload has been
+     * copied out too, MPIDI_INPROGRESS when the method still reads seg's
+     * memory (it calls MPIDU_op_done(cookie) when done), MPIDI_AGAIN when it
+     * took nothing, or an MPI error code.  Messages to one peer arrive in the
+     * order they were accepted. */
+    int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len,
+                   const MPIR_Segment *seg, size_t first, size_t last, void *cookie);
+
+    /* Polls the method and dispatches what arrived.  Sets *made_progress_p to 1
+     * only when something really happened (a message or a completion). */
+    int (*progress)(int *made_progress_p);
+
+    /* Optional rendezvous movers (see rndv_modes).  Same return convention
+     * as am_send; the cookie is given back through MPIDU_op_done. */
+    int (*rdma_get)(int peer, void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
+                    void *cookie);
+    int (*rdma_put)(int peer, const void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
+                    void *cookie);
+    /* Optional: register memory for rdma; *key_p goes to the peer. */
+    int (*mem_reg)(void *addr, size_t len, uint64_t *key_p, void **handle_p);
+    int (*mem_dereg)(void *handle);
+} MPIDI_method_ops_t;
+
+/* ---- Upcalls into the core (implemented in adi/) ---- */
+
+/* Delivers one incoming active message.  hdr and payload are valid only
+ * during the call; the core copies what it keeps. */
+void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t payload_len);
+/* An operation that returned MPIDI_INPROGRESS is finished (mpi_errno is
+ * MPI_SUCCESS or an error code for it). */
+void MPIDU_op_done(void *cookie, int mpi_errno);
+/* The connection to peer is lost: every request involving it fails with
+ * mpi_errno, and msg (naming the peer and the cause) is reported. */
+void MPIDU_peer_failed(int peer, int mpi_errno, const char *msg);
+
+/* Builds an MPI error code of class errclass whose MPI_Error_string is the
+ * formatted message; the function that first detects an error calls it. */
+int MPIDU_err_create(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Configuration values (adi/config.c) a method may read. */
+long MPIDU_config_int(const char *name);
+const char *MPIDU_config_str(const char *name);
+
+/* The methods compiled in (methods/methods.c). */
+extern const MPIDI_method_ops_t *const MPIDI_methods_all[];
+
+#endif /* METHOD_H_INCLUDED */
