@@ -1,0 +1,167 @@
+/* shm_impl.h: segment layout, per-process state and internal prototypes of the shm method. */
+#ifndef SHM_IMPL_H_INCLUDED
+#define SHM_IMPL_H_INCLUDED
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "method.h"
+
+/* Every object shared between processes lives in one POSIX segment per node
+ * that each process maps at its own address, so the segment holds only
+ * offsets from its base (0 means "none": offset 0 is a control block, never a
+ * cell).  The atomics below are used across processes, which is only sound
+ * when they are lock-free (a lock-based atomic would use a process-local
+ * lock); init checks that at run time for the 64-bit ones. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
+
+#define MPIDI_SHM_CACHELINE 64
+#define MPIDI_SHM_PAGE 4096
+#define MPIDI_SHM_MAGIC 0x46455252595348ULL /* "FERRYSH": a control block is ready */
+
+/* Largest active-message header.  The ADI's headers are a few dozen bytes;
+ * 64 keeps the whole cell header in two cache lines. */
+#define MPIDI_SHM_MAX_HDR 64
+
+/* Messages dispatched per progress call at most, so a flood from shm cannot
+ * starve the other methods the communication agent polls. */
+#define MPIDI_SHM_POLL_BUDGET 32
+
+/* Fastbox: one single-slot mailbox per ordered pair.  512 bytes is 8 cache
+ * lines: a typical 32-byte header plus a small payload fits in the first
+ * line together with the flag, so a tiny message moves as one line. */
+#define MPIDI_SHM_FBOX_SIZE 512
+
+/* Defaults of the tunables (doc/methods/shm.md, doc/tuning.md). */
+#define MPIDI_SHM_CELL_SIZE_DEFAULT 65536
+#define MPIDI_SHM_NUM_CELLS_DEFAULT 64
+#define MPIDI_SHM_CELL_SIZE_MIN 256
+#define MPIDI_SHM_CELL_SIZE_MAX (1L << 30)
+#define MPIDI_SHM_NUM_CELLS_MAX 65536
+
+typedef uint64_t MPIDI_SHM_off_t; /* offset from the segment base */
+
+/* A multi-producer single-consumer queue of cells.  head and tail sit on
+ * separate cache lines: producers hammer tail, the consumer reads head. */
+typedef struct MPIDI_SHM_queue {
+    _Alignas(MPIDI_SHM_CACHELINE) _Atomic MPIDI_SHM_off_t head;
+    _Alignas(MPIDI_SHM_CACHELINE) _Atomic MPIDI_SHM_off_t tail;
+} MPIDI_SHM_queue_t;
+
+/* The start of each process's region; written by its owner at init. */
+typedef struct MPIDI_SHM_ctrl {
+    _Alignas(MPIDI_SHM_CACHELINE) _Atomic uint64_t magic; /* set last: region initialised */
+    uint64_t pid;        /* for process_vm_readv/writev */
+    uint64_t cell_size;  /* checked by every peer in post_init */
+    uint64_t num_cells;
+    uint64_t nlocal;
+    MPIDI_SHM_queue_t recvq; /* cells sent to this process */
+    MPIDI_SHM_queue_t freeq; /* this process's cells handed back by receivers */
+} MPIDI_SHM_ctrl_t;
+
+/* Cell header; the payload follows at MPIDI_SHM_CELL_HDR_SIZE.  Cells belong
+ * to the sender's pool and go back to the sender's free queue after use. */
+typedef struct MPIDI_SHM_cell {
+    _Atomic MPIDI_SHM_off_t next; /* queue link; only one queue holds a cell at a time */
+    uint32_t seq;                 /* per (sender, receiver) sequence, shared with fastboxes */
+    uint16_t src;                 /* sender's local index (also owner of the cell) */
+    uint16_t hdr_len;
+    int32_t handler;
+    uint32_t reserved;
+    uint64_t payload_len;
+    _Alignas(MPIDI_SHM_CACHELINE) char hdr[MPIDI_SHM_MAX_HDR];
+} MPIDI_SHM_cell_t;
+#define MPIDI_SHM_CELL_HDR_SIZE sizeof(MPIDI_SHM_cell_t) /* 128: payload is 64-byte aligned */
+
+/* Fastbox slot from one sender to one receiver; lives in the receiver's region. */
+typedef struct MPIDI_SHM_fbox {
+    _Alignas(MPIDI_SHM_CACHELINE) _Atomic uint32_t full; /* 0 empty (sender's turn), 1 full */
+    uint32_t seq;
+    int32_t handler;
+    uint16_t hdr_len;
+    uint16_t payload_len; /* payload at data + MPIDI_SHM_FBOX_PAYLOAD_OFF(hdr_len) */
+    char data[MPIDI_SHM_FBOX_SIZE - 16];
+} MPIDI_SHM_fbox_t;
+_Static_assert(sizeof(MPIDI_SHM_fbox_t) == MPIDI_SHM_FBOX_SIZE, "fastbox layout");
+#define MPIDI_SHM_FBOX_DATA sizeof(((MPIDI_SHM_fbox_t *)0)->data)
+/* Payload starts 8-byte aligned after the header so the consumer reads aligned words. */
+#define MPIDI_SHM_FBOX_PAYLOAD_OFF(hdr_len) (((size_t)(hdr_len) + 7) & ~(size_t)7)
+
+/* Per-process (private) state. */
+typedef struct MPIDI_SHM_state {
+    char *base;      /* where this process mapped the segment */
+    size_t seg_size;
+    char name[256];  /* shm_open name, kept to unlink */
+    int unlinked;
+
+    int me;          /* local index */
+    int nlocal;
+    int node_id;
+    int world_size;
+    int *local_ranks;    /* local index -> world rank */
+    int *world_to_local; /* world rank -> local index, -1 when not on this node */
+    pid_t *pids;         /* local index -> pid, filled by post_init */
+
+    size_t cell_size;
+    size_t num_cells;
+    size_t region_size;   /* bytes per process region, page aligned */
+    size_t fbox_off;      /* fastbox array offset inside a region */
+    size_t cells_off;     /* first cell offset inside a region */
+    int cma_enabled;      /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
+
+    uint32_t *send_seq;   /* next sequence to each local peer */
+    uint32_t *recv_seq;   /* next sequence expected from each local peer */
+
+    MPIDI_SHM_off_t *free_stack; /* own free cells, private; num_cells entries */
+    size_t nfree;
+    MPIDI_SHM_off_t recvq_shadow; /* consumer-private heads (nemesis "my_head") */
+    MPIDI_SHM_off_t freeq_shadow;
+
+    int in_progress; /* re-entrancy guard: a handler that calls progress gets nothing */
+} MPIDI_SHM_state_t;
+
+extern MPIDI_SHM_state_t MPIDI_SHM_state;
+
+static inline void *MPIDI_SHM_abs(MPIDI_SHM_off_t off)
+{
+    return MPIDI_SHM_state.base + off;
+}
+
+static inline MPIDI_SHM_off_t MPIDI_SHM_rel(const void *p)
+{
+    return (MPIDI_SHM_off_t)((const char *)p - MPIDI_SHM_state.base);
+}
+
+static inline MPIDI_SHM_ctrl_t *MPIDI_SHM_ctrl(int local)
+{
+    return (MPIDI_SHM_ctrl_t *)(MPIDI_SHM_state.base + (size_t)local * MPIDI_SHM_state.region_size);
+}
+
+/* The fastbox in receiver's region that sender writes. */
+static inline MPIDI_SHM_fbox_t *MPIDI_SHM_fbox(int sender, int receiver)
+{
+    return (MPIDI_SHM_fbox_t *)(MPIDI_SHM_state.base +
+                                (size_t)receiver * MPIDI_SHM_state.region_size +
+                                MPIDI_SHM_state.fbox_off + (size_t)sender * MPIDI_SHM_FBOX_SIZE);
+}
+
+/* Lifecycle and connectivity (shm_init.c). */
+int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
+int MPIDI_SHM_post_init(void);
+int MPIDI_SHM_finalize(void);
+int MPIDI_SHM_get_business_card(char *buf, size_t len);
+int MPIDI_SHM_reachable(int peer, const char *card);
+int MPIDI_SHM_connect(int peer, const char *card);
+
+/* Data path. */
+int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
+                      const MPIR_Segment *seg, size_t first, size_t last, void *cookie);
+int MPIDI_SHM_progress(int *made_progress_p);
+void MPIDI_SHM_reclaim_cells(void);
+int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
+                       void *cookie);
+int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, uint64_t remote_addr,
+                       uint64_t rkey, void *cookie);
+
+#endif /* SHM_IMPL_H_INCLUDED */

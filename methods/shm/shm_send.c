@@ -1,0 +1,128 @@
+/* shm_send.c: am_send through the fastbox or a cell, and the sender's pool of free cells. */
+#include <string.h>
+
+#include "mpi.h"
+#include "shm_impl.h"
+#include "shm_queue.h"
+
+/* Moves cells that receivers handed back from our shared free queue to the
+ * private free stack.  Bounded by the pool size; never waits for a producer
+ * that is still linking a cell (see MPIDI_SHM_dequeue). */
+void MPIDI_SHM_reclaim_cells(void)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    MPIDI_SHM_queue_t *freeq = &MPIDI_SHM_ctrl(st->me)->freeq;
+    MPIDI_SHM_cell_t *cell;
+
+    if (!MPIDI_SHM_queue_maybe_nonempty(freeq, st->freeq_shadow))
+        return;
+    while (st->nfree < st->num_cells && (cell = MPIDI_SHM_dequeue(freeq, &st->freeq_shadow)))
+        st->free_stack[st->nfree++] = MPIDI_SHM_rel(cell);
+}
+
+static int check_args(int peer, int li, size_t hdr_len, const MPIR_Segment *seg, size_t first,
+                      size_t last)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+
+    if (li < 0 || li == st->me)
+        return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: not a peer on this node",
+                                peer);
+    if (hdr_len > MPIDI_SHM_MAX_HDR)
+        return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: header of %zu bytes > %d",
+                                peer, hdr_len, MPIDI_SHM_MAX_HDR);
+    if (last < first || last - first > st->cell_size - MPIDI_SHM_CELL_HDR_SIZE)
+        return MPIDU_err_create(MPI_ERR_INTERN,
+                                "shm am_send to rank %d: payload [%zu, %zu) exceeds max_send %zu",
+                                peer, first, last, st->cell_size - MPIDI_SHM_CELL_HDR_SIZE);
+    if (seg == NULL && last != first)
+        return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: %zu bytes without a segment",
+                                peer, last - first);
+    return MPI_SUCCESS;
+}
+
+static int pack(int peer, const MPIR_Segment *seg, size_t first, size_t last, void *dst)
+{
+    if (first == last)
+        return MPI_SUCCESS;
+    size_t got = MPIR_Segment_pack(seg, first, last, dst);
+    if (got != last - first)
+        return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: packed %zu of %zu bytes",
+                                peer, got, last - first);
+    return MPI_SUCCESS;
+}
+
+/* The fastbox path: only when the slot is empty.  Ordering against messages
+ * still in the queue is the receiver's job: it delivers by sequence number. */
+static int try_fbox(int peer, int li, int handler, const void *hdr, size_t hdr_len,
+                    const MPIR_Segment *seg, size_t first, size_t last, int *done_p)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    MPIDI_SHM_fbox_t *fb = MPIDI_SHM_fbox(st->me, li);
+    size_t poff = MPIDI_SHM_FBOX_PAYLOAD_OFF(hdr_len);
+
+    *done_p = 0;
+    if (poff + (last - first) > MPIDI_SHM_FBOX_DATA)
+        return MPI_SUCCESS;
+    /* Acquire: pairs with the receiver's release store of 0 once it is done
+     * with the previous message, so its reads of the slot happen before our
+     * writes below overwrite them. */
+    if (atomic_load_explicit(&fb->full, memory_order_acquire) != 0)
+        return MPI_SUCCESS;
+
+    fb->seq = st->send_seq[li];
+    fb->handler = handler;
+    fb->hdr_len = (uint16_t)hdr_len;
+    fb->payload_len = (uint16_t)(last - first);
+    memcpy(fb->data, hdr, hdr_len);
+    int mpi_errno = pack(peer, seg, first, last, fb->data + poff);
+    if (mpi_errno)
+        return mpi_errno;
+    /* Release: a receiver that sees full == 1 must also see the fields and
+     * data written above, never the previous message's. */
+    atomic_store_explicit(&fb->full, 1, memory_order_release);
+    st->send_seq[li]++;
+    *done_p = 1;
+    return MPI_SUCCESS;
+}
+
+int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
+                      const MPIR_Segment *seg, size_t first, size_t last, void *cookie)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    int li = (st->base && peer >= 0 && peer < st->world_size) ? st->world_to_local[peer] : -1;
+    int done, mpi_errno;
+
+    (void)cookie; /* the payload is copied before return: never MPIDI_INPROGRESS */
+    mpi_errno = check_args(peer, li, hdr_len, seg, first, last);
+    if (mpi_errno)
+        return mpi_errno;
+
+    mpi_errno = try_fbox(peer, li, handler, hdr, hdr_len, seg, first, last, &done);
+    if (mpi_errno || done)
+        return mpi_errno;
+
+    if (st->nfree == 0) {
+        MPIDI_SHM_reclaim_cells();
+        if (st->nfree == 0)
+            return MPIDI_AGAIN; /* every cell is in flight; the core retries from progress */
+    }
+    MPIDI_SHM_off_t off = st->free_stack[--st->nfree];
+    MPIDI_SHM_cell_t *cell = MPIDI_SHM_abs(off);
+
+    cell->seq = st->send_seq[li];
+    cell->src = (uint16_t)st->me;
+    cell->hdr_len = (uint16_t)hdr_len;
+    cell->handler = handler;
+    cell->payload_len = last - first;
+    memcpy(cell->hdr, hdr, hdr_len);
+    mpi_errno = pack(peer, seg, first, last, (char *)cell + MPIDI_SHM_CELL_HDR_SIZE);
+    if (mpi_errno) {
+        st->free_stack[st->nfree++] = off;
+        return mpi_errno;
+    }
+    /* The enqueue's release operations publish the cell contents. */
+    MPIDI_SHM_enqueue(&MPIDI_SHM_ctrl(li)->recvq, cell);
+    st->send_seq[li]++;
+    return MPI_SUCCESS;
+}
