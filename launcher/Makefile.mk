@@ -3,11 +3,22 @@ libmpi_la_SOURCES += launcher/pmi_wire.c launcher/pmi_wire.h launcher/pmi_client
 
 bin_PROGRAMS += mpiexec
 mpiexec_SOURCES = launcher/mpiexec.c launcher/pmi_wire.c launcher/pmi_wire.h
+# Per-target flags give these programs their own objects: automake refuses
+# to build pmi_wire.c both as a libtool object (libmpi) and a plain one.
+mpiexec_CFLAGS = $(AM_CFLAGS)
 
 check_PROGRAMS += test/unit/pmi_wire_test test/launcher/pmi_hello
 TESTS += test/unit/pmi_wire_test
 test_unit_pmi_wire_test_SOURCES = test/unit/pmi_wire_test.c launcher/pmi_wire.c launcher/pmi_wire.h
-# The PMI client test needs no MPI library, so it links the two sources itself.
+test_unit_pmi_wire_test_CFLAGS = $(AM_CFLAGS)
+# The PMI client test needs no MPI library, so it links the client sources itself.
 test_launcher_pmi_hello_SOURCES = test/launcher/pmi_hello.c launcher/pmi_client.c \
 	launcher/pmi_wire.c launcher/pmi.h launcher/pmi_wire.h
-EXTRA_DIST += test/launcher/run.sh doc/pmi.md
+test_launcher_pmi_hello_CFLAGS = $(AM_CFLAGS)
+EXTRA_DIST += test/launcher/run.sh
+
+# The launcher checks fork jobs and time kills (about a minute), so they run on
+# request rather than in every make check.
+check-launcher: mpiexec$(EXEEXT) test/launcher/pmi_hello$(EXEEXT)
+	$(SHELL) $(srcdir)/test/launcher/run.sh ./mpiexec$(EXEEXT) test/launcher/pmi_hello$(EXEEXT)
+.PHONY: check-launcher

@@ -564,7 +564,8 @@ static long pmi_input(rank_t *r)
     if (n <= 0) {
         /* EOF or a broken socket: the rank exited or closed PMI; its exit
          * status, collected by the reaper, says which. */
-        if (n < 0)
+        /* ECONNRESET just means the rank died with replies unread. */
+        if (n < 0 && errno != ECONNRESET)
             fprintf(stderr, "mpiexec: rank %d: %s\n", (int) (r - job.ranks), PMIU_last_error());
         pmi_close(r);
     }
@@ -1162,5 +1163,7 @@ int main(int argc, char **argv)
     if (job.timeout_sec)
         job.timeout_at = now_ms() + (long long) job.timeout_sec * 1000;
     event_loop();
+    free(path);
+    free(o.env);
     return exit_code();
 }
