@@ -15,6 +15,7 @@
  *   -k1 the last rank dies by SIGKILL after post_init; -k2 every rank does
  *   -g  the last rank uses another FERRY_SHM_NUM_CELLS: post_init must fail
  *   -b  bind the two ping-pong ranks to different cores
+ *   -e  expect init to fail (bad tunables) and leave nothing behind
  * Prints " No Errors" and exits 0 on success. */
 #include <errno.h>
 #include <signal.h>
@@ -45,6 +46,7 @@ static long flood_msgs = 3000;
 static long m2o_msgs = 1000;
 static long rdma_mib = 64;
 static int bind_cpus;
+static int expect_init_error;
 static int want_again, expect_no_cma, cma_deny, kill_mode, geometry_mismatch;
 
 /* ---- per-rank state ---- */
@@ -550,11 +552,21 @@ static int rank_main(void)
         setenv("FERRY_SHM_NUM_CELLS", "32", 1);
 
     memset(&caps, 0, sizeof(caps));
+    quiet_errors = expect_init_error;
     int rc = MPIDI_shm_ops.init(&job, &caps);
+    quiet_errors = 0;
+    if (expect_init_error) {
+        if (rc == MPI_SUCCESS || rc == MPIDI_AGAIN)
+            FAIL("init returned %d, expected an error", rc);
+        else if (me == 0)
+            printf("init failed as expected (class %d: %s)\n", rc, last_error);
+        barrier();
+        goto free_job;
+    }
     if (rc != MPI_SUCCESS) {
         FAIL("init returned %d", rc);
         barrier();
-        return 1;
+        goto free_job;
     }
     long cell = MPIDU_config_int("FERRY_SHM_CELL_SIZE");
     int cma_caps = (caps.rndv_modes & (MPIDI_RNDV_READ | MPIDI_RNDV_WRITE)) != 0;
@@ -597,7 +609,7 @@ static int rank_main(void)
             FAIL("post_init succeeded although rank %d used another cell count", nprocs - 1);
         barrier();
         MPIDI_shm_ops.finalize();
-        return failures != 0;
+        goto free_job;
     }
     if (rc != MPI_SUCCESS)
         FAIL("post_init returned %d", rc);
@@ -607,7 +619,7 @@ static int rank_main(void)
     if (kill_mode) {
         barrier();
         MPIDI_shm_ops.finalize();
-        return failures != 0;
+        goto free_job;
     }
 
     /* Patterns every rank can rebuild for every sender. */
@@ -649,6 +661,16 @@ static int rank_main(void)
 
     if ((rc = MPIDI_shm_ops.finalize()) != MPI_SUCCESS)
         FAIL("finalize returned %d", rc);
+    for (int s = 0; s < nprocs; s++)
+        free(pattern[s]);
+    free(pattern);
+    free(expect_seq);
+    free(received_from);
+    free(to_send);
+    free(expect_from);
+free_job:
+    free(local_ranks);
+    free(node_of);
     return failures != 0;
 }
 
@@ -684,7 +706,7 @@ static int leftovers(void)
 int main(int argc, char **argv)
 {
     int opt;
-    while ((opt = getopt(argc, argv, "n:p:m:o:r:axdk:gb")) != -1) {
+    while ((opt = getopt(argc, argv, "n:p:m:o:r:axdk:gbe")) != -1) {
         switch (opt) {
         case 'n': nprocs = atoi(optarg); break;
         case 'p': pp_iters = atol(optarg); break;
@@ -697,6 +719,7 @@ int main(int argc, char **argv)
         case 'k': kill_mode = atoi(optarg); break;
         case 'g': geometry_mismatch = 1; break;
         case 'b': bind_cpus = 1; break;
+        case 'e': expect_init_error = 1; break;
         default:
             fprintf(stderr, "usage: see the top of shm_pingpong.c\n");
             return 2;
@@ -744,7 +767,11 @@ int main(int argc, char **argv)
             }
             up_fd = up[i][1];
             down_fd = down[i][0];
-            _exit(rank_main());
+            int rc = rank_main();
+            free(up);
+            free(down);
+            free(pids);
+            _exit(rc);
         }
     }
     for (int i = 0; i < nprocs; i++) {
@@ -801,6 +828,10 @@ int main(int argc, char **argv)
         bad++;
     }
     bad += leftovers();
+    free(up);
+    free(down);
+    free(pids);
+    free(live);
     if (bad) {
         fprintf(stderr, "%d errors\n", bad);
         return 1;
