@@ -1,0 +1,267 @@
+#!/bin/bash
+# run.sh: end-to-end checks of Ferry's mpiexec and PMI client (PMI, exit codes, kills, output).
+#
+# usage: test/launcher/run.sh [MPIEXEC [PMI_HELLO]]
+#   or:  MPIEXEC=./mpiexec PMI_HELLO=test/launcher/pmi_hello test/launcher/run.sh
+# Prints "PASS name" or "FAIL name: details" per check, then "N passed, N failed";
+# exits 1 if any check failed.
+
+MPIEXEC=${1:-${MPIEXEC:-./mpiexec}}
+PMI_HELLO=${2:-${PMI_HELLO:-test/launcher/pmi_hello}}
+# Absolute paths: some checks run from a scratch directory.
+MPIEXEC=$(cd "$(dirname "$MPIEXEC")" && pwd)/$(basename "$MPIEXEC")
+PMI_HELLO=$(cd "$(dirname "$PMI_HELLO")" && pwd)/$(basename "$PMI_HELLO")
+for f in "$MPIEXEC" "$PMI_HELLO"; do
+    if [ ! -x "$f" ]; then
+        echo "run.sh: $f is not an executable; build it first (make mpiexec test/launcher/pmi_hello)" >&2
+        exit 2
+    fi
+done
+
+passed=0
+failed=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ferry-launcher.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/out
+ERR=$TMP/err
+# Each job is bounded so a hang fails one check instead of the whole run.
+GUARD="timeout -k 2 30"
+
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+# One line of a file for a failure message.
+show() { tr '\n' '|' < "$1" | cut -c1-300; }
+now() { date +%s.%N; }
+elapsed() { echo "$(now) - $1" | bc; }
+# run CMD...: runs with stdout/stderr in $OUT/$ERR, sets rc and secs.
+run() {
+    local t0
+    t0=$(now)
+    "$@" > "$OUT" 2> "$ERR"
+    rc=$?
+    secs=$(elapsed "$t0")
+}
+faster_than() { [ "$(echo "$secs < $1" | bc)" = 1 ]; }
+
+# ---- PMI under our mpiexec ----
+for n in 1 4 16 64; do
+    run $GUARD "$MPIEXEC" -n $n "$PMI_HELLO"
+    if [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT" && [ ! -s "$ERR" ]; then
+        pass "pmi_hello_n$n"
+    else
+        fail "pmi_hello_n$n" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+    fi
+done
+
+run $GUARD env -u PMI_FD -u PMI_PORT "$PMI_HELLO"
+if [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; then
+    pass "pmi_hello_singleton"
+else
+    fail "pmi_hello_singleton" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+fi
+
+# ---- our client under MPICH's Hydra (PMI_FD, and PMI_PORT with -pmi-port) ----
+if command -v mpiexec.hydra > /dev/null 2>&1; then
+    run $GUARD mpiexec.hydra -n 4 "$PMI_HELLO"
+    if [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; then
+        pass "hydra_n4"
+    else
+        fail "hydra_n4" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+    fi
+    run $GUARD mpiexec.hydra -pmi-port -n 4 "$PMI_HELLO"
+    if [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; then
+        pass "hydra_pmi_port_n4"
+    else
+        fail "hydra_pmi_port_n4" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+    fi
+else
+    echo "SKIP hydra_n4: mpiexec.hydra not found in PATH"
+fi
+
+# An MPICH-built program under our mpiexec: the protocol is the same both ways.
+if command -v mpicc.mpich > /dev/null 2>&1; then
+    cat > "$TMP/mpich_hello.c" << 'EOF'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int rank, size, one = 1, sum = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("sum %d of %d\n", sum, size);
+    MPI_Finalize();
+    return 0;
+}
+EOF
+    if mpicc.mpich -o "$TMP/mpich_hello" "$TMP/mpich_hello.c" 2> "$ERR"; then
+        run $GUARD "$MPIEXEC" -n 3 "$TMP/mpich_hello"
+        if [ $rc = 0 ] && grep -q '^sum 3 of 3$' "$OUT"; then
+            pass "mpich_program_n3"
+        else
+            fail "mpich_program_n3" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+        fi
+    else
+        echo "SKIP mpich_program_n3: mpicc.mpich failed: $(show "$ERR")"
+    fi
+else
+    echo "SKIP mpich_program_n3: mpicc.mpich not found in PATH"
+fi
+
+# ---- exit codes and failures ----
+run $GUARD "$MPIEXEC" -n 3 sh -c 'exit $PMI_RANK'
+if [ $rc = 2 ]; then
+    pass "exit_code_worst_rank"
+else
+    fail "exit_code_worst_rank" "mpiexec -n 3 sh -c 'exit \$PMI_RANK' gave rc=$rc, expected 2; stderr='$(show "$ERR")'"
+fi
+
+run $GUARD "$MPIEXEC" -n 4 sh -c '[ $PMI_RANK = 2 ] && exit 5; sleep 30'
+if [ $rc = 5 ] && faster_than 5 && grep -q 'rank 2 (pid [0-9]*) exited with code 5; killing the job' "$ERR"; then
+    pass "nonzero_exit_kills_job"
+else
+    fail "nonzero_exit_kills_job" "rc=$rc (expected 5) after ${secs}s; stderr='$(show "$ERR")'"
+fi
+
+run $GUARD env PMI_HELLO_MODE=segv "$MPIEXEC" -n 4 "$PMI_HELLO"
+if [ $rc = 139 ] && faster_than 5 &&
+    grep -q '^mpiexec: rank 1 (pid [0-9]*) killed by signal 11 (Segmentation fault); killing the job$' "$ERR"; then
+    pass "signal_kills_job"
+else
+    fail "signal_kills_job" "rc=$rc (expected 139) after ${secs}s; stderr='$(show "$ERR")'"
+fi
+
+run $GUARD env PMI_HELLO_MODE=abort "$MPIEXEC" -n 4 "$PMI_HELLO"
+if [ $rc = 7 ] && faster_than 5 && grep -q 'rank 1 (pid [0-9]*) called MPI_Abort/PMI_Abort with error code 7; killing the job' "$ERR"; then
+    pass "abort_kills_job"
+else
+    fail "abort_kills_job" "rc=$rc (expected 7) after ${secs}s; stderr='$(show "$ERR")'"
+fi
+
+run $GUARD env PMI_HELLO_MODE=nofinal "$MPIEXEC" -n 3 "$PMI_HELLO"
+if [ $rc != 0 ] && faster_than 5 && grep -q 'rank 1 (pid [0-9]*) exited with code 0 without calling PMI finalize' "$ERR"; then
+    pass "exit_without_finalize_kills_job"
+else
+    fail "exit_without_finalize_kills_job" "rc=$rc after ${secs}s; stderr='$(show "$ERR")'"
+fi
+
+# A rank ignoring SIGTERM needs the SIGKILL that follows.
+run $GUARD env MPIEXEC_TIMEOUT=1 "$MPIEXEC" -n 2 sh -c 'trap "" TERM; sleep 30'
+if [ $rc = 124 ] && faster_than 6 && grep -q 'exceeded MPIEXEC_TIMEOUT=1 seconds' "$ERR"; then
+    pass "timeout_kills_job"
+else
+    fail "timeout_kills_job" "rc=$rc (expected 124) after ${secs}s; stderr='$(show "$ERR")'"
+fi
+
+# Ctrl-C: SIGINT to mpiexec ends the ranks and their children.
+marker="ferry_sigint_$$"
+"$MPIEXEC" -n 3 sh -c "sleep 30 # $marker" > "$OUT" 2> "$ERR" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+t0=$(now)
+wait $pid
+rc=$?
+secs=$(elapsed "$t0")
+sleep 0.2
+left=$(pgrep -f "$marker" | wc -l)
+if [ $rc = 130 ] && [ "$left" = 0 ] && faster_than 5; then
+    pass "sigint_kills_ranks"
+else
+    fail "sigint_kills_ranks" "rc=$rc (expected 130) after ${secs}s, $left processes left; stderr='$(show "$ERR")'"
+    pkill -KILL -f "$marker"
+fi
+
+# ---- output forwarding ----
+run $GUARD "$MPIEXEC" -n 4 sh -c 'head -c 5000000 /dev/zero | tr "\000" "a"; head -c 1000000 /dev/zero | tr "\000" "b" >&2'
+outb=$(wc -c < "$OUT")
+errb=$(wc -c < "$ERR")
+if [ $rc = 0 ] && [ "$outb" = 20000000 ] && [ "$errb" = 4000000 ] && [ "$(tr -d a < "$OUT" | wc -c)" = 0 ]; then
+    pass "output_5MB_x4"
+else
+    fail "output_5MB_x4" "rc=$rc stdout $outb bytes (expected 20000000), stderr $errb bytes (expected 4000000)"
+fi
+
+run $GUARD "$MPIEXEC" -n 2 sh -c '(sleep 0.3; echo late$PMI_RANK) & echo early$PMI_RANK'
+if [ $rc = 0 ] && [ "$(sort "$OUT" | tr '\n' ' ')" = "early0 early1 late0 late1 " ]; then
+    pass "output_after_rank_exit"
+else
+    fail "output_after_rank_exit" "rc=$rc stdout='$(show "$OUT")'"
+fi
+
+# Whole lines from different ranks never mix.
+run $GUARD "$MPIEXEC" -n 4 sh -c 'i=0; while [ $i -lt 2000 ]; do echo "rank$PMI_RANK-line-$i-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"; i=$((i+1)); done'
+bad=$(grep -cv '^rank[0-3]-line-[0-9]*-x\{40\}$' "$OUT")
+lines=$(wc -l < "$OUT")
+if [ $rc = 0 ] && [ "$lines" = 8000 ] && [ "$bad" = 0 ]; then
+    pass "output_whole_lines"
+else
+    fail "output_whole_lines" "rc=$rc $lines lines (expected 8000), $bad mixed"
+fi
+
+# ---- environment and fds ----
+run $GUARD env PMI_PORT=bogus:1 PMI_ID=9 "$MPIEXEC" -n 2 -genv FERRY_A 1 -env FERRY_B 'x y' \
+    sh -c 'echo "$PMI_RANK/$PMI_SIZE/$PMI_SPAWNED/$FERRY_A/$FERRY_B/${PMI_PORT-unset}/${PMI_ID-unset}"'
+if [ $rc = 0 ] && [ "$(sort "$OUT" | tr '\n' ' ')" = "0/2/0/1/x y/unset/unset 1/2/0/1/x y/unset/unset " ]; then
+    pass "rank_environment"
+else
+    fail "rank_environment" "rc=$rc stdout='$(show "$OUT")'"
+fi
+
+# Each rank holds exactly one socket: its own PMI end (the others are close-on-exec).
+run $GUARD "$MPIEXEC" -n 4 sh -c 'ls -l /proc/$$/fd | grep -c socket:'
+if [ $rc = 0 ] && [ "$(tr '\n' ' ' < "$OUT")" = "1 1 1 1 " ]; then
+    pass "no_inherited_pmi_fds"
+else
+    fail "no_inherited_pmi_fds" "rc=$rc socket counts per rank: '$(show "$OUT")'"
+fi
+
+# ---- PMI server robustness (bash talks to PMI_FD by hand) ----
+run $GUARD "$MPIEXEC" -n 1 bash -c '
+    ask() { echo "$1" >&$PMI_FD; read -r reply <&$PMI_FD; echo "$reply"; }
+    ask "this is not pmi"
+    ask "cmd=put key=a value=1 extra=ignored"
+    ask "   cmd=get    key=a  "
+    ask "cmd=get key=nope"
+    ask "cmd=publish_name service=s port=p"
+    ask "cmd=get key=PMI_process_mapping"
+    ask "cmd=nonsense"'
+expect="cmd=error rc=-1 msg=malformed_PMI_line|cmd=put_result rc=0|cmd=get_result rc=0 value=1|"
+expect+="cmd=get_result rc=-1 msg=key_not_found|cmd=publish_result rc=-1 msg=publish_is_not_supported_by_this_mpiexec|"
+expect+="cmd=get_result rc=0 value=(vector,(0,1,1))|cmd=nonsense_result rc=-1 msg=unknown_command|"
+if [ $rc = 0 ] && [ "$(show "$OUT")" = "$expect" ]; then
+    pass "pmi_server_errors"
+else
+    fail "pmi_server_errors" "rc=$rc replies '$(show "$OUT")', expected '$expect'"
+fi
+
+# ---- bad usage ----
+check_usage() { # name expected_rc expected_stderr_regex args...
+    local name=$1 want=$2 re=$3
+    shift 3
+    run $GUARD "$MPIEXEC" "$@"
+    if [ $rc = "$want" ] && grep -q "$re" "$ERR" && faster_than 5; then
+        pass "$name"
+    else
+        fail "$name" "rc=$rc (expected $want) after ${secs}s; stderr='$(show "$ERR")'"
+    fi
+}
+touch "$TMP/not_executable"
+chmod 644 "$TMP/not_executable"
+check_usage usage_no_program 1 'no program to run' -n 2
+check_usage usage_n_zero 1 '\-n 0: the number of ranks' -n 0 true
+check_usage usage_n_abc 1 '\-n abc: the number of ranks' -n abc true
+check_usage usage_unknown_option 1 'unknown option -frobnicate' -frobnicate true
+check_usage usage_not_found 127 'cannot run ferry_no_such_program: command not found' -n 2 ferry_no_such_program
+check_usage usage_not_executable 127 'not executable' -n 2 "$TMP/not_executable"
+run $GUARD env MPIEXEC_TIMEOUT=soon "$MPIEXEC" true
+if [ $rc = 1 ] && grep -q 'MPIEXEC_TIMEOUT=soon is not a positive number' "$ERR"; then
+    pass "usage_bad_timeout"
+else
+    fail "usage_bad_timeout" "rc=$rc stderr='$(show "$ERR")'"
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
