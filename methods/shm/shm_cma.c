@@ -33,7 +33,8 @@ static int cma_copy(const char *what, cma_fn_t fn, int peer, void *local, size_t
     if (!st->cma_enabled)
         return MPIDU_err_create(MPI_ERR_OTHER,
                                 "shm %s with rank %d: CMA is off (FERRY_SHM_CMA=0 or refused "
-                                "earlier); use the pipeline protocol", what, peer);
+                                "earlier); use the pipeline protocol",
+                                what, peer);
 
     while (done < len) {
         size_t piece = len - done < MPIDI_SHM_CMA_CHUNK ? len - done : MPIDI_SHM_CMA_CHUNK;
@@ -52,9 +53,8 @@ static int cma_copy(const char *what, cma_fn_t fn, int peer, void *local, size_t
                                     err);
         }
         if (n == 0)
-            return MPIDU_err_create(MPI_ERR_OTHER,
-                                    "%s %s rank %d: no progress at byte %zu of %zu", what,
-                                    fn == process_vm_readv ? "from" : "to", peer, done, len);
+            return MPIDU_err_create(MPI_ERR_OTHER, "%s %s rank %d: no progress at byte %zu of %zu",
+                                    what, fn == process_vm_readv ? "from" : "to", peer, done, len);
         /* A partial transfer (page boundary, signal) just continues. */
         done += (size_t)n;
     }
@@ -69,8 +69,8 @@ int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, uint64_t remote_addr, 
     return cma_copy("process_vm_readv", process_vm_readv, peer, local, len, remote_addr);
 }
 
-int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, uint64_t remote_addr,
-                       uint64_t rkey, void *cookie)
+int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
+                       void *cookie)
 {
     (void)rkey;
     (void)cookie;

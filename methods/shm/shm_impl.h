@@ -2,11 +2,11 @@
 #ifndef SHM_IMPL_H_INCLUDED
 #define SHM_IMPL_H_INCLUDED
 
+#include "method.h"
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "method.h"
 
 /* Every object shared between processes lives in one POSIX segment per node
  * that each process maps at its own address, so the segment holds only
@@ -52,8 +52,8 @@ typedef struct MPIDI_SHM_queue {
 /* The start of each process's region; written by its owner at init. */
 typedef struct MPIDI_SHM_ctrl {
     _Alignas(MPIDI_SHM_CACHELINE) _Atomic uint64_t magic; /* set last: region initialised */
-    uint64_t pid;        /* for process_vm_readv/writev */
-    uint64_t cell_size;  /* checked by every peer in post_init */
+    uint64_t pid;                                         /* for process_vm_readv/writev */
+    uint64_t cell_size;                                   /* checked by every peer in post_init */
     uint64_t num_cells;
     uint64_t nlocal;
     MPIDI_SHM_queue_t recvq; /* cells sent to this process */
@@ -72,7 +72,8 @@ typedef struct MPIDI_SHM_cell {
     uint64_t payload_len;
     _Alignas(MPIDI_SHM_CACHELINE) char hdr[MPIDI_SHM_MAX_HDR];
 } MPIDI_SHM_cell_t;
-#define MPIDI_SHM_CELL_HDR_SIZE sizeof(MPIDI_SHM_cell_t) /* 128: payload is 64-byte aligned */
+#define MPIDI_SHM_CELL_HDR_SIZE sizeof(MPIDI_SHM_cell_t) /* payload is 64-byte aligned */
+_Static_assert(sizeof(MPIDI_SHM_cell_t) == 128, "cell header layout (doc/methods/shm.md)");
 
 /* Fastbox slot from one sender to one receiver; lives in the receiver's region. */
 typedef struct MPIDI_SHM_fbox {
@@ -90,12 +91,12 @@ _Static_assert(sizeof(MPIDI_SHM_fbox_t) == MPIDI_SHM_FBOX_SIZE, "fastbox layout"
 
 /* Per-process (private) state. */
 typedef struct MPIDI_SHM_state {
-    char *base;      /* where this process mapped the segment */
+    char *base; /* where this process mapped the segment */
     size_t seg_size;
-    char name[256];  /* shm_open name, kept to unlink */
+    char name[256]; /* shm_open name, kept to unlink */
     int unlinked;
 
-    int me;          /* local index */
+    int me; /* local index */
     int nlocal;
     int node_id;
     int world_size;
@@ -105,13 +106,13 @@ typedef struct MPIDI_SHM_state {
 
     size_t cell_size;
     size_t num_cells;
-    size_t region_size;   /* bytes per process region, page aligned */
-    size_t fbox_off;      /* fastbox array offset inside a region */
-    size_t cells_off;     /* first cell offset inside a region */
-    int cma_enabled;      /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
+    size_t region_size; /* bytes per process region, page aligned */
+    size_t fbox_off;    /* fastbox array offset inside a region */
+    size_t cells_off;   /* first cell offset inside a region */
+    int cma_enabled;    /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
 
-    uint32_t *send_seq;   /* next sequence to each local peer */
-    uint32_t *recv_seq;   /* next sequence expected from each local peer */
+    uint32_t *send_seq; /* next sequence to each local peer */
+    uint32_t *recv_seq; /* next sequence expected from each local peer */
 
     MPIDI_SHM_off_t *free_stack; /* own free cells, private; num_cells entries */
     size_t nfree;
@@ -161,7 +162,7 @@ int MPIDI_SHM_progress(int *made_progress_p);
 void MPIDI_SHM_reclaim_cells(void);
 int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
                        void *cookie);
-int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, uint64_t remote_addr,
-                       uint64_t rkey, void *cookie);
+int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
+                       void *cookie);
 
 #endif /* SHM_IMPL_H_INCLUDED */

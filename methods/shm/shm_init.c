@@ -80,13 +80,16 @@ static int compute_layout(void)
 
     st->fbox_off = round_up(sizeof(MPIDI_SHM_ctrl_t), MPIDI_SHM_CACHELINE);
     /* Cells start on a page so large payload copies run on aligned memory. */
-    st->cells_off = round_up(st->fbox_off + (size_t)st->nlocal * MPIDI_SHM_FBOX_SIZE, MPIDI_SHM_PAGE);
+    st->cells_off =
+        round_up(st->fbox_off + (size_t)st->nlocal * MPIDI_SHM_FBOX_SIZE, MPIDI_SHM_PAGE);
     if (st->num_cells > (SIZE_MAX / 4 - st->cells_off) / st->cell_size)
-        return MPIDU_err_create(MPI_ERR_ARG, "shm: %zu cells of %zu bytes overflow the segment size",
+        return MPIDU_err_create(MPI_ERR_ARG,
+                                "shm: %zu cells of %zu bytes overflow the segment size",
                                 st->num_cells, st->cell_size);
     st->region_size = round_up(st->cells_off + st->num_cells * st->cell_size, MPIDI_SHM_PAGE);
     if (st->region_size > SIZE_MAX / 4 / (size_t)st->nlocal)
-        return MPIDU_err_create(MPI_ERR_ARG, "shm: %d regions of %zu bytes overflow the segment size",
+        return MPIDU_err_create(MPI_ERR_ARG,
+                                "shm: %d regions of %zu bytes overflow the segment size",
                                 st->nlocal, st->region_size);
     st->seg_size = st->region_size * (size_t)st->nlocal;
     return MPI_SUCCESS;
@@ -117,8 +120,8 @@ static int alloc_private(const MPIDI_job_t *job)
     st->free_stack = malloc(sizeof(MPIDI_SHM_off_t) * st->num_cells);
     if (!st->local_ranks || !st->world_to_local || !st->pids || !st->send_seq || !st->recv_seq ||
         !st->free_stack)
-        return MPIDU_err_create(MPI_ERR_NO_MEM, "shm: out of memory for the state of %d local ranks",
-                                n);
+        return MPIDU_err_create(MPI_ERR_NO_MEM,
+                                "shm: out of memory for the state of %d local ranks", n);
     for (int r = 0; r < job->size; r++)
         st->world_to_local[r] = -1;
     for (int i = 0; i < n; i++) {
@@ -185,8 +188,8 @@ static int map_segment(void)
     /* Only grow: every rank computes the same size (the geometry is in the
      * name), so an existing object of another size is a stale leftover. */
     if (fstat(fd, &sb) < 0) {
-        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "fstat(%s) on rank %d: %s (errno %d)",
-                                     st->name, world_rank, strerror(errno), errno);
+        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "fstat(%s) on rank %d: %s (errno %d)", st->name,
+                                     world_rank, strerror(errno), errno);
         goto close_fd;
     }
     if ((size_t)sb.st_size != st->seg_size) {
@@ -197,8 +200,9 @@ static int map_segment(void)
             goto close_fd;
         }
         if (ftruncate(fd, (off_t)st->seg_size) < 0) {
-            mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "ftruncate(%s, %zu) on rank %d: %s (errno %d)",
-                                         st->name, st->seg_size, world_rank, strerror(errno), errno);
+            mpi_errno =
+                MPIDU_err_create(MPI_ERR_OTHER, "ftruncate(%s, %zu) on rank %d: %s (errno %d)",
+                                 st->name, st->seg_size, world_rank, strerror(errno), errno);
             goto close_fd;
         }
     }
@@ -320,9 +324,8 @@ int MPIDI_SHM_post_init(void)
                                     "shm: rank %d has %llu cells of %llu bytes for %llu ranks, "
                                     "rank %d has %zu of %zu for %d",
                                     st->local_ranks[i], (unsigned long long)c->num_cells,
-                                    (unsigned long long)c->cell_size,
-                                    (unsigned long long)c->nlocal, world_rank, st->num_cells,
-                                    st->cell_size, st->nlocal);
+                                    (unsigned long long)c->cell_size, (unsigned long long)c->nlocal,
+                                    world_rank, st->num_cells, st->cell_size, st->nlocal);
         st->pids[i] = (pid_t)c->pid;
     }
     return MPI_SUCCESS;

@@ -104,7 +104,9 @@ int MPIDI_SHM_progress(int *made_progress_p)
     fbox_cursor = (fbox_cursor + k) % st->nlocal;
 
     recvq = &MPIDI_SHM_ctrl(st->me)->recvq;
-    while (count < MPIDI_SHM_POLL_BUDGET && MPIDI_SHM_queue_maybe_nonempty(recvq, st->recvq_shadow)) {
+    /* A cell can bring the fastbox message it follows along: room for two. */
+    while (count + 2 <= MPIDI_SHM_POLL_BUDGET &&
+           MPIDI_SHM_queue_maybe_nonempty(recvq, st->recvq_shadow)) {
         MPIDI_SHM_cell_t *cell = MPIDI_SHM_dequeue(recvq, &st->recvq_shadow);
         if (cell == NULL)
             break;

@@ -1,4 +1,5 @@
-/* shm_queue.h: the lock-free multi-producer single-consumer cell queue (receive and free queues). */
+/* shm_queue.h: the lock-free multi-producer single-consumer cell queue (receive and free queues).
+ */
 #ifndef SHM_QUEUE_H_INCLUDED
 #define SHM_QUEUE_H_INCLUDED
 

@@ -36,8 +36,9 @@ static int check_args(int peer, int li, size_t hdr_len, const MPIR_Segment *seg,
                                 "shm am_send to rank %d: payload [%zu, %zu) exceeds max_send %zu",
                                 peer, first, last, st->cell_size - MPIDI_SHM_CELL_HDR_SIZE);
     if (seg == NULL && last != first)
-        return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: %zu bytes without a segment",
-                                peer, last - first);
+        return MPIDU_err_create(MPI_ERR_INTERN,
+                                "shm am_send to rank %d: %zu bytes without a segment", peer,
+                                last - first);
     return MPI_SUCCESS;
 }
 

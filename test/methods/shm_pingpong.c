@@ -17,7 +17,9 @@
  *   -b  bind the two ping-pong ranks to different cores
  *   -e  expect init to fail (bad tunables) and leave nothing behind
  * Prints " No Errors" and exits 0 on success. */
+#include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -25,16 +27,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "mpi.h"
 #include "method.h"
+#include "mpi.h"
 #include "segment.h"
 
 extern const MPIDI_method_ops_t MPIDI_shm_ops;
@@ -52,14 +52,14 @@ static int want_again, expect_no_cma, cma_deny, kill_mode, geometry_mismatch;
 /* ---- per-rank state ---- */
 static int me;
 static int failures;
-static int quiet_errors;    /* expected errors: do not print them */
+static int quiet_errors; /* expected errors: do not print them */
 static int errors_created;
 static char last_error[512];
 static char kvsname[128];
 static MPIDI_method_caps_t caps;
 static unsigned char **pattern; /* pattern[s]: the bytes rank s sends from */
 static size_t pattern_len;
-static uint32_t *expect_seq;     /* next flood sequence expected from each rank */
+static uint32_t *expect_seq; /* next flood sequence expected from each rank */
 static long *received_from;
 static long received_total;
 static long pongs;
@@ -76,7 +76,7 @@ static stats_t *stats;
 
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
-        fprintf(stderr, "[rank %d] FAIL %s:%d: ", me, __FILE__, __LINE__);                        \
+        fprintf(stderr, "[rank %d] FAIL %s:%d: ", me, __FILE__, __LINE__);                         \
         fprintf(stderr, __VA_ARGS__);                                                              \
         fputc('\n', stderr);                                                                       \
         failures++;                                                                                \
@@ -396,7 +396,8 @@ static void flood(const char *name, const long *to_send, const long *expect_from
             while (sent_to[d] >= to_send[d]);
             size_t len, off;
             test_hdr_t *h = make_flood_msg(hbuf, d, seq_to[d], &len, &off);
-            int rc = MPIDI_shm_ops.am_send(d, H_FLOOD, hbuf, h->hdr_len, &seg, off, off + len, NULL);
+            int rc =
+                MPIDI_shm_ops.am_send(d, H_FLOOD, hbuf, h->hdr_len, &seg, off, off + len, NULL);
             if (rc == MPI_SUCCESS) {
                 seq_to[d]++;
                 sent_to[d]++;
@@ -420,8 +421,8 @@ static void flood(const char *name, const long *to_send, const long *expect_from
                  expect_from[r]);
     stats[me].received += received_total;
     if (me == 0)
-        printf("%s: %d ranks, rank 0 sent %ld and received %ld messages in %.1f ms\n", name,
-               nprocs, sent, received_total, (now_us() - t0) / 1e3);
+        printf("%s: %d ranks, rank 0 sent %ld and received %ld messages in %.1f ms\n", name, nprocs,
+               sent, received_total, (now_us() - t0) / 1e3);
     free(sent_to);
     free(seq_to);
 }
@@ -543,9 +544,15 @@ static int rank_main(void)
     gethostname(host, sizeof(host));
     for (int i = 0; i < nprocs; i++)
         local_ranks[i] = i;
-    MPIDI_job_t job = {.rank = me, .size = nprocs, .kvsname = kvsname, .hostname = host,
-                       .node_id = 0, .nlocal = nprocs, .local_index = me,
-                       .local_ranks = local_ranks, .node_of = node_of};
+    MPIDI_job_t job = {.rank = me,
+                       .size = nprocs,
+                       .kvsname = kvsname,
+                       .hostname = host,
+                       .node_id = 0,
+                       .nlocal = nprocs,
+                       .local_index = me,
+                       .local_ranks = local_ranks,
+                       .node_of = node_of};
     rng_state = 0x9e3779b97f4a7c15ULL * (me + 1);
 
     if (geometry_mismatch && me == nprocs - 1)
@@ -708,18 +715,42 @@ int main(int argc, char **argv)
     int opt;
     while ((opt = getopt(argc, argv, "n:p:m:o:r:axdk:gbe")) != -1) {
         switch (opt) {
-        case 'n': nprocs = atoi(optarg); break;
-        case 'p': pp_iters = atol(optarg); break;
-        case 'm': flood_msgs = atol(optarg); break;
-        case 'o': m2o_msgs = atol(optarg); break;
-        case 'r': rdma_mib = atol(optarg); break;
-        case 'a': want_again = 1; break;
-        case 'x': expect_no_cma = 1; break;
-        case 'd': cma_deny = 1; break;
-        case 'k': kill_mode = atoi(optarg); break;
-        case 'g': geometry_mismatch = 1; break;
-        case 'b': bind_cpus = 1; break;
-        case 'e': expect_init_error = 1; break;
+        case 'n':
+            nprocs = atoi(optarg);
+            break;
+        case 'p':
+            pp_iters = atol(optarg);
+            break;
+        case 'm':
+            flood_msgs = atol(optarg);
+            break;
+        case 'o':
+            m2o_msgs = atol(optarg);
+            break;
+        case 'r':
+            rdma_mib = atol(optarg);
+            break;
+        case 'a':
+            want_again = 1;
+            break;
+        case 'x':
+            expect_no_cma = 1;
+            break;
+        case 'd':
+            cma_deny = 1;
+            break;
+        case 'k':
+            kill_mode = atoi(optarg);
+            break;
+        case 'g':
+            geometry_mismatch = 1;
+            break;
+        case 'b':
+            bind_cpus = 1;
+            break;
+        case 'e':
+            expect_init_error = 1;
+            break;
         default:
             fprintf(stderr, "usage: see the top of shm_pingpong.c\n");
             return 2;
@@ -732,8 +763,8 @@ int main(int argc, char **argv)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     snprintf(kvsname, sizeof(kvsname), "shmtest_%d_%ld", (int)getpid(), (long)ts.tv_nsec);
-    stats = mmap(NULL, sizeof(stats_t) * nprocs, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    stats = mmap(NULL, sizeof(stats_t) * nprocs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                 -1, 0);
     if (stats == MAP_FAILED) {
         perror("mmap");
         return 2;
@@ -741,7 +772,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IONBF, 0);
 
-    int (*up)[2] = calloc(nprocs, sizeof(*up)), (*down)[2] = calloc(nprocs, sizeof(*down));
+    int(*up)[2] = calloc(nprocs, sizeof(*up)), (*down)[2] = calloc(nprocs, sizeof(*down));
     pid_t *pids = calloc(nprocs, sizeof(pid_t));
     for (int i = 0; i < nprocs; i++) {
         if (pipe(up[i]) || pipe(down[i])) {
