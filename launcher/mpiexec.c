@@ -615,6 +615,24 @@ static void rank_exited(rank_t *r, int status)
     }
 }
 
+/* Ranks in a barrier wait for every rank; one whose PMI connection is gone
+ * (exited, or closed it) can never enter, so without this the job would hang. */
+static void check_barrier(void)
+{
+    if (job.nbarrier == 0 || job.term_at)
+        return;
+    for (int i = 0; i < job.size; i++) {
+        rank_t *r = &job.ranks[i];
+        if (r->pid > 0 && r->pmi_fd < 0) {
+            fprintf(stderr, "mpiexec: %d rank(s) wait in a PMI barrier that rank %d (pid %d, %s) "
+                            "can never enter; killing the job\n", job.nbarrier, i, (int) r->pid,
+                    r->reaped ? "exited" : "closed its PMI connection");
+            kill_job(REASON_RANK, 1, 0);
+            return;
+        }
+    }
+}
+
 static void reap(void)
 {
     for (;;) {
@@ -1017,6 +1035,7 @@ static void event_loop(void)
     }
     for (;;) {
         reap();
+        check_barrier();
         int timeout = run_timers();
         if (job.nlive == 0 && !outputs_open())
             break;

@@ -147,6 +147,14 @@ else
     fail "exit_without_finalize_kills_job" "rc=$rc after ${secs}s; stderr='$(show "$ERR")'"
 fi
 
+# Rank 0 exits without PMI while the others wait for it in a barrier.
+run $GUARD "$MPIEXEC" -n 3 bash -c '[ $PMI_RANK = 0 ] && exit 0; echo cmd=barrier_in >&$PMI_FD; read -r x <&$PMI_FD; sleep 30'
+if [ $rc = 1 ] && faster_than 5 && grep -q 'wait in a PMI barrier that rank 0 (pid [0-9]*, exited) can never enter; killing the job' "$ERR"; then
+    pass "barrier_deadlock_kills_job"
+else
+    fail "barrier_deadlock_kills_job" "rc=$rc (expected 1) after ${secs}s; stderr='$(show "$ERR")'"
+fi
+
 # A rank ignoring SIGTERM needs the SIGKILL that follows.
 run $GUARD env MPIEXEC_TIMEOUT=1 "$MPIEXEC" -n 2 sh -c 'trap "" TERM; sleep 30'
 if [ $rc = 124 ] && faster_than 6 && grep -q 'exceeded MPIEXEC_TIMEOUT=1 seconds' "$ERR"; then
