@@ -1,0 +1,47 @@
+/* adi.h: the device entry points (MPID_) that the MPI layer calls. */
+#ifndef ADI_H_INCLUDED
+#define ADI_H_INCLUDED
+
+#include "mpi.h"
+#include "comm.h"
+#include "request.h"
+
+/* What the device knows about the job after MPID_Init. */
+typedef struct MPIDI_world {
+    int rank;
+    int size;
+    int nlocal;          /* ranks on this node */
+    int oversubscribed;  /* more local ranks than CPUs: wait loops yield at once */
+    char hostname[MPI_MAX_PROCESSOR_NAME];
+    char kvsname[256];
+    int universe_size;
+    int appnum;
+} MPIDI_world_t;
+extern MPIDI_world_t MPIDI_world;
+
+int MPID_Init(void);
+int MPID_Finalize(void);
+/* Kills the job through the process manager; does not return. */
+void MPID_Abort(int exit_code, const char *msg) __attribute__((noreturn));
+
+/* context_offset is 0 for user traffic, MPIR_CONTEXT_COLL_OFFSET for
+ * collectives.  rank is a comm rank or MPI_PROC_NULL (completes at once). */
+int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
+               MPIR_Comm *comm, int context_offset, int sync, MPIR_Request **req_p);
+int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
+               int context_offset, MPIR_Request **req_p);
+int MPID_Iprobe(int rank, int tag, MPIR_Comm *comm, int context_offset, int *flag,
+                MPI_Status *status);
+/* Cancels a receive that has not matched yet; a matched one is left alone. */
+int MPID_Cancel_recv(MPIR_Request *req);
+
+/* One pass of the communication agent over every method and deferred queue;
+ * returns 1 if anything happened. */
+int MPID_Progress_test(void);
+/* Runs the agent until done(arg) is true, spinning first and then yielding
+ * the CPU between polls. */
+void MPID_Progress_wait(int (*done)(void *arg), void *arg);
+/* Waits for one request. */
+void MPID_Wait(MPIR_Request *req);
+
+#endif /* ADI_H_INCLUDED */

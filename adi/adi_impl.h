@@ -1,0 +1,106 @@
+/* adi_impl.h: device internals shared by the files of adi/ and progress/. */
+#ifndef ADI_IMPL_H_INCLUDED
+#define ADI_IMPL_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include "adi.h"
+#include "am.h"
+#include "err.h"
+#include "method.h"
+
+/* One outgoing active message that a method could not take yet (AGAIN), or a
+ * pipeline stream being cut into DATA chunks. */
+typedef struct MPIDI_sendop {
+    struct MPIDI_sendop *next;
+    int handler;
+    size_t hdr_len;
+    union {
+        char bytes[MPIDI_MAX_HDR];
+        MPIDI_data_hdr_t data;
+        uint64_t align_;
+    } hdr;
+    MPIR_Request *req;   /* owner of the payload, or NULL */
+    size_t first, last;  /* payload range still to send */
+    size_t chunk;        /* > 0: a DATA stream cut into chunks of this size */
+} MPIDI_sendop_t;
+
+typedef struct MPIDI_peer {
+    const MPIDI_method_ops_t *method; /* bound lazily on first send */
+    const MPIDI_method_caps_t *caps;
+    size_t eager_limit;
+    uint16_t send_seq;
+    uint16_t recv_seq;
+    MPIDI_sendop_t *deferred_head, *deferred_tail;
+    int failed_code; /* non-zero once the connection is lost */
+} MPIDI_peer_t;
+
+extern MPIDI_peer_t *MPIDI_peers;
+
+/* Method registry (adi/peer.c). */
+typedef struct MPIDI_active_method {
+    const MPIDI_method_ops_t *ops;
+    MPIDI_method_caps_t caps;
+} MPIDI_active_method_t;
+extern MPIDI_active_method_t MPIDI_active[];
+extern int MPIDI_nactive;
+
+int MPIDI_methods_init(const MPIDI_job_t *job);
+int MPIDI_methods_publish(void);
+int MPIDI_methods_post_init(void);
+int MPIDI_methods_finalize(void);
+/* The peer, bound to a method; sets *errp and returns NULL if unreachable. */
+MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp);
+
+/* Sends an active message now or queues it behind earlier ones to the same
+ * peer.  With a req, [first, last) of its buffer is the payload and the
+ * request holds one event that completes when the method releases the
+ * payload (also on error); control messages pass req NULL.  On an error
+ * return that event has been completed already. */
+int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
+                  size_t first, size_t last);
+/* Streams [first, last) of req's buffer as DATA chunks to the receiver's rreq. */
+int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, size_t last);
+void MPIDI_send_payload_done(MPIR_Request *req, int mpi_errno);
+/* Retries deferred operations; returns 1 if any went out. */
+int MPIDI_deferred_progress(void);
+int MPIDI_deferred_pending(void);
+
+/* Matching engine (adi/recvq.c). */
+MPIR_Request *MPIDI_recvq_find_posted(int context_id, int src, int tag);
+void MPIDI_recvq_append_posted(MPIR_Request *rreq);
+int MPIDI_recvq_remove_posted(MPIR_Request *rreq);
+/* Finds the first unexpected message matching; remove != 0 takes it out. */
+MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remove);
+void MPIDI_recvq_append_unexp(MPIR_Request *ureq);
+size_t MPIDI_recvq_unexp_bytes(void);
+size_t MPIDI_recvq_unexp_bytes_peak(void);
+void MPIDI_recvq_fail_peer(int peer, int mpi_errno);
+void MPIDI_requests_fail_peer(int peer, int mpi_errno);
+
+/* Protocols (adi/send.c, adi/recv.c, adi/rndv.c). */
+void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
+                              const void *data, size_t len);
+void MPIDI_rndv_recv_start(MPIR_Request *rreq);
+void MPIDI_handle_rts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
+void MPIDI_handle_sync_ack(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
+void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
+void MPIDI_handle_data(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
+void MPIDI_handle_fin(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
+void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data,
+                           size_t len);
+void MPIDI_handle_eager(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
+/* Sets the envelope fields of a receive's status from a matched header. */
+void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
+                             size_t msg_size);
+/* Reports an unrecoverable device error and kills the job. */
+void MPIDI_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Statistics printed at finalize with FERRY_VERBOSE. */
+typedef struct MPIDI_stats {
+    unsigned long eager_sent, rndv_sent, rndv_read, rndv_write, rndv_pipeline;
+    unsigned long deferred, unexpected;
+} MPIDI_stats_t;
+extern MPIDI_stats_t MPIDI_stats;
+
+#endif /* ADI_IMPL_H_INCLUDED */

@@ -1,0 +1,206 @@
+/* am.c: active-message dispatch, the send path into methods and the deferred queue. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "adi_impl.h"
+#include "mpidi_config.h"
+
+MPIDI_stats_t MPIDI_stats;
+static long ndeferred; /* operations parked on any peer's queue */
+
+typedef void (*handler_fn_t)(int peer, const void *hdr, size_t hdr_len, const void *data,
+                             size_t len);
+static const handler_fn_t handlers[MPIDI_AM_NUM_HANDLERS] = {
+    [MPIDI_AM_EAGER] = MPIDI_handle_eager,
+    [MPIDI_AM_RTS] = MPIDI_handle_rts,
+    [MPIDI_AM_SYNC_ACK] = MPIDI_handle_sync_ack,
+    [MPIDI_AM_CTS] = MPIDI_handle_cts,
+    [MPIDI_AM_DATA] = MPIDI_handle_data,
+    [MPIDI_AM_FIN] = MPIDI_handle_fin,
+    [MPIDI_AM_PUT_DONE] = MPIDI_handle_put_done,
+};
+
+void MPIDI_fatal(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    MPID_Abort(1, msg);
+}
+
+void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t payload_len)
+{
+    if (handler < 0 || handler >= MPIDI_AM_NUM_HANDLERS || peer < 0 || peer >= MPIDI_world.size)
+        MPIDI_fatal("rank %d: a method delivered handler %d from rank %d: corrupt message",
+                    MPIDI_world.rank, handler, peer);
+    handlers[handler](peer, hdr, hdr_len, payload, payload_len);
+}
+
+void MPIDU_op_done(void *cookie, int mpi_errno)
+{
+    MPIDI_cb_t *cb = cookie;
+    cb->fn(cb->req, mpi_errno);
+}
+
+void MPIDI_send_payload_done(MPIR_Request *req, int mpi_errno)
+{
+    MPIR_Request_set_error(req, mpi_errno);
+    MPIDI_Request_complete_one(req);
+}
+
+/* Tries one operation on the method.  Returns MPIDI_AGAIN if nothing went
+ * out, MPI_SUCCESS once the whole operation is handed over, or an error. */
+static int try_op(int peer, MPIDI_peer_t *p, MPIDI_sendop_t *op)
+{
+    MPIR_Request *req = op->req;
+    if (op->chunk == 0) {
+        int rc = p->method->am_send(peer, op->handler, op->hdr.bytes, op->hdr_len,
+                                    req ? &req->seg : NULL, op->first, op->last,
+                                    req ? &req->cb_send : NULL);
+        if (rc == MPIDI_AGAIN)
+            return rc;
+        if (req && rc != MPIDI_INPROGRESS)
+            MPIDI_send_payload_done(req, rc);
+        return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
+    }
+    /* A DATA stream: each chunk that stays in flight holds one more event on
+     * the request, so the request cannot complete before its last byte. */
+    while (op->first < op->last) {
+        size_t n = op->last - op->first < op->chunk ? op->last - op->first : op->chunk;
+        op->hdr.data.offset = op->first;
+        req->cc++;
+        int rc = p->method->am_send(peer, MPIDI_AM_DATA, op->hdr.bytes, sizeof(op->hdr.data),
+                                    &req->seg, op->first, op->first + n, &req->cb_send);
+        if (rc == MPIDI_AGAIN) {
+            req->cc--;
+            return rc;
+        }
+        if (rc != MPIDI_INPROGRESS)
+            MPIDI_send_payload_done(req, rc);
+        if (rc > 0)
+            break; /* an error: the stream is abandoned, the request carries it */
+        op->first += n;
+    }
+    /* The stream itself was one event. */
+    MPIDI_Request_complete_one(req);
+    return MPI_SUCCESS;
+}
+
+static void enqueue(MPIDI_peer_t *p, MPIDI_sendop_t *op)
+{
+    op->next = NULL;
+    if (p->deferred_tail)
+        p->deferred_tail->next = op;
+    else
+        p->deferred_head = op;
+    p->deferred_tail = op;
+    ndeferred++;
+    MPIDI_stats.deferred++;
+}
+
+static int submit(int peer, MPIDI_sendop_t *proto)
+{
+    int err = MPI_SUCCESS;
+    MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
+    if (!p)
+        return err;
+    if (p->failed_code)
+        return p->failed_code;
+    /* Anything already parked for this peer goes first: order per peer is
+     * what MPI's non-overtaking rule rests on. */
+    if (!p->deferred_head) {
+        int rc = try_op(peer, p, proto);
+        if (rc != MPIDI_AGAIN)
+            return rc;
+    }
+    MPIDI_sendop_t *op = malloc(sizeof(*op));
+    if (!op)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory queueing a message to rank %d",
+                               peer);
+    *op = *proto;
+    enqueue(p, op);
+    return MPI_SUCCESS;
+}
+
+int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
+                  size_t first, size_t last)
+{
+    MPIDI_sendop_t op = {.handler = handler, .hdr_len = hdr_len, .req = req, .first = first,
+                         .last = last};
+    memcpy(op.hdr.bytes, hdr, hdr_len);
+    return submit(peer, &op);
+}
+
+int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, size_t last)
+{
+    int err = MPI_SUCCESS;
+    MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
+    if (!p)
+        return err;
+    size_t chunk = (size_t)MPIDI_config_int("FERRY_PIPELINE_CHUNK");
+    if (chunk == 0 || chunk > p->caps->max_send)
+        chunk = p->caps->max_send;
+    MPIDI_sendop_t op = {.handler = MPIDI_AM_DATA, .hdr_len = sizeof(MPIDI_data_hdr_t),
+                         .req = req, .first = first, .last = last, .chunk = chunk};
+    op.hdr.data.rreq = rreq;
+    return submit(peer, &op);
+}
+
+int MPIDI_deferred_progress(void)
+{
+    if (ndeferred == 0)
+        return 0;
+    int made = 0;
+    for (int i = 0; i < MPIDI_world.size; i++) {
+        MPIDI_peer_t *p = &MPIDI_peers[i];
+        while (p->deferred_head) {
+            MPIDI_sendop_t *op = p->deferred_head;
+            size_t before = op->first;
+            int rc = try_op(i, p, op);
+            if (rc == MPIDI_AGAIN) {
+                made |= op->first != before; /* part of a stream went out */
+                break;
+            }
+            if (rc != MPI_SUCCESS && op->req) {
+                MPIR_Request_set_error(op->req, rc);
+            }
+            p->deferred_head = op->next;
+            if (!p->deferred_head)
+                p->deferred_tail = NULL;
+            ndeferred--;
+            free(op);
+            made = 1;
+        }
+    }
+    return made;
+}
+
+int MPIDI_deferred_pending(void) { return ndeferred > 0; }
+
+/* The connection to a peer is gone: fail what is queued for it, what is
+ * posted for it, and every request waiting on it. */
+void MPIDU_peer_failed(int peer, int mpi_errno, const char *msg)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[peer];
+    if (p->failed_code)
+        return;
+    int code = MPIR_Err_create(MPIR_Err_class(mpi_errno), "%s", msg);
+    p->failed_code = code;
+    if (MPIDI_config_int("FERRY_VERBOSE"))
+        fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
+    while (p->deferred_head) {
+        MPIDI_sendop_t *op = p->deferred_head;
+        p->deferred_head = op->next;
+        ndeferred--;
+        if (op->req)
+            MPIDI_send_payload_done(op->req, code);
+        free(op);
+    }
+    p->deferred_tail = NULL;
+    MPIDI_recvq_fail_peer(peer, code);
+    MPIDI_requests_fail_peer(peer, code);
+}

@@ -1,0 +1,60 @@
+/* am.h: active-message handler ids and the wire headers of every protocol message. */
+#ifndef AM_H_INCLUDED
+#define AM_H_INCLUDED
+
+#include <stdint.h>
+
+enum {
+    MPIDI_AM_EAGER,    /* match header + whole payload */
+    MPIDI_AM_RTS,      /* match header + size (+ address/key for read) */
+    MPIDI_AM_SYNC_ACK, /* an eager synchronous send matched */
+    MPIDI_AM_CTS,      /* receiver ready: stream DATA, or put into addr */
+    MPIDI_AM_DATA,     /* one pipeline chunk at an offset */
+    MPIDI_AM_FIN,      /* receiver pulled the data: sender may complete */
+    MPIDI_AM_PUT_DONE, /* sender pushed the data: receiver may complete */
+    MPIDI_AM_NUM_HANDLERS
+};
+
+#define MPIDI_MATCH_SYNC 0x1 /* sender waits for the match (MPI_Ssend) */
+
+/* The match header, as in ob1: context, source, tag and a per-peer sequence
+ * number that checks the method kept the order MPI requires. */
+typedef struct MPIDI_match_hdr {
+    int32_t src;  /* rank in the communicator */
+    int32_t tag;
+    uint16_t context_id;
+    uint16_t seq;
+    uint32_t flags;
+    uint64_t sreq; /* sender's request id, for SYNC_ACK, CTS and FIN */
+} MPIDI_match_hdr_t;
+
+typedef struct MPIDI_rts_hdr {
+    MPIDI_match_hdr_t m;
+    uint64_t size;
+    uint64_t addr; /* 0: the sender offers no rdma_get source */
+    uint64_t rkey;
+} MPIDI_rts_hdr_t;
+
+typedef struct MPIDI_ctrl_hdr {
+    uint64_t sreq;
+    uint64_t rreq;
+} MPIDI_ctrl_hdr_t;
+
+typedef struct MPIDI_cts_hdr {
+    uint64_t sreq;
+    uint64_t rreq;
+    uint64_t len;  /* bytes the receiver wants (less than the message if truncated) */
+    uint64_t addr; /* non-zero: put the data here (write mode) */
+    uint64_t rkey;
+} MPIDI_cts_hdr_t;
+
+typedef struct MPIDI_data_hdr {
+    uint64_t rreq;
+    uint64_t offset;
+} MPIDI_data_hdr_t;
+
+#define MPIDI_MAX_HDR 64
+_Static_assert(sizeof(MPIDI_rts_hdr_t) <= MPIDI_MAX_HDR, "headers must fit the method minimum");
+_Static_assert(sizeof(MPIDI_cts_hdr_t) <= MPIDI_MAX_HDR, "headers must fit the method minimum");
+
+#endif /* AM_H_INCLUDED */

@@ -1,0 +1,189 @@
+/* config.c: the one registry of FERRY_ environment variables: defaults, ranges, checks. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpi.h"
+#include "mpidi_config.h"
+#include "method.h"
+
+typedef enum { CFG_INT, CFG_SIZE, CFG_BOOL, CFG_ENUM, CFG_STR } cfg_kind_t;
+
+typedef struct cfg_var {
+    const char *name;
+    cfg_kind_t kind;
+    const char *defval;
+    long min, max;       /* for CFG_INT and CFG_SIZE */
+    const char *choices; /* for CFG_ENUM: '|'-separated; the value is the index */
+    const char *doc;     /* one line; doc/tuning.md has the long form */
+    long ival;
+    const char *sval;
+    int is_set;
+} cfg_var_t;
+
+#define SIZE_MAX_CFG (1L << 40)
+
+/* Every variable Ferry reads (the value fields are filled by MPIDI_config_init).  Keep doc/tuning.md in step with this table. */
+static cfg_var_t vars[] = {
+    {"FERRY_EAGER_LIMIT", CFG_SIZE, "-1", -1, SIZE_MAX_CFG, NULL,
+     "largest message sent eagerly, all methods (-1: each method's own limit)"},
+    {"FERRY_RNDV_PROTOCOL", CFG_ENUM, "auto", 0, 0, "auto|read|write|pipeline",
+     "rendezvous data mover; a mode the method lacks falls back to pipeline"},
+    {"FERRY_PIPELINE_CHUNK", CFG_SIZE, "0", 0, SIZE_MAX_CFG, NULL,
+     "bytes per pipeline DATA message (0: the method's max_send)"},
+    {"FERRY_METHODS", CFG_STR, "", 0, 0, NULL,
+     "comma-separated methods to use, in order of preference (empty: all built)"},
+    {"FERRY_POLL_SPINS", CFG_INT, "-1", -1, INT_MAX, NULL,
+     "idle polls before a blocking wait yields the CPU (-1: 2000, or 0 when oversubscribed)"},
+    {"FERRY_VERBOSE", CFG_INT, "0", 0, 3, NULL, "print method choices and statistics"},
+    {"FERRY_SHM_CMA", CFG_BOOL, "1", 0, 1, NULL,
+     "use process_vm_readv/writev for shm rendezvous (0: copy pipeline only)"},
+    {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,
+     "bytes per shm cell, header included (the shm eager limit follows it)"},
+    {"FERRY_SHM_NUM_CELLS", CFG_INT, "64", 4, 65536, NULL, "shm cells each rank owns"},
+};
+
+#define NVARS (sizeof(vars) / sizeof(vars[0]))
+
+static cfg_var_t *find(const char *name)
+{
+    for (size_t i = 0; i < NVARS; i++)
+        if (strcmp(vars[i].name, name) == 0)
+            return &vars[i];
+    return NULL;
+}
+
+/* Accepts plain integers and K/M/G suffixes (powers of 1024), e.g. 64K. */
+static int parse_size(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 0);
+    if (errno || end == s)
+        return -1;
+    long long mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1LL << 10; end++; break;
+    case 'm': case 'M': mul = 1LL << 20; end++; break;
+    case 'g': case 'G': mul = 1LL << 30; end++; break;
+    default: break;
+    }
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end != '\0' || (v > 0 && v > LLONG_MAX / mul))
+        return -1;
+    *out = (long)(v * mul);
+    return 0;
+}
+
+static int parse_one(cfg_var_t *v, const char *s, int from_env)
+{
+    const char *src = from_env ? "environment variable" : "default of";
+    switch (v->kind) {
+    case CFG_STR:
+        v->sval = s;
+        return 0;
+    case CFG_BOOL:
+        if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") ||
+            !strcasecmp(s, "on")) {
+            v->ival = 1;
+            return 0;
+        }
+        if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") ||
+            !strcasecmp(s, "off")) {
+            v->ival = 0;
+            return 0;
+        }
+        fprintf(stderr, "ferry: %s %s=\"%s\" is not a boolean (use 0 or 1)\n", src, v->name, s);
+        return -1;
+    case CFG_ENUM: {
+        const char *c = v->choices;
+        for (long idx = 0; *c; idx++) {
+            size_t n = strcspn(c, "|");
+            if (strlen(s) == n && strncasecmp(s, c, n) == 0) {
+                v->ival = idx;
+                v->sval = s;
+                return 0;
+            }
+            c += n + (c[n] == '|');
+        }
+        fprintf(stderr, "ferry: %s %s=\"%s\" is not one of %s\n", src, v->name, s, v->choices);
+        return -1;
+    }
+    case CFG_INT:
+    case CFG_SIZE: {
+        long val;
+        char *end;
+        if (v->kind == CFG_SIZE) {
+            if (parse_size(s, &val) != 0) {
+                fprintf(stderr, "ferry: %s %s=\"%s\" is not a size (e.g. 4096, 64K, 1M)\n", src,
+                        v->name, s);
+                return -1;
+            }
+        } else {
+            errno = 0;
+            val = strtol(s, &end, 0);
+            if (errno || end == s || *end) {
+                fprintf(stderr, "ferry: %s %s=\"%s\" is not an integer\n", src, v->name, s);
+                return -1;
+            }
+        }
+        if (val < v->min || val > v->max) {
+            fprintf(stderr, "ferry: %s %s=%ld is out of range [%ld, %ld]\n", src, v->name, val,
+                    v->min, v->max);
+            return -1;
+        }
+        v->ival = val;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+int MPIDI_config_init(void)
+{
+    int bad = 0;
+    for (size_t i = 0; i < NVARS; i++) {
+        cfg_var_t *v = &vars[i];
+        const char *env = getenv(v->name);
+        v->is_set = env != NULL && *env != '\0';
+        if (parse_one(v, v->defval, 0) != 0)
+            bad = 1;
+        if (v->is_set && parse_one(v, env, 1) != 0)
+            bad = 1;
+    }
+    /* A misspelt variable would silently do nothing: name it. */
+    extern char **environ;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "FERRY_", 6) != 0)
+            continue;
+        size_t n = strcspn(*e, "=");
+        int known = 0;
+        for (size_t i = 0; i < NVARS && !known; i++)
+            known = strlen(vars[i].name) == n && strncmp(vars[i].name, *e, n) == 0;
+        if (!known)
+            fprintf(stderr, "ferry: warning: unknown variable %.*s ignored (see doc/tuning.md)\n",
+                    (int)n, *e);
+    }
+    return bad ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+static cfg_var_t *must_find(const char *name)
+{
+    cfg_var_t *v = find(name);
+    if (!v) {
+        /* A typo in our own code, not a user error: stop loudly. */
+        fprintf(stderr, "ferry: internal error: configuration variable %s is not registered\n",
+                name);
+        abort();
+    }
+    return v;
+}
+
+long MPIDI_config_int(const char *name) { return must_find(name)->ival; }
+const char *MPIDI_config_str(const char *name) { return must_find(name)->sval; }
+int MPIDI_config_is_set(const char *name) { return must_find(name)->is_set; }
+
+long MPIDU_config_int(const char *name) { return MPIDI_config_int(name); }
+const char *MPIDU_config_str(const char *name) { return MPIDI_config_str(name); }

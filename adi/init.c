@@ -1,0 +1,140 @@
+/* init.c: device start-up (PMI, node map, methods) and shutdown. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "adi_impl.h"
+#include "mpidi_config.h"
+#include "pmi.h"
+
+MPIDI_world_t MPIDI_world;
+static int *node_of, *local_ranks;
+void MPIDI_progress_init(void);
+
+static int pmi_err(const char *what)
+{
+    return MPIR_Err_create(MPI_ERR_OTHER, "PMI %s failed: %s", what, PMIU_last_error());
+}
+
+/* Finds which ranks share this host: every rank publishes its host name, and
+ * ranks with equal names get the same node id (numbered by first rank). */
+static int build_node_map(MPIDI_job_t *job)
+{
+    MPIDI_world_t *w = &MPIDI_world;
+    char key[64], val[MPI_MAX_PROCESSOR_NAME];
+    snprintf(key, sizeof(key), "P%d-host", w->rank);
+    if (PMI_KVS_Put(w->kvsname, key, w->hostname) || PMI_KVS_Commit(w->kvsname))
+        return pmi_err("put of the host name");
+    if (PMI_Barrier())
+        return pmi_err("barrier");
+    char (*hosts)[MPI_MAX_PROCESSOR_NAME] = calloc(w->size, sizeof(*hosts));
+    node_of = calloc(w->size, sizeof(int));
+    local_ranks = calloc(w->size, sizeof(int));
+    if (!hosts || !node_of || !local_ranks) {
+        free(hosts);
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for the node map");
+    }
+    int nnodes = 0;
+    for (int r = 0; r < w->size; r++) {
+        snprintf(key, sizeof(key), "P%d-host", r);
+        if (r == w->rank)
+            memcpy(val, w->hostname, sizeof(val)); /* same size: both MPI_MAX_PROCESSOR_NAME */
+        else if (PMI_KVS_Get(w->kvsname, key, val, sizeof(val))) {
+            free(hosts);
+            return pmi_err("get of a host name");
+        }
+        snprintf(hosts[r], sizeof(hosts[r]), "%s", val);
+        node_of[r] = -1;
+        for (int q = 0; q < r; q++) {
+            if (strcmp(hosts[q], hosts[r]) == 0) {
+                node_of[r] = node_of[q];
+                break;
+            }
+        }
+        if (node_of[r] < 0)
+            node_of[r] = nnodes++;
+    }
+    free(hosts);
+    job->node_id = node_of[w->rank];
+    job->nlocal = 0;
+    for (int r = 0; r < w->size; r++) {
+        if (node_of[r] == job->node_id) {
+            if (r == w->rank)
+                job->local_index = job->nlocal;
+            local_ranks[job->nlocal++] = r;
+        }
+    }
+    job->local_ranks = local_ranks;
+    job->node_of = node_of;
+    w->nlocal = job->nlocal;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    w->oversubscribed = ncpu > 0 && job->nlocal > ncpu;
+    return MPI_SUCCESS;
+}
+
+int MPID_Init(void)
+{
+    MPIDI_world_t *w = &MPIDI_world;
+    int err = MPIDI_config_init();
+    if (err)
+        return MPIR_Err_create(MPI_ERR_ARG, "invalid FERRY_ environment variable (see the "
+                                            "message above and doc/tuning.md)");
+    int spawned;
+    if (PMI_Init(&spawned) || PMI_Get_rank(&w->rank) || PMI_Get_size(&w->size) ||
+        PMI_KVS_Get_my_name(w->kvsname, sizeof(w->kvsname)))
+        return pmi_err("initialisation");
+    if (PMI_Get_universe_size(&w->universe_size))
+        w->universe_size = w->size;
+    if (PMI_Get_appnum(&w->appnum))
+        w->appnum = 0;
+    if (gethostname(w->hostname, sizeof(w->hostname)) != 0)
+        snprintf(w->hostname, sizeof(w->hostname), "localhost");
+    w->hostname[sizeof(w->hostname) - 1] = '\0';
+
+    MPIDI_job_t job = {.rank = w->rank, .size = w->size, .kvsname = w->kvsname,
+                       .hostname = w->hostname};
+    if ((err = build_node_map(&job)))
+        return err;
+    if ((err = MPIDI_methods_init(&job)))
+        return err;
+    if ((err = MPIDI_methods_publish()))
+        return err;
+    if (PMI_Barrier())
+        return pmi_err("barrier");
+    if ((err = MPIDI_methods_post_init()))
+        return err;
+    MPIDI_progress_init();
+    return MPIR_Comm_init_builtins(w->rank, w->size);
+}
+
+static int nothing_left(void *arg) { return !MPIDI_deferred_pending(); }
+
+int MPID_Finalize(void)
+{
+    /* Everything queued must leave before the methods close.  The MPI layer
+     * has already run a barrier over the device, so no peer still needs us. */
+    MPID_Progress_wait(nothing_left, NULL);
+    if (MPIDI_config_int("FERRY_VERBOSE"))
+        fprintf(stderr,
+                "ferry: rank %d: eager %lu, rendezvous %lu (read %lu, write %lu, pipeline %lu), "
+                "deferred %lu, unexpected %lu (peak %zu bytes held)\n",
+                MPIDI_world.rank, MPIDI_stats.eager_sent, MPIDI_stats.rndv_sent,
+                MPIDI_stats.rndv_read, MPIDI_stats.rndv_write, MPIDI_stats.rndv_pipeline,
+                MPIDI_stats.deferred, MPIDI_stats.unexpected, MPIDI_recvq_unexp_bytes_peak());
+    int err = MPIDI_methods_finalize();
+    MPIR_Comm_finalize_all();
+    free(node_of);
+    free(local_ranks);
+    if (PMI_Finalize())
+        return err ? err : pmi_err("finalize");
+    return err;
+}
+
+void MPID_Abort(int exit_code, const char *msg)
+{
+    fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
+    fflush(stderr);
+    PMI_Abort(exit_code, msg);
+    /* Without a process manager (or if it did not kill us), end here. */
+    _exit(exit_code ? exit_code : 1);
+}

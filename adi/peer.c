@@ -1,0 +1,181 @@
+/* peer.c: method start-up and the per-peer table: each peer is bound to one method. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "adi_impl.h"
+#include "mpidi_config.h"
+#include "pmi.h"
+
+#define MAX_METHODS 8
+
+MPIDI_peer_t *MPIDI_peers;
+MPIDI_active_method_t MPIDI_active[MAX_METHODS];
+int MPIDI_nactive;
+
+static int in_list(const char *list, const char *name, int *pos_p)
+{
+    int pos = 0;
+    for (const char *s = list; *s;) {
+        size_t n = strcspn(s, ",");
+        if (n == strlen(name) && strncmp(s, name, n) == 0) {
+            *pos_p = pos;
+            return 1;
+        }
+        pos++;
+        s += n + (s[n] == ',');
+    }
+    return 0;
+}
+
+/* Starts the methods FERRY_METHODS names (all built ones if it is empty), in
+ * the order it gives; without it, by exclusivity.  The self method always
+ * runs: a rank always reaches itself. */
+int MPIDI_methods_init(const MPIDI_job_t *job)
+{
+    const char *list = MPIDI_config_str("FERRY_METHODS");
+    int order[MAX_METHODS];
+    /* Reject names we do not have before starting anything. */
+    for (const char *s = list; *s;) {
+        size_t n = strcspn(s, ",");
+        int found = 0;
+        for (int i = 0; MPIDI_methods_all[i]; i++)
+            found |= strlen(MPIDI_methods_all[i]->name) == n &&
+                     strncmp(MPIDI_methods_all[i]->name, s, n) == 0;
+        if (!found) {
+            char avail[256] = "";
+            for (int i = 0; MPIDI_methods_all[i]; i++)
+                snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail), "%s%s",
+                         i ? "," : "", MPIDI_methods_all[i]->name);
+            return MPIR_Err_create(MPI_ERR_ARG,
+                                   "FERRY_METHODS=\"%s\": method \"%.*s\" is not built in "
+                                   "(available: %s)", list, (int)n, s, avail);
+        }
+        s += n + (s[n] == ',');
+    }
+    for (int i = 0; MPIDI_methods_all[i]; i++) {
+        const MPIDI_method_ops_t *ops = MPIDI_methods_all[i];
+        int pos = 0;
+        if (*list && strcmp(ops->name, "self") != 0 && !in_list(list, ops->name, &pos))
+            continue;
+        MPIDI_active_method_t *a = &MPIDI_active[MPIDI_nactive];
+        memset(a, 0, sizeof(*a));
+        a->ops = ops;
+        a->caps.size = sizeof(a->caps);
+        int err = ops->init(job, &a->caps);
+        if (err)
+            return err;
+        order[MPIDI_nactive] = *list ? pos : -a->caps.exclusivity;
+        MPIDI_nactive++;
+    }
+    /* Sort by preference (insertion sort: a handful of entries). */
+    for (int i = 1; i < MPIDI_nactive; i++) {
+        for (int j = i; j > 0 && order[j] < order[j - 1]; j--) {
+            MPIDI_active_method_t t = MPIDI_active[j];
+            MPIDI_active[j] = MPIDI_active[j - 1];
+            MPIDI_active[j - 1] = t;
+            int o = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = o;
+        }
+    }
+    MPIDI_peers = calloc(job->size, sizeof(*MPIDI_peers));
+    if (!MPIDI_peers)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for %d peers", job->size);
+    return MPI_SUCCESS;
+}
+
+int MPIDI_methods_publish(void)
+{
+    for (int i = 0; i < MPIDI_nactive; i++) {
+        const MPIDI_method_ops_t *ops = MPIDI_active[i].ops;
+        char key[64], card[1024];
+        if (ops->get_business_card(card, sizeof(card)) != MPI_SUCCESS)
+            return MPIR_Err_create(MPI_ERR_OTHER, "method %s gave no business card", ops->name);
+        snprintf(key, sizeof(key), "P%d-%s", MPIDI_world.rank, ops->name);
+        if (PMI_KVS_Put(MPIDI_world.kvsname, key, card) != PMI_SUCCESS)
+            return MPIR_Err_create(MPI_ERR_OTHER, "PMI put of %s failed: %s", key,
+                                   PMIU_last_error());
+    }
+    return PMI_KVS_Commit(MPIDI_world.kvsname) == PMI_SUCCESS
+               ? MPI_SUCCESS
+               : MPIR_Err_create(MPI_ERR_OTHER, "PMI commit failed: %s", PMIU_last_error());
+}
+
+int MPIDI_methods_post_init(void)
+{
+    for (int i = 0; i < MPIDI_nactive; i++) {
+        if (MPIDI_active[i].ops->post_init) {
+            int err = MPIDI_active[i].ops->post_init();
+            if (err)
+                return err;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int MPIDI_methods_finalize(void)
+{
+    int ret = MPI_SUCCESS;
+    for (int i = 0; i < MPIDI_nactive; i++) {
+        int err = MPIDI_active[i].ops->finalize();
+        if (err && !ret)
+            ret = err;
+    }
+    MPIDI_nactive = 0;
+    free(MPIDI_peers);
+    MPIDI_peers = NULL;
+    return ret;
+}
+
+static size_t eager_limit_for(const MPIDI_method_caps_t *caps)
+{
+    long forced = MPIDI_config_int("FERRY_EAGER_LIMIT");
+    if (forced < 0)
+        return caps->eager_limit;
+    /* One eager message is one am_send, so a larger forced limit is capped. */
+    return (size_t)forced < caps->max_send ? (size_t)forced : caps->max_send;
+}
+
+/* Binds the peer to the first method, in preference order, that reaches it. */
+static int bind_peer(int peer, MPIDI_peer_t *p)
+{
+    for (int i = 0; i < MPIDI_nactive; i++) {
+        const MPIDI_method_ops_t *ops = MPIDI_active[i].ops;
+        char key[64], card[1024];
+        snprintf(key, sizeof(key), "P%d-%s", peer, ops->name);
+        if (PMI_KVS_Get(MPIDI_world.kvsname, key, card, sizeof(card)) != PMI_SUCCESS)
+            continue; /* the peer does not run this method */
+        if (!ops->reachable(peer, card))
+            continue;
+        int err = ops->connect(peer, card);
+        if (err)
+            return err;
+        p->method = ops;
+        p->caps = &MPIDI_active[i].caps;
+        p->eager_limit = eager_limit_for(p->caps);
+        if (MPIDI_config_int("FERRY_VERBOSE"))
+            fprintf(stderr, "ferry: rank %d reaches rank %d by %s (eager limit %zu)\n",
+                    MPIDI_world.rank, peer, ops->name, p->eager_limit);
+        return MPI_SUCCESS;
+    }
+    char names[256] = "";
+    for (int i = 0; i < MPIDI_nactive; i++)
+        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? "," : "",
+                 MPIDI_active[i].ops->name);
+    return MPIR_Err_create(MPI_ERR_OTHER,
+                           "rank %d: no method reaches rank %d (methods in use: %s; see "
+                           "FERRY_METHODS)", MPIDI_world.rank, peer, names);
+}
+
+MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[peer];
+    if (!p->method) {
+        int err = bind_peer(peer, p);
+        if (err) {
+            *errp = err;
+            return NULL;
+        }
+    }
+    return p;
+}

@@ -1,0 +1,194 @@
+/* recv.c: MPID_Irecv, probe, cancel, and the receiver's side of eager messages and RTS. */
+#include <stdlib.h>
+#include <string.h>
+#include "adi_impl.h"
+
+static void check_seq(int peer, const MPIDI_match_hdr_t *m)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[peer];
+    if (m->seq != p->recv_seq)
+        MPIDI_fatal("rank %d: message %u from rank %d arrived when %u was expected: the "
+                    "method broke MPI ordering", MPIDI_world.rank, m->seq, peer, p->recv_seq);
+    p->recv_seq++;
+}
+
+void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
+                             size_t msg_size)
+{
+    size_t cap = rreq->seg.size;
+    rreq->peer = peer;
+    rreq->msg_size = msg_size;
+    rreq->bytes_needed = msg_size < cap ? msg_size : cap;
+    rreq->status.MPI_SOURCE = m->src;
+    rreq->status.MPI_TAG = m->tag;
+    rreq->status.count_bytes_ = (MPI_Count)rreq->bytes_needed;
+    if (msg_size > cap)
+        MPIR_Request_set_error(
+            rreq, MPIR_Err_create(MPI_ERR_TRUNCATE,
+                                  "Message truncated: %zu bytes from rank %d tag %d do not fit "
+                                  "the receive buffer of %zu bytes",
+                                  msg_size, m->src, m->tag, cap));
+}
+
+static void send_sync_ack(int peer, uint64_t sreq)
+{
+    MPIDI_ctrl_hdr_t c = {.sreq = sreq};
+    int err = MPIDI_am_send(peer, MPIDI_AM_SYNC_ACK, &c, sizeof(c), NULL, 0, 0);
+    if (err)
+        MPIDI_fatal("rank %d: cannot acknowledge a synchronous send to rank %d: %s",
+                    MPIDI_world.rank, peer, MPIR_Err_string(err));
+}
+
+void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
+                              const void *data, size_t len)
+{
+    MPIDI_recv_set_envelope(rreq, m, peer, len);
+    MPIR_Segment_unpack(&rreq->seg, 0, rreq->bytes_needed, data);
+    if (m->flags & MPIDI_MATCH_SYNC)
+        send_sync_ack(peer, m->sreq);
+    MPIDI_Request_complete_one(rreq);
+}
+
+/* Keeps an arrived message nobody asked for.  Eager data is copied into a
+ * buffer of exactly its size, never the eager limit, so many small
+ * unexpected messages cost what they carry. */
+static int keep_unexpected(int peer, const MPIDI_match_hdr_t *m, const void *data, size_t len,
+                           const MPIDI_rts_hdr_t *rts)
+{
+    MPIR_Request *u = MPIR_Request_create(MPIR_REQ_UNEXP);
+    if (!u)
+        return 0;
+    u->ref = 1; /* nobody holds a handle to it */
+    u->rank = m->src;
+    u->tag = m->tag;
+    u->context_id = m->context_id;
+    u->peer = peer;
+    u->rts.sreq = m->sreq;
+    u->rts.sync = (m->flags & MPIDI_MATCH_SYNC) != 0;
+    if (rts) {
+        u->rts.is_rndv = 1;
+        u->rts.addr = rts->addr;
+        u->rts.rkey = rts->rkey;
+        u->msg_size = rts->size;
+    } else {
+        u->msg_size = len;
+        if (len) {
+            u->unexp_data = malloc(len);
+            if (!u->unexp_data)
+                return 0;
+            memcpy(u->unexp_data, data, len);
+        }
+    }
+    MPIDI_stats.unexpected++;
+    MPIDI_recvq_append_unexp(u);
+    return 1;
+}
+
+void MPIDI_handle_eager(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
+{
+    const MPIDI_match_hdr_t *m = hdr;
+    check_seq(peer, m);
+    MPIR_Request *rreq = MPIDI_recvq_find_posted(m->context_id, m->src, m->tag);
+    if (rreq)
+        MPIDI_recv_deliver_eager(rreq, m, peer, data, len);
+    else if (!keep_unexpected(peer, m, data, len, NULL))
+        MPIDI_fatal("rank %d: out of memory keeping an unexpected message of %zu bytes from "
+                    "rank %d", MPIDI_world.rank, len, peer);
+}
+
+void MPIDI_handle_rts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
+{
+    const MPIDI_rts_hdr_t *rts = hdr;
+    check_seq(peer, &rts->m);
+    MPIR_Request *rreq = MPIDI_recvq_find_posted(rts->m.context_id, rts->m.src, rts->m.tag);
+    if (!rreq) {
+        if (!keep_unexpected(peer, &rts->m, NULL, 0, rts))
+            MPIDI_fatal("rank %d: out of memory keeping a rendezvous request from rank %d",
+                        MPIDI_world.rank, peer);
+        return;
+    }
+    MPIDI_recv_set_envelope(rreq, &rts->m, peer, rts->size);
+    rreq->rts.sreq = rts->m.sreq;
+    rreq->rts.addr = rts->addr;
+    rreq->rts.rkey = rts->rkey;
+    rreq->rts.is_rndv = 1;
+    MPIDI_rndv_recv_start(rreq);
+}
+
+int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
+               int context_offset, MPIR_Request **req_p)
+{
+    MPIR_Request *rreq = MPIR_Request_create(MPIR_REQ_RECV);
+    if (!rreq)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory allocating a receive request");
+    *req_p = rreq;
+    rreq->comm = comm;
+    comm->ref++;
+    MPIR_Segment_init(&rreq->seg, buf, count, type);
+    rreq->rank = rank;
+    rreq->tag = tag;
+    rreq->context_id = comm->context_id + context_offset;
+    if (rank == MPI_PROC_NULL) {
+        rreq->status.MPI_SOURCE = MPI_PROC_NULL;
+        rreq->status.MPI_TAG = MPI_ANY_TAG;
+        MPIDI_Request_complete_one(rreq);
+        return MPI_SUCCESS;
+    }
+    rreq->peer = rank == MPI_ANY_SOURCE ? -1 : MPIR_Comm_world_rank(comm, rank);
+    if (rreq->peer >= 0 && MPIDI_peers[rreq->peer].failed_code) {
+        int err = MPIDI_peers[rreq->peer].failed_code;
+        MPIR_Request_set_error(rreq, err);
+        MPIDI_Request_complete_one(rreq);
+        return MPI_SUCCESS;
+    }
+    MPIR_Request *u = MPIDI_recvq_find_unexp(rreq->context_id, rank, tag, 1);
+    if (!u) {
+        MPIDI_recvq_append_posted(rreq);
+        return MPI_SUCCESS;
+    }
+    MPIDI_match_hdr_t m = {.src = u->rank, .tag = u->tag, .context_id = u->context_id,
+                           .flags = u->rts.sync ? MPIDI_MATCH_SYNC : 0, .sreq = u->rts.sreq};
+    if (u->rts.is_rndv) {
+        MPIDI_recv_set_envelope(rreq, &m, u->peer, u->msg_size);
+        rreq->rts = u->rts;
+        MPIR_Request_release(u);
+        MPIDI_rndv_recv_start(rreq);
+    } else {
+        int peer = u->peer;
+        MPIDI_recv_deliver_eager(rreq, &m, peer, u->unexp_data, u->msg_size);
+        MPIR_Request_release(u);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPID_Iprobe(int rank, int tag, MPIR_Comm *comm, int context_offset, int *flag,
+                MPI_Status *status)
+{
+    if (rank == MPI_PROC_NULL) {
+        *flag = 1;
+        status->MPI_SOURCE = MPI_PROC_NULL;
+        status->MPI_TAG = MPI_ANY_TAG;
+        status->count_bytes_ = 0;
+        return MPI_SUCCESS;
+    }
+    MPIR_Request *u =
+        MPIDI_recvq_find_unexp(comm->context_id + context_offset, rank, tag, 0);
+    *flag = u != NULL;
+    if (u) {
+        status->MPI_SOURCE = u->rank;
+        status->MPI_TAG = u->tag;
+        status->count_bytes_ = (MPI_Count)u->msg_size;
+        status->cancelled_ = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPID_Cancel_recv(MPIR_Request *rreq)
+{
+    if (MPIDI_recvq_remove_posted(rreq)) {
+        rreq->cancelled = 1;
+        rreq->status.cancelled_ = 1;
+        MPIDI_Request_complete_one(rreq);
+    }
+    return MPI_SUCCESS;
+}

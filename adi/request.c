@@ -1,0 +1,117 @@
+/* request.c: the request pool, handles and completion counting. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "adi_impl.h"
+
+/* Requests live in chunks that never move, so pointers handed to methods as
+ * cookies stay valid; the handle's low bits index the chunk table. */
+#define CHUNK 256
+#define MAX_CHUNKS 16384
+
+static MPIR_Request *chunks[MAX_CHUNKS];
+static int nchunks;
+static MPIR_Request *free_list;
+static int live;
+
+static int grow(void)
+{
+    if (nchunks == MAX_CHUNKS)
+        return -1;
+    MPIR_Request *c = calloc(CHUNK, sizeof(*c));
+    if (!c)
+        return -1;
+    chunks[nchunks] = c;
+    /* Index 0 of chunk 0 is never used so that no live request has the
+     * handle of MPI_REQUEST_NULL. */
+    for (int i = CHUNK - 1; i >= (nchunks == 0 ? 1 : 0); i--) {
+        c[i].handle = MPIR_HANDLE_KIND_REQUEST | (nchunks * CHUNK + i);
+        c[i].next = free_list;
+        free_list = &c[i];
+    }
+    nchunks++;
+    return 0;
+}
+
+MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
+{
+    if (!free_list && grow() != 0)
+        return NULL;
+    MPIR_Request *r = free_list;
+    free_list = r->next;
+    MPI_Request h = r->handle;
+    memset(r, 0, sizeof(*r));
+    r->handle = h;
+    r->kind = kind;
+    r->cc = 1;
+    r->ref = 2; /* the user's handle and the device's work */
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    r->cb_send.fn = MPIDI_send_payload_done;
+    r->cb_send.req = r;
+    r->cb_rdma.req = r;
+    live++;
+    return r;
+}
+
+void MPIR_Request_release(MPIR_Request *req)
+{
+    if (--req->ref > 0)
+        return;
+    if (req->ref < 0)
+        MPIDI_fatal("request %#x released twice", (unsigned)req->handle);
+    free(req->unexp_data);
+    req->unexp_data = NULL;
+    if (req->comm)
+        MPIR_Comm_release(req->comm);
+    req->comm = NULL;
+    req->cc = -1; /* marks it free for MPIR_Request_get */
+    req->next = free_list;
+    free_list = req;
+    live--;
+}
+
+MPIR_Request *MPIR_Request_get(MPI_Request handle)
+{
+    if ((handle & 0xfc000000) != MPIR_HANDLE_KIND_REQUEST)
+        return NULL;
+    int idx = handle & 0x03ffffff;
+    if (idx <= 0 || idx / CHUNK >= nchunks)
+        return NULL;
+    MPIR_Request *r = &chunks[idx / CHUNK][idx % CHUNK];
+    return r->cc < 0 ? NULL : r;
+}
+
+void MPIDI_Request_complete_one(MPIR_Request *req)
+{
+    if (req->cc <= 0)
+        MPIDI_fatal("request %#x completed more often than it had events (cc=%d)",
+                    (unsigned)req->handle, req->cc);
+    if (--req->cc == 0)
+        MPIR_Request_release(req);
+}
+
+void MPIR_Request_set_error(MPIR_Request *req, int mpi_errno)
+{
+    if (mpi_errno != MPI_SUCCESS && req->status.MPI_ERROR == MPI_SUCCESS)
+        req->status.MPI_ERROR = mpi_errno;
+}
+
+int MPIR_Request_pool_live(void) { return live; }
+
+/* A lost peer will never send the events these requests wait for.  Methods
+ * have dropped every operation toward it before reporting the loss, so no
+ * cookie still points at these requests. */
+void MPIDI_requests_fail_peer(int peer, int mpi_errno)
+{
+    for (int c = 0; c < nchunks; c++) {
+        for (int i = 0; i < CHUNK; i++) {
+            MPIR_Request *r = &chunks[c][i];
+            /* Posted receives are the matching engine's business. */
+            if (r->cc <= 0 || r->peer != peer || r->kind == MPIR_REQ_UNEXP || r->in_posted)
+                continue;
+            MPIR_Request_set_error(r, mpi_errno);
+            r->cc = 1;
+            MPIDI_Request_complete_one(r);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+/* send.c: MPID_Isend and the sender's side of every protocol (the choice is here). */
+#include <stdio.h>
+#include "adi_impl.h"
+#include "mpidi_config.h"
+
+static MPIR_Request *lookup(uint64_t id, MPIR_Request_kind_t kind, int peer, const char *what)
+{
+    MPIR_Request *r = MPIR_Request_get((MPI_Request)id);
+    if (!r || r->kind != kind || r->cc <= 0)
+        MPIDI_fatal("rank %d: %s from rank %d names request %#llx, which is not pending",
+                    MPIDI_world.rank, what, peer, (unsigned long long)id);
+    return r;
+}
+
+MPIR_Request *MPIDI_lookup_request(uint64_t id, int is_send, int peer, const char *what)
+{
+    return lookup(id, is_send ? MPIR_REQ_SEND : MPIR_REQ_RECV, peer, what);
+}
+
+/* The protocol choice, in one place: eager up to the peer's limit (the
+ * method's, or FERRY_EAGER_LIMIT capped at what one am_send can carry),
+ * rendezvous above it.  The rendezvous offers the buffer for rdma_get when
+ * it is contiguous and the method can read, so the receiver can pull. */
+int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
+               MPIR_Comm *comm, int context_offset, int sync, MPIR_Request **req_p)
+{
+    MPIR_Request *sreq = MPIR_Request_create(MPIR_REQ_SEND);
+    if (!sreq)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory allocating a send request");
+    *req_p = sreq;
+    sreq->comm = comm;
+    comm->ref++;
+    MPIR_Segment_init(&sreq->seg, buf, count, type);
+    sreq->rank = rank;
+    sreq->tag = tag;
+    sreq->context_id = comm->context_id + context_offset;
+    sreq->is_sync = sync;
+    if (rank == MPI_PROC_NULL) {
+        MPIDI_Request_complete_one(sreq);
+        return MPI_SUCCESS;
+    }
+    int peer = MPIR_Comm_world_rank(comm, rank);
+    sreq->peer = peer;
+    int err = MPI_SUCCESS;
+    MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
+    if (!p) {
+        MPIR_Request_set_error(sreq, err);
+        MPIDI_Request_complete_one(sreq);
+        return err;
+    }
+    size_t size = sreq->seg.size;
+    sreq->msg_size = size;
+    MPIDI_match_hdr_t m = {.src = comm->rank, .tag = tag, .context_id = sreq->context_id,
+                           .seq = p->send_seq++, .flags = sync ? MPIDI_MATCH_SYNC : 0,
+                           .sreq = (uint64_t)sreq->handle};
+
+    if (size <= p->eager_limit) {
+        MPIDI_stats.eager_sent++;
+        if (sync)
+            sreq->cc++; /* the SYNC_ACK */
+        err = MPIDI_am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), sreq, 0, size);
+        if (err && sync)
+            MPIDI_Request_complete_one(sreq); /* no ack will come */
+        return err;
+    }
+
+    /* Rendezvous: the request's one event is the end of the data transfer. */
+    MPIDI_stats.rndv_sent++;
+    MPIDI_rts_hdr_t rts = {.m = m, .size = size};
+    long mode = MPIDI_config_int("FERRY_RNDV_PROTOCOL"); /* auto|read|write|pipeline */
+    void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
+    if (src && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get &&
+        (mode == 0 || mode == 1)) {
+        rts.addr = (uint64_t)(uintptr_t)src;
+        if (p->caps->needs_reg && p->method->mem_reg) {
+            err = p->method->mem_reg(src, size, &rts.rkey, &sreq->reg_handle);
+            if (err)
+                rts.addr = 0; /* the receiver will ask for the pipeline instead */
+        }
+    }
+    err = MPIDI_am_send(peer, MPIDI_AM_RTS, &rts, sizeof(rts), NULL, 0, 0);
+    if (err) {
+        MPIR_Request_set_error(sreq, err);
+        MPIDI_Request_complete_one(sreq);
+    }
+    return err;
+}
+
+static void send_rndv_done(MPIR_Request *sreq, int mpi_errno)
+{
+    MPIR_Request_set_error(sreq, mpi_errno);
+    if (sreq->reg_handle) {
+        MPIDI_peers[sreq->peer].method->mem_dereg(sreq->reg_handle);
+        sreq->reg_handle = NULL;
+    }
+    MPIDI_Request_complete_one(sreq);
+}
+
+void MPIDI_handle_sync_ack(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
+{
+    const MPIDI_ctrl_hdr_t *c = hdr;
+    MPIDI_Request_complete_one(lookup(c->sreq, MPIR_REQ_SEND, peer, "SYNC_ACK"));
+}
+
+void MPIDI_handle_fin(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
+{
+    const MPIDI_ctrl_hdr_t *c = hdr;
+    send_rndv_done(lookup(c->sreq, MPIR_REQ_SEND, peer, "FIN"), MPI_SUCCESS);
+}
+
+/* The put finished: tell the receiver its buffer is filled. */
+static void put_done(MPIR_Request *sreq, int mpi_errno)
+{
+    if (mpi_errno == MPI_SUCCESS) {
+        MPIDI_ctrl_hdr_t c = {.sreq = (uint64_t)sreq->handle, .rreq = sreq->rts.sreq};
+        mpi_errno = MPIDI_am_send(sreq->peer, MPIDI_AM_PUT_DONE, &c, sizeof(c), NULL, 0, 0);
+    }
+    send_rndv_done(sreq, mpi_errno);
+}
+
+/* The receiver matched and is ready: put into its buffer when it offered one
+ * and the method can write, else stream the data as DATA chunks. */
+void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
+{
+    const MPIDI_cts_hdr_t *c = hdr;
+    MPIR_Request *sreq = lookup(c->sreq, MPIR_REQ_SEND, peer, "CTS");
+    const MPIDI_peer_t *p = &MPIDI_peers[peer];
+    void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
+    if (c->addr && src && p->method->rdma_put) {
+        MPIDI_stats.rndv_write++;
+        sreq->rts.sreq = c->rreq; /* remembered for PUT_DONE */
+        sreq->cb_rdma.fn = put_done;
+        int rc = p->method->rdma_put(peer, src, c->len, c->addr, c->rkey, &sreq->cb_rdma);
+        if (rc == MPIDI_INPROGRESS)
+            return;
+        if (rc == MPI_SUCCESS) {
+            put_done(sreq, MPI_SUCCESS);
+            return;
+        }
+        /* The put was refused (e.g. CMA not permitted): the receiver takes
+         * DATA just as well, so fall back to the pipeline. */
+        if (MPIDI_config_int("FERRY_VERBOSE") && rc != MPIDI_AGAIN)
+            fprintf(stderr, "ferry: rank %d: rdma_put to rank %d failed (%s); using pipeline\n",
+                    MPIDI_world.rank, peer, MPIR_Err_string(rc));
+    }
+    MPIDI_stats.rndv_pipeline++;
+    int err = MPIDI_am_stream(peer, sreq, c->rreq, 0, c->len);
+    if (err)
+        send_rndv_done(sreq, err);
+}

@@ -1,0 +1,11 @@
+# mpi/Makefile.mk: the MPI API layer and the mpicc wrapper.
+libmpi_la_SOURCES += mpi/mpiimpl.h mpi/init.c mpi/comm.c mpi/errhandler.c mpi/pt2pt.c \
+	mpi/request.c mpi/coll.c
+
+bin_SCRIPTS += mpicc
+CLEANFILES += mpicc
+EXTRA_DIST += mpi/mpicc.in
+mpicc: $(srcdir)/mpi/mpicc.in Makefile
+	$(AM_V_GEN)sed -e 's|@CC[@]|$(CC)|g' -e 's|@includedir[@]|$(includedir)|g' \
+	    -e 's|@libdir[@]|$(libdir)|g' -e 's|@LIBS[@]|$(LIBS)|g' \
+	    $(srcdir)/mpi/mpicc.in > $@ && chmod +x $@

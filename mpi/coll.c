@@ -1,0 +1,195 @@
+/* coll.c: Barrier, Bcast, Reduce, Allreduce over point-to-point on the collective context. */
+#include <stdlib.h>
+#include <string.h>
+#include "mpiimpl.h"
+#include "op.h"
+
+/* Tags inside the collective context: MPI orders collectives identically on
+ * every rank and messages between two ranks arrive in order, so a distinct
+ * tag per kind is enough to keep them apart. */
+enum { TAG_BARRIER = 1, TAG_BCAST, TAG_REDUCE };
+
+static int finish(MPIR_Request *req)
+{
+    MPID_Wait(req);
+    int err = req->status.MPI_ERROR;
+    MPIR_Request_release(req);
+    return err;
+}
+
+static int coll_send(const void *buf, MPI_Aint count, MPI_Datatype type, int dst, int tag,
+                     MPIR_Comm *comm)
+{
+    MPIR_Request *req = NULL;
+    int err = MPID_Isend(buf, count, type, dst, tag, comm, MPIR_CONTEXT_COLL_OFFSET, 0, &req);
+    if (!req)
+        return err;
+    return finish(req);
+}
+
+static int coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag,
+                     MPIR_Comm *comm)
+{
+    MPIR_Request *req = NULL;
+    int err = MPID_Irecv(buf, count, type, src, tag, comm, MPIR_CONTEXT_COLL_OFFSET, &req);
+    if (!req)
+        return err;
+    return finish(req);
+}
+
+/* Dissemination: log2(size) rounds, each rank sends to rank + 2^k. */
+int MPIR_Barrier_impl(MPIR_Comm *comm)
+{
+    for (int k = 1; k < comm->size; k <<= 1) {
+        MPIR_Request *r = NULL, *s = NULL;
+        int err = MPID_Irecv(NULL, 0, MPI_BYTE, (comm->rank - k + comm->size) % comm->size,
+                             TAG_BARRIER, comm, MPIR_CONTEXT_COLL_OFFSET, &r);
+        if (!r)
+            return err;
+        err = MPID_Isend(NULL, 0, MPI_BYTE, (comm->rank + k) % comm->size, TAG_BARRIER, comm,
+                         MPIR_CONTEXT_COLL_OFFSET, 0, &s);
+        int e1 = s ? finish(s) : err;
+        int e2 = finish(r);
+        if (e1 || e2)
+            return e1 ? e1 : e2;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Binomial tree rooted at root: ranks relative to the root receive from the
+ * rank that differs in their lowest set bit, then forward down. */
+int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm)
+{
+    int size = comm->size, vr = (comm->rank - root + size) % size, mask = 1, err;
+    while (mask < size) {
+        if (vr & mask) {
+            if ((err = coll_recv(buf, count, type, (vr - mask + root) % size, TAG_BCAST, comm)))
+                return err;
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (vr + mask < size &&
+            (err = coll_send(buf, count, type, (vr + mask + root) % size, TAG_BCAST, comm)))
+            return err;
+    return MPI_SUCCESS;
+}
+
+/* Binomial reduction (every predefined op is commutative).  The result is
+ * left in recvbuf at the root. */
+static int reduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
+                       MPI_Op op, int root, MPIR_Comm *comm)
+{
+    MPIR_Datatype *dt = MPIR_Datatype_get(type);
+    size_t bytes = (size_t)count * (size_t)dt->extent;
+    int size = comm->size, vr = (comm->rank - root + size) % size, err = MPI_SUCCESS;
+    const void *mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    char *acc = malloc(bytes ? bytes : 1), *tmp = malloc(bytes ? bytes : 1);
+    if (!acc || !tmp) {
+        free(acc);
+        free(tmp);
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a %zu-byte reduction", bytes);
+    }
+    if (bytes)
+        memcpy(acc, mine, bytes);
+    for (int mask = 1; mask < size; mask <<= 1) {
+        if (vr & mask) {
+            err = coll_send(acc, count, type, (vr - mask + root) % size, TAG_REDUCE, comm);
+            break;
+        }
+        if (vr + mask < size) {
+            if ((err = coll_recv(tmp, count, type, (vr + mask + root) % size, TAG_REDUCE, comm)))
+                break;
+            MPIR_Op_apply(op, type, tmp, acc, count);
+        }
+    }
+    if (!err && vr == 0 && bytes)
+        memcpy(recvbuf, acc, bytes);
+    free(acc);
+    free(tmp);
+    return err;
+}
+
+int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
+                        MPI_Op op, MPIR_Comm *comm)
+{
+    int err = reduce_impl(sendbuf, recvbuf, count, type, op, 0, comm);
+    return err ? err : MPIR_Bcast_impl(recvbuf, count, type, 0, comm);
+}
+
+static int check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                        MPI_Op op, int need_recvbuf)
+{
+    int err;
+    if ((err = MPIR_Check_count(count)) || (err = MPIR_Check_type(type)))
+        return err;
+    if ((err = MPIR_Op_check(op, type)))
+        return MPIR_Err_create(err, "Invalid operation %#x for datatype %s", (unsigned)op,
+                               MPIR_Datatype_get(type)->name);
+    if (count > 0 && sendbuf != MPI_IN_PLACE && !sendbuf)
+        return MPIR_Err_create(MPI_ERR_BUFFER, "NULL sendbuf with count %d", count);
+    if (need_recvbuf && count > 0) {
+        if (!recvbuf)
+            return MPIR_Err_create(MPI_ERR_BUFFER, "NULL recvbuf with count %d", count);
+        if (sendbuf == recvbuf)
+            return MPIR_Err_create(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer "
+                                                   "(use MPI_IN_PLACE)");
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    MPIR_CHECK_INIT("MPI_Barrier");
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err)
+        err = MPIR_Barrier_impl(c);
+    return MPIR_Err_return(c, "MPI_Barrier", err);
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    MPIR_CHECK_INIT("MPI_Bcast");
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err && !(err = MPIR_Check_count(count)) && !(err = MPIR_Check_type(datatype)) &&
+        !(err = MPIR_Check_buf(buffer, count)) && (root < 0 || root >= c->size))
+        err = MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root,
+                              c->size);
+    if (!err)
+        err = MPIR_Bcast_impl(buffer, count, datatype, root, c);
+    return MPIR_Err_return(c, "MPI_Bcast", err);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    MPIR_CHECK_INIT("MPI_Reduce");
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err && (root < 0 || root >= c->size))
+        err = MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root,
+                              c->size);
+    if (!err)
+        err = check_reduce(sendbuf, recvbuf, count, datatype, op, c->rank == root);
+    if (!err && sendbuf == MPI_IN_PLACE && c->rank != root)
+        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
+    if (!err)
+        err = reduce_impl(sendbuf, recvbuf, count, datatype, op, root, c);
+    return MPIR_Err_return(c, "MPI_Reduce", err);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    MPIR_CHECK_INIT("MPI_Allreduce");
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err)
+        err = check_reduce(sendbuf, recvbuf, count, datatype, op, 1);
+    if (!err)
+        err = MPIR_Allreduce_impl(sendbuf, recvbuf, count, datatype, op, c);
+    return MPIR_Err_return(c, "MPI_Allreduce", err);
+}

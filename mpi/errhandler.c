@@ -1,0 +1,126 @@
+/* errhandler.c: error handlers, error classes and strings, and the argument checks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mpiimpl.h"
+
+int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    if (!comm)
+        comm = MPIR_Comm_get(MPI_COMM_WORLD);
+    MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (eh == MPI_ERRORS_RETURN)
+        return code;
+    char msg[MPI_MAX_ERROR_STRING + 128];
+    snprintf(msg, sizeof(msg), "Fatal error in %s: %s (error class %d: %s)", fname,
+             MPIR_Err_string(code), MPIR_Err_class(code),
+             MPIR_Err_class_string(MPIR_Err_class(code)));
+    MPID_Abort(1, msg);
+}
+
+int MPIR_Err_not_initialized(const char *fname)
+{
+    fprintf(stderr, "ferry: %s called %s MPI_Init; exiting\n", fname,
+            MPIR_initialized == 0 ? "before" : "after MPI_Finalize, outside");
+    fflush(stderr);
+    _exit(1);
+}
+
+int MPI_Error_class(int errorcode, int *errorclass)
+{
+    int cls = MPIR_Err_class(errorcode);
+    if (errorcode < 0 || !MPIR_Err_class_string(cls))
+        return MPIR_Err_return(NULL, "MPI_Error_class",
+                               MPIR_Err_create(MPI_ERR_ARG, "Invalid error code %d", errorcode));
+    if (!errorclass)
+        return MPIR_Err_return(NULL, "MPI_Error_class",
+                               MPIR_Err_create(MPI_ERR_ARG, "errorclass is NULL"));
+    *errorclass = cls;
+    return MPI_SUCCESS;
+}
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    const char *s = errorcode >= 0 ? MPIR_Err_string(errorcode) : NULL;
+    if (!s)
+        return MPIR_Err_return(NULL, "MPI_Error_string",
+                               MPIR_Err_create(MPI_ERR_ARG, "Invalid error code %d", errorcode));
+    if (!string || !resultlen)
+        return MPIR_Err_return(NULL, "MPI_Error_string",
+                               MPIR_Err_create(MPI_ERR_ARG, "string or resultlen is NULL"));
+    snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+    *resultlen = (int)strlen(string);
+    return MPI_SUCCESS;
+}
+
+int MPIR_Check_comm(MPI_Comm comm, MPIR_Comm **comm_p)
+{
+    *comm_p = MPIR_Comm_get(comm);
+    if (*comm_p)
+        return MPI_SUCCESS;
+    if (comm == MPI_COMM_NULL)
+        return MPIR_Err_create(MPI_ERR_COMM, "Invalid communicator: MPI_COMM_NULL");
+    return MPIR_Err_create(MPI_ERR_COMM, "Invalid communicator %#x", (unsigned)comm);
+}
+
+int MPIR_Check_count(MPI_Aint count)
+{
+    return count >= 0 ? MPI_SUCCESS
+                      : MPIR_Err_create(MPI_ERR_COUNT, "Negative count %ld", (long)count);
+}
+
+int MPIR_Check_type(MPI_Datatype type)
+{
+    if (MPIR_Datatype_get(type))
+        return MPI_SUCCESS;
+    if (type == MPI_DATATYPE_NULL)
+        return MPIR_Err_create(MPI_ERR_TYPE, "Invalid datatype: MPI_DATATYPE_NULL");
+    return MPIR_Err_create(MPI_ERR_TYPE, "Invalid datatype %#x", (unsigned)type);
+}
+
+int MPIR_Check_buf(const void *buf, MPI_Aint count)
+{
+    return buf || count == 0
+               ? MPI_SUCCESS
+               : MPIR_Err_create(MPI_ERR_BUFFER, "NULL buffer with count %ld", (long)count);
+}
+
+int MPIR_Check_send_rank(const MPIR_Comm *comm, int rank)
+{
+    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < comm->size))
+        return MPI_SUCCESS;
+    return MPIR_Err_create(MPI_ERR_RANK, "Invalid rank %d (communicator size %d)", rank,
+                           comm->size);
+}
+
+int MPIR_Check_recv_rank(const MPIR_Comm *comm, int rank)
+{
+    return rank == MPI_ANY_SOURCE ? MPI_SUCCESS : MPIR_Check_send_rank(comm, rank);
+}
+
+int MPIR_Check_send_tag(int tag)
+{
+    if (tag >= 0 && tag <= MPIR_TAG_UB)
+        return MPI_SUCCESS;
+    return MPIR_Err_create(MPI_ERR_TAG, "Invalid tag %d (must be 0..%d)", tag, MPIR_TAG_UB);
+}
+
+int MPIR_Check_recv_tag(int tag)
+{
+    return tag == MPI_ANY_TAG ? MPI_SUCCESS : MPIR_Check_send_tag(tag);
+}
+
+int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
+                     MPIR_Comm *comm, int is_recv)
+{
+    int err;
+    if ((err = MPIR_Check_count(count)) || (err = MPIR_Check_type(type)) ||
+        (err = MPIR_Check_buf(buf, count)))
+        return err;
+    if (is_recv)
+        return (err = MPIR_Check_recv_rank(comm, rank)) ? err : MPIR_Check_recv_tag(tag);
+    return (err = MPIR_Check_send_rank(comm, rank)) ? err : MPIR_Check_send_tag(tag);
+}

@@ -1,0 +1,106 @@
+/* init.c: MPI_Init/Finalize, Abort, version, processor name and the timers. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "mpiimpl.h"
+
+int MPIR_initialized;
+
+int MPI_Init(int *argc, char ***argv)
+{
+    if (MPIR_initialized != 0) {
+        fprintf(stderr, "ferry: MPI_Init called %s\n",
+                MPIR_initialized == 1 ? "twice" : "after MPI_Finalize");
+        return MPI_ERR_OTHER;
+    }
+    int err = MPID_Init();
+    if (err) {
+        /* No communicator exists yet, so the only handler is "fatal". */
+        char msg[MPI_MAX_ERROR_STRING + 64];
+        snprintf(msg, sizeof(msg), "Fatal error in MPI_Init: %s", MPIR_Err_string(err));
+        MPID_Abort(1, msg);
+    }
+    MPIR_initialized = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int err = MPI_Init(argc, argv);
+    /* The device is single-threaded; calls from one thread at a time work. */
+    if (provided)
+        *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    return err;
+}
+
+int MPI_Query_thread(int *provided)
+{
+    MPIR_CHECK_INIT("MPI_Query_thread");
+    *provided = MPI_THREAD_SERIALIZED;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void)
+{
+    MPIR_CHECK_INIT("MPI_Finalize");
+    /* A barrier over the device first: a peer may still need us to answer a
+     * rendezvous or read our memory until it has finished its own sends. */
+    int err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
+    if (!err)
+        err = MPID_Finalize();
+    MPIR_initialized = 2;
+    return MPIR_Err_return(NULL, "MPI_Finalize", err);
+}
+
+int MPI_Initialized(int *flag)
+{
+    *flag = MPIR_initialized != 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag)
+{
+    *flag = MPIR_initialized == 2;
+    return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    MPIR_CHECK_INIT("MPI_Abort");
+    char msg[128];
+    snprintf(msg, sizeof(msg), "MPI_Abort(comm=%#x, errorcode=%d) called", (unsigned)comm,
+             errorcode);
+    MPID_Abort(errorcode, msg);
+}
+
+int MPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen)
+{
+    MPIR_CHECK_INIT("MPI_Get_processor_name");
+    if (!name || !resultlen)
+        return MPIR_Err_return(NULL, "MPI_Get_processor_name",
+                               MPIR_Err_create(MPI_ERR_ARG, "name or resultlen is NULL"));
+    snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", MPIDI_world.hostname);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double MPI_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,52 @@
+/* progress.c: the communication agent: polls every method, retries deferred work, waits. */
+#include <sched.h>
+#include "adi_impl.h"
+#include "mpidi_config.h"
+
+static long spins_before_yield;
+
+void MPIDI_progress_init(void)
+{
+    long spins = MPIDI_config_int("FERRY_POLL_SPINS");
+    /* With more ranks than CPUs a spinning rank steals the CPU from the very
+     * peer it waits for, so yield at once; otherwise spin a while first,
+     * because a message usually comes within microseconds. */
+    if (spins < 0)
+        spins = MPIDI_world.oversubscribed ? 0 : 2000;
+    spins_before_yield = spins;
+}
+
+/* Every method is polled on every call, in turn: a busy shm must never starve
+ * the network (a known hang elsewhere), and deferred sends are retried each
+ * time so parked protocol messages cannot be forgotten. */
+int MPID_Progress_test(void)
+{
+    int made = 0;
+    for (int i = 0; i < MPIDI_nactive; i++) {
+        int m = 0;
+        int err = MPIDI_active[i].ops->progress(&m);
+        if (err)
+            MPIDI_fatal("rank %d: progress of method %s failed: %s", MPIDI_world.rank,
+                        MPIDI_active[i].ops->name, MPIR_Err_string(err));
+        made |= m;
+    }
+    made |= MPIDI_deferred_progress();
+    return made;
+}
+
+void MPID_Progress_wait(int (*done)(void *arg), void *arg)
+{
+    long idle = 0;
+    while (!done(arg)) {
+        if (MPID_Progress_test()) {
+            idle = 0;
+            continue;
+        }
+        if (++idle > spins_before_yield)
+            sched_yield();
+    }
+}
+
+static int req_done(void *arg) { return MPIR_Request_is_complete(arg); }
+
+void MPID_Wait(MPIR_Request *req) { MPID_Progress_wait(req_done, req); }
