@@ -615,18 +615,20 @@ static void rank_exited(rank_t *r, int status)
     }
 }
 
-/* Ranks in a barrier wait for every rank; one whose PMI connection is gone
- * (exited, or closed it) can never enter, so without this the job would hang. */
+/* Ranks in a barrier wait for every rank; one that has exited can never
+ * enter, so without this the job would hang. Only reaped ranks count: a
+ * closed PMI connection is usually seen just before the exit, whose own
+ * report (exit code, signal) is the better message. */
 static void check_barrier(void)
 {
     if (job.nbarrier == 0 || job.term_at)
         return;
     for (int i = 0; i < job.size; i++) {
         rank_t *r = &job.ranks[i];
-        if (r->pid > 0 && r->pmi_fd < 0) {
-            fprintf(stderr, "mpiexec: %d rank(s) wait in a PMI barrier that rank %d (pid %d, %s) "
-                            "can never enter; killing the job\n", job.nbarrier, i, (int) r->pid,
-                    r->reaped ? "exited" : "closed its PMI connection");
+        if (r->reaped) {
+            fprintf(stderr, "mpiexec: %d rank(s) wait in a PMI barrier that rank %d (pid %d, "
+                            "exited) can never enter; killing the job\n", job.nbarrier, i,
+                    (int) r->pid);
             kill_job(REASON_RANK, 1, 0);
             return;
         }
