@@ -103,7 +103,9 @@ static inline MPIDI_SHM_cell_t *MPIDI_SHM_dequeue(MPIDI_SHM_queue_t *q, MPIDI_SH
     return NULL;
 }
 
-/* Nonzero when a dequeue could find something (cheap poll, no writes). */
+/* Nonzero when a dequeue could find something (cheap poll, no writes).
+ * Relaxed: it is only a hint; MPIDI_SHM_dequeue re-reads head with acquire
+ * before touching any cell, and a stale 0 just means "next call". */
 static inline int MPIDI_SHM_queue_maybe_nonempty(MPIDI_SHM_queue_t *q, MPIDI_SHM_off_t shadow)
 {
     return shadow != 0 || atomic_load_explicit(&q->head, memory_order_relaxed) != 0;
