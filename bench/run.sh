@@ -81,6 +81,10 @@ ompi_extra=()
 
 libs=(ferry mpich ompi)
 
+# The load average before we start (our own spinning ranks raise it later)
+# tells how far to trust a run on a shared machine.
+load_start=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
+
 # lib_setup LIB CONFIG: the one table of per-library command lines.  Sets
 # CC (compiler command), RUN (launcher command for 2 ranks) and ENVS
 # (variables for the run).  Returns 1 if the pair is not defined, with the
@@ -200,6 +204,7 @@ done
 echo
 echo "Ferry latbw comparison: config $config, $rounds round(s) interleaved, best of rounds"
 echo "host: $(uname -n), $(uname -sr), $(nproc 2>/dev/null || echo '?') cores, $(date '+%Y-%m-%d %H:%M')"
+echo "load average before the runs: $load_start (the 2 ranks busy-poll; other load on the cores distorts the numbers)"
 for lib in "${libs[@]}"; do
     if [ -n "${libname[$lib]:-}" ]; then
         extra=
