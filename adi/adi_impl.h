@@ -96,7 +96,8 @@ void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int
 /* Reports an unrecoverable device error and kills the job. */
 void MPIDI_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-/* Statistics printed at finalize with FERRY_VERBOSE. */
+/* Statistics printed at finalize with FERRY_VERBOSE.  Sends are counted by
+ * the sender; the rendezvous mode by the receiver, which chooses it. */
 typedef struct MPIDI_stats {
     unsigned long eager_sent, rndv_sent, rndv_read, rndv_write, rndv_pipeline;
     unsigned long deferred, unexpected;

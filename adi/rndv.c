@@ -86,6 +86,7 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
         return;
     }
     if (can_write && rreq->bytes_needed > 0 && (want == 0 || want == 2)) {
+        MPIDI_stats.rndv_write++;
         rreq->mode = MPIDI_RNDV_WRITE;
         send_cts(rreq, dst);
         return;

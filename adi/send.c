@@ -127,7 +127,6 @@ void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *dat
     const MPIDI_peer_t *p = &MPIDI_peers[peer];
     void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
     if (c->addr && src && p->method->rdma_put) {
-        MPIDI_stats.rndv_write++;
         sreq->rts.sreq = c->rreq; /* remembered for PUT_DONE */
         sreq->cb_rdma.fn = put_done;
         int rc = p->method->rdma_put(peer, src, c->len, c->addr, c->rkey, &sreq->cb_rdma);
@@ -143,7 +142,6 @@ void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *dat
             fprintf(stderr, "ferry: rank %d: rdma_put to rank %d failed (%s); using pipeline\n",
                     MPIDI_world.rank, peer, MPIR_Err_string(rc));
     }
-    MPIDI_stats.rndv_pipeline++;
     int err = MPIDI_am_stream(peer, sreq, c->rreq, 0, c->len);
     if (err)
         send_rndv_done(sreq, err);

@@ -206,11 +206,11 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                  int recvtag, MPI_Comm comm, MPI_Status *status);
 int MPI_Wait(MPI_Request *request, MPI_Status *status);
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses);
+int MPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Status *status);
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                MPI_Status array_of_statuses[]);
+int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
+                MPI_Status *array_of_statuses);
 int MPI_Request_free(MPI_Request *request);
 int MPI_Cancel(MPI_Request *request);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);

@@ -164,7 +164,7 @@ static int complete_array(const char *fname, int count, MPI_Request reqs[], MPIR
     return ret;
 }
 
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+int MPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
 {
     MPIR_CHECK_INIT("MPI_Waitall");
     MPIR_Request **objs;
@@ -176,8 +176,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     return complete_array("MPI_Waitall", count, array_of_requests, objs, array_of_statuses);
 }
 
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                MPI_Status array_of_statuses[])
+int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
+                MPI_Status *array_of_statuses)
 {
     MPIR_CHECK_INIT("MPI_Testall");
     MPIR_Request **objs;
@@ -213,7 +213,7 @@ static int any_done(void *arg)
     return 0;
 }
 
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+int MPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Status *status)
 {
     MPIR_CHECK_INIT("MPI_Waitany");
     MPIR_Request **objs;
