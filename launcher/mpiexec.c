@@ -47,9 +47,9 @@ enum { EXIT_USAGE = 1, EXIT_NOT_FOUND = 127, EXIT_TIMEOUT = 124 };
 enum kill_reason { REASON_NONE, REASON_RANK, REASON_ABORT, REASON_TIMEOUT, REASON_SIGNAL };
 
 typedef struct stream {
-    int fd;        /* read end of the rank's stdout or stderr pipe; -1 after EOF */
-    int dest;      /* 1 or 2 */
-    size_t len;    /* bytes buffered: a partial line */
+    int fd;          /* read end of the rank's stdout or stderr pipe; -1 after EOF */
+    int dest;        /* 1 or 2 */
+    size_t len;      /* bytes buffered: a partial line */
     long long since; /* when the buffered partial line arrived */
     char *buf;
 } stream_t;
@@ -77,8 +77,8 @@ typedef struct kv_entry {
 static struct {
     int size;
     rank_t *ranks;
-    int nlive;     /* forked and not yet reaped */
-    int nbarrier;  /* ranks inside the current barrier */
+    int nlive;    /* forked and not yet reaped */
+    int nbarrier; /* ranks inside the current barrier */
     int verbose;
     char kvsname[64];
     kv_entry_t *kvs[KVS_BUCKETS];
@@ -102,13 +102,13 @@ static long long now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void on_signal(int signo)
 {
     int saved = errno;
-    unsigned char b = (unsigned char) signo;
+    unsigned char b = (unsigned char)signo;
     /* The pipe is non-blocking: if it is full, a wakeup is already pending. */
     if (write(sig_pipe[1], &b, 1) < 0) {
     }
@@ -117,12 +117,13 @@ static void on_signal(int signo)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mpiexec [-n N | -np N] [-genv NAME VALUE]... [-env NAME VALUE]... [-v]\n"
-               "               [--] program [args...]\n"
-               "  -n, -np N        start N ranks on this node (default 1, at most %d)\n"
-               "  -genv, -env K V  set K=V in every rank's environment\n"
-               "  -v               print every PMI line exchanged on stderr\n"
-               "environment: MPIEXEC_TIMEOUT=SEC kills the job after SEC seconds (exit 124)\n",
+    fprintf(f,
+            "usage: mpiexec [-n N | -np N] [-genv NAME VALUE]... [-env NAME VALUE]... [-v]\n"
+            "               [--] program [args...]\n"
+            "  -n, -np N        start N ranks on this node (default 1, at most %d)\n"
+            "  -genv, -env K V  set K=V in every rank's environment\n"
+            "  -v               print every PMI line exchanged on stderr\n"
+            "environment: MPIEXEC_TIMEOUT=SEC kills the job after SEC seconds (exit 124)\n",
             MAX_RANKS);
 }
 
@@ -133,7 +134,7 @@ static unsigned kvs_hash(const char *s)
     /* FNV-1a: short keys like "P12-shm", spread well enough for a table this size. */
     unsigned h = 2166136261u;
     for (; *s; s++)
-        h = (h ^ (unsigned char) *s) * 16777619u;
+        h = (h ^ (unsigned char)*s) * 16777619u;
     return h % KVS_BUCKETS;
 }
 
@@ -226,8 +227,10 @@ static void write_out(int dest, const char *buf, size_t len)
          * stop writing to a destination that is gone. */
         job.stdout_broken[dest] = 1;
         if (dest == 1)
-            fprintf(stderr, "mpiexec: writing ranks' output to stdout failed: %s; "
-                            "discarding the rest\n", PMIU_last_error());
+            fprintf(stderr,
+                    "mpiexec: writing ranks' output to stdout failed: %s; "
+                    "discarding the rest\n",
+                    PMIU_last_error());
     }
 }
 
@@ -250,17 +253,17 @@ static void stream_read(rank_t *r, stream_t *s, long long now)
         if (n <= 0) {
             if (n < 0)
                 fprintf(stderr, "mpiexec: reading %s of rank %d: %s (errno %d)\n",
-                        s->dest == 1 ? "stdout" : "stderr", (int) (r - job.ranks),
-                        strerror(errno), errno);
+                        s->dest == 1 ? "stdout" : "stderr", (int)(r - job.ranks), strerror(errno),
+                        errno);
             stream_close(s);
             return;
         }
         if (s->len == 0)
             s->since = now;
-        s->len += (size_t) n;
+        s->len += (size_t)n;
         char *nl = memrchr(s->buf, '\n', s->len);
         if (nl) {
-            size_t upto = (size_t) (nl + 1 - s->buf);
+            size_t upto = (size_t)(nl + 1 - s->buf);
             write_out(s->dest, s->buf, upto);
             s->len -= upto;
             memmove(s->buf, s->buf + upto, s->len);
@@ -279,7 +282,7 @@ static void stream_read(rank_t *r, stream_t *s, long long now)
 
 static void reply(rank_t *r, PMIU_msg_t *msg)
 {
-    int rank = (int) (r - job.ranks);
+    int rank = (int)(r - job.ranks);
     int len = PMIU_msg_finish(msg);
 
     if (len < 0) {
@@ -292,7 +295,7 @@ static void reply(rank_t *r, PMIU_msg_t *msg)
     if (r->pmi_fd < 0)
         return;
     /* A rank that died mid-request gives EPIPE; its exit is handled by the reaper. */
-    if (PMIU_writeall(r->pmi_fd, msg->line, (size_t) len) != 0 && job.verbose)
+    if (PMIU_writeall(r->pmi_fd, msg->line, (size_t)len) != 0 && job.verbose)
         fprintf(stderr, "mpiexec: reply to rank %d: %s\n", rank, PMIU_last_error());
 }
 
@@ -366,7 +369,7 @@ static void do_put(rank_t *r, const PMIU_cmd_t *cmd)
     }
     if (kvs_put(key, value) != 0) {
         fprintf(stderr, "mpiexec: out of memory storing key %s for rank %d\n", key,
-                (int) (r - job.ranks));
+                (int)(r - job.ranks));
         reply_error(r, "put_result", "out_of_memory");
         return;
     }
@@ -434,8 +437,9 @@ static void do_abort(rank_t *r, const PMIU_cmd_t *cmd)
         text = PMIU_get(cmd, "error_msg");
     if (PMIU_get(cmd, "exitcode") && PMIU_get_int(cmd, "exitcode", &code) != 0)
         code = 1;
-    fprintf(stderr, "mpiexec: rank %d (pid %d) called MPI_Abort/PMI_Abort with error code %d%s%s%s%s\n",
-            (int) (r - job.ranks), (int) r->pid, code, text ? " (" : "", text ? text : "",
+    fprintf(stderr,
+            "mpiexec: rank %d (pid %d) called MPI_Abort/PMI_Abort with error code %d%s%s%s%s\n",
+            (int)(r - job.ranks), (int)r->pid, code, text ? " (" : "", text ? text : "",
             text ? ")" : "", job.term_sent ? "" : "; killing the job");
     /* An exit status is 8 bits; a code that truncates to 0 must still fail. */
     code &= 0xff;
@@ -444,7 +448,7 @@ static void do_abort(rank_t *r, const PMIU_cmd_t *cmd)
 
 static void handle_line(rank_t *r, const char *line, size_t len)
 {
-    int rank = (int) (r - job.ranks);
+    int rank = (int)(r - job.ranks);
     PMIU_cmd_t cmd;
     PMIU_msg_t msg;
 
@@ -553,7 +557,7 @@ static long pmi_input(rank_t *r)
         if (rc == PMIU_LINE_NONE)
             break;
         if (rc == PMIU_LINE_TOOLONG) {
-            fprintf(stderr, "mpiexec: rank %d: %s\n", (int) (r - job.ranks), PMIU_last_error());
+            fprintf(stderr, "mpiexec: rank %d: %s\n", (int)(r - job.ranks), PMIU_last_error());
             reply_error(r, "error", "line_too_long");
             continue;
         }
@@ -566,7 +570,7 @@ static long pmi_input(rank_t *r)
          * status, collected by the reaper, says which. */
         /* ECONNRESET just means the rank died with replies unread. */
         if (n < 0 && errno != ECONNRESET)
-            fprintf(stderr, "mpiexec: rank %d: %s\n", (int) (r - job.ranks), PMIU_last_error());
+            fprintf(stderr, "mpiexec: rank %d: %s\n", (int)(r - job.ranks), PMIU_last_error());
         pmi_close(r);
     }
     return n;
@@ -576,7 +580,7 @@ static long pmi_input(rank_t *r)
 
 static void rank_exited(rank_t *r, int status)
 {
-    int rank = (int) (r - job.ranks);
+    int rank = (int)(r - job.ranks);
     const char *tail = (job.nlive > 1 && !job.term_sent) ? "; killing the job" : "";
 
     /* Whatever the rank wrote before exiting (an abort) is still in the socket. */
@@ -596,21 +600,23 @@ static void rank_exited(rank_t *r, int status)
             return;
         }
         int sig = WTERMSIG(status);
-        fprintf(stderr, "mpiexec: rank %d (pid %d) killed by signal %d (%s)%s\n", rank,
-                (int) r->pid, sig, strsignal(sig), tail);
+        fprintf(stderr, "mpiexec: rank %d (pid %d) killed by signal %d (%s)%s\n", rank, (int)r->pid,
+                sig, strsignal(sig), tail);
         kill_job(REASON_RANK, 128 + sig, 0);
         return;
     }
     int code = WEXITSTATUS(status);
     if (code != 0) {
         if (job.reason == REASON_NONE || job.reason == REASON_RANK)
-            fprintf(stderr, "mpiexec: rank %d (pid %d) exited with code %d%s\n", rank,
-                    (int) r->pid, code, tail);
+            fprintf(stderr, "mpiexec: rank %d (pid %d) exited with code %d%s\n", rank, (int)r->pid,
+                    code, tail);
         kill_job(REASON_RANK, code, EXIT_GRACE_MS);
     } else if (r->initialized && !r->finalized && job.nlive > 0 && job.reason == REASON_NONE) {
         /* The others would wait for it in the next barrier forever. */
-        fprintf(stderr, "mpiexec: rank %d (pid %d) exited with code 0 without calling PMI "
-                        "finalize while other ranks still run%s\n", rank, (int) r->pid, tail);
+        fprintf(stderr,
+                "mpiexec: rank %d (pid %d) exited with code 0 without calling PMI "
+                "finalize while other ranks still run%s\n",
+                rank, (int)r->pid, tail);
         kill_job(REASON_RANK, 1, EXIT_GRACE_MS);
     }
 }
@@ -626,9 +632,10 @@ static void check_barrier(void)
     for (int i = 0; i < job.size; i++) {
         rank_t *r = &job.ranks[i];
         if (r->reaped) {
-            fprintf(stderr, "mpiexec: %d rank(s) wait in a PMI barrier that rank %d (pid %d, "
-                            "exited) can never enter; killing the job\n", job.nbarrier, i,
-                    (int) r->pid);
+            fprintf(stderr,
+                    "mpiexec: %d rank(s) wait in a PMI barrier that rank %d (pid %d, "
+                    "exited) can never enter; killing the job\n",
+                    job.nbarrier, i, (int)r->pid);
             kill_job(REASON_RANK, 1, 0);
             return;
         }
@@ -680,10 +687,10 @@ static char *find_program(const char *prog)
     const char *p = path_env;
     while (!found) {
         const char *colon = strchr(p, ':');
-        size_t dlen = colon ? (size_t) (colon - p) : strlen(p);
+        size_t dlen = colon ? (size_t)(colon - p) : strlen(p);
         char *cand;
         /* An empty PATH element means the current directory. */
-        if (asprintf(&cand, "%.*s%s%s", (int) dlen, dlen ? p : ".", "/", prog) < 0)
+        if (asprintf(&cand, "%.*s%s%s", (int)dlen, dlen ? p : ".", "/", prog) < 0)
             break;
         if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
             if (access(cand, X_OK) == 0)
@@ -699,8 +706,7 @@ static char *find_program(const char *prog)
     }
     if (!found)
         fprintf(stderr, "mpiexec: cannot run %s: %s in PATH=%s\n", prog,
-                saw_nonexec ? "not executable (Permission denied)" : "command not found",
-                path_env);
+                saw_nonexec ? "not executable (Permission denied)" : "command not found", path_env);
     return found;
 }
 
@@ -716,7 +722,7 @@ static int parse_count(const char *opt, const char *s, int *n_p)
                 opt, s ? s : "(missing)", MAX_RANKS);
         return -1;
     }
-    *n_p = (int) v;
+    *n_p = (int)v;
     return 0;
 }
 
@@ -724,7 +730,7 @@ static int check_fd_limit(int n)
 {
     struct rlimit rl;
     /* Ours: 3 per rank, plus the child ends while one rank is being forked. */
-    rlim_t need = (rlim_t) n * 3 + 16;
+    rlim_t need = (rlim_t)n * 3 + 16;
 
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
         return 0;
@@ -734,7 +740,7 @@ static int check_fd_limit(int n)
             return 0;
     }
     fprintf(stderr, "mpiexec: -n %d needs %lu file descriptors, the limit is %lu\n", n,
-            (unsigned long) need, (unsigned long) rl.rlim_cur);
+            (unsigned long)need, (unsigned long)rl.rlim_cur);
     return -1;
 }
 
@@ -751,7 +757,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
 
     o->n = 1;
     o->nenv = 0;
-    o->env = calloc((size_t) argc, sizeof(char *));
+    o->env = calloc((size_t)argc, sizeof(char *));
     if (o->env == NULL)
         return -1;
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -896,18 +902,18 @@ static int spawn_rank(int rank, const opts_t *o, const char *path)
     set_nonblock(err[0]);
     return 0;
 
-  fn_fail_err:
+fn_fail_err:
     close(err[0]);
     close(err[1]);
-  fn_fail_out:
+fn_fail_out:
     close(out[0]);
     close(out[1]);
-  fn_fail_sv:
+fn_fail_sv:
     close(sv[0]);
     close(sv[1]);
-  fn_fail:
-    fprintf(stderr, "mpiexec: starting rank %d of %d: %s (errno %d)\n", rank, o->n,
-            strerror(errno), errno);
+fn_fail:
+    fprintf(stderr, "mpiexec: starting rank %d of %d: %s (errno %d)\n", rank, o->n, strerror(errno),
+            errno);
     return -1;
 }
 
@@ -951,8 +957,7 @@ static void on_mpiexec_signal(int signo)
         send_kill(now_ms());
         return;
     }
-    fprintf(stderr, "mpiexec: received signal %d (%s); killing the job\n", signo,
-            strsignal(signo));
+    fprintf(stderr, "mpiexec: received signal %d (%s); killing the job\n", signo, strsignal(signo));
     kill_job(REASON_SIGNAL, 128 + signo, 0);
 }
 
@@ -987,8 +992,9 @@ static int run_timers(void)
             for (int i = 0; i < job.size; i++)
                 for (int s = 0; s < 2; s++)
                     if (job.ranks[i].streams[s].fd >= 0) {
-                        fprintf(stderr, "mpiexec: %s of rank %d still open after killing its "
-                                        "process group; not waiting for it\n",
+                        fprintf(stderr,
+                                "mpiexec: %s of rank %d still open after killing its "
+                                "process group; not waiting for it\n",
                                 s ? "stderr" : "stdout", i);
                         stream_close(&job.ranks[i].streams[s]);
                     }
@@ -1019,15 +1025,15 @@ static int run_timers(void)
 #undef CONSIDER
     if (next < 0)
         return -1;
-    return next > now ? (int) (next - now) : 0;
+    return next > now ? (int)(next - now) : 0;
 }
 
 static void event_loop(void)
 {
     int maxfds = 1 + 3 * job.size;
-    struct pollfd *pfds = calloc((size_t) maxfds, sizeof(*pfds));
+    struct pollfd *pfds = calloc((size_t)maxfds, sizeof(*pfds));
     /* What each pollfd is: rank * 3 + 0 (PMI), 1 (stdout), 2 (stderr); -1 the signal pipe. */
-    int *what = calloc((size_t) maxfds, sizeof(*what));
+    int *what = calloc((size_t)maxfds, sizeof(*what));
 
     if (pfds == NULL || what == NULL) {
         fprintf(stderr, "mpiexec: out of memory for %d poll entries\n", maxfds);
@@ -1060,7 +1066,7 @@ static void event_loop(void)
                     what[n++] = i * 3 + 1 + s;
                 }
         }
-        int rc = poll(pfds, (nfds_t) n, timeout);
+        int rc = poll(pfds, (nfds_t)n, timeout);
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
@@ -1139,7 +1145,7 @@ int main(int argc, char **argv)
                     tmo);
             return EXIT_USAGE;
         }
-        job.timeout_sec = (int) v;
+        job.timeout_sec = (int)v;
     }
     path = find_program(o.argv[0]);
     if (path == NULL)
@@ -1148,7 +1154,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
 
     job.size = o.n;
-    job.ranks = calloc((size_t) o.n, sizeof(rank_t));
+    job.ranks = calloc((size_t)o.n, sizeof(rank_t));
     if (job.ranks == NULL) {
         fprintf(stderr, "mpiexec: out of memory for %d ranks\n", o.n);
         return EXIT_USAGE;
@@ -1166,8 +1172,8 @@ int main(int argc, char **argv)
         }
     }
     /* pid and time make the name unique among jobs on this node and over time. */
-    snprintf(job.kvsname, sizeof(job.kvsname), "kvs_%ld_%lld", (long) getpid(),
-             (long long) time(NULL));
+    snprintf(job.kvsname, sizeof(job.kvsname), "kvs_%ld_%lld", (long)getpid(),
+             (long long)time(NULL));
     if (setup_signals() != 0)
         return EXIT_USAGE;
     /* Anything buffered here would otherwise be duplicated into every child. */
@@ -1182,7 +1188,7 @@ int main(int argc, char **argv)
         }
     }
     if (job.timeout_sec)
-        job.timeout_at = now_ms() + (long long) job.timeout_sec * 1000;
+        job.timeout_at = now_ms() + (long long)job.timeout_sec * 1000;
     event_loop();
     free(path);
     free(o.env);

@@ -61,7 +61,7 @@ static int send_msg(PMIU_msg_t *msg)
         return PMI_FAIL;
     if (pmi.debug)
         fprintf(stderr, "[pmi rank %d] send: %s", pmi.rank, msg->line);
-    if (PMIU_writeall(pmi.fd, msg->line, (size_t) len) != 0)
+    if (PMIU_writeall(pmi.fd, msg->line, (size_t)len) != 0)
         return PMI_FAIL;
     return PMI_SUCCESS;
 }
@@ -114,7 +114,7 @@ static int env_int(const char *name, int *value_p)
         PMIU_set_error("environment variable %s=%s is not an integer", name, s);
         return PMI_FAIL;
     }
-    *value_p = (int) v;
+    *value_p = (int)v;
     return PMI_SUCCESS;
 }
 
@@ -127,12 +127,12 @@ static int connect_port(const char *port_env)
     int fd = -1, gai, saved_errno = 0;
 
     if (colon == NULL || colon == port_env || colon[1] == '\0' ||
-        (size_t) (colon - port_env) >= sizeof(host)) {
+        (size_t)(colon - port_env) >= sizeof(host)) {
         PMIU_set_error("PMI_PORT=%s is not host:port", port_env);
         return -1;
     }
     const char *h = port_env;
-    size_t hlen = (size_t) (colon - port_env);
+    size_t hlen = (size_t)(colon - port_env);
     /* Accept [v6addr]:port as well as host:port. */
     if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') {
         h++;
@@ -267,8 +267,7 @@ int PMI_Init(int *spawned)
             env_int("PMI_SIZE", &pmi.size))
             goto fn_fail;
         if (fcntl(pmi.fd, F_GETFD) < 0) {
-            PMIU_set_error("PMI_FD=%d is not an open file descriptor: %s", pmi.fd,
-                           strerror(errno));
+            PMIU_set_error("PMI_FD=%d is not an open file descriptor: %s", pmi.fd, strerror(errno));
             goto fn_fail;
         }
         pmi.mode = MODE_FD;
@@ -286,7 +285,7 @@ int PMI_Init(int *spawned)
         pmi.kvsname_max = SINGLETON_KVSNAME_MAX;
         pmi.keylen_max = SINGLETON_KEYLEN_MAX;
         pmi.vallen_max = SINGLETON_VALLEN_MAX;
-        snprintf(pmi.kvsname, sizeof(pmi.kvsname), "singleton_kvs_%ld", (long) getpid());
+        snprintf(pmi.kvsname, sizeof(pmi.kvsname), "singleton_kvs_%ld", (long)getpid());
         goto fn_exit;
     }
 
@@ -303,17 +302,17 @@ int PMI_Init(int *spawned)
         goto fn_fail_close;
     }
 
-  fn_exit:
+fn_exit:
     if (spawned)
         *spawned = pmi.spawned;
     return PMI_SUCCESS;
 
-  fn_fail_close:
+fn_fail_close:
+    /* The PMI_FD fd belongs to the launcher's setup; only our own socket is closed. */
     if (pmi.mode == MODE_PORT)
         close(pmi.fd);
     pmi.fd = -1;
-    pmi.mode = MODE_NONE;
-  fn_fail:
+fn_fail:
     pmi.mode = MODE_NONE;
     return PMI_FAIL;
 }
@@ -400,7 +399,7 @@ int PMI_KVS_Get_my_name(char *kvsname, int length)
 {
     if (check_init("PMI_KVS_Get_my_name") || kvsname == NULL)
         return PMI_FAIL;
-    if (length < 0 || strlen(pmi.kvsname) >= (size_t) length) {
+    if (length < 0 || strlen(pmi.kvsname) >= (size_t)length) {
         PMIU_set_error("PMI_KVS_Get_my_name: buffer of %d bytes is too small for %s", length,
                        pmi.kvsname);
         return PMI_FAIL;
@@ -453,7 +452,7 @@ static int local_put(const char *key, const char *value)
         kv->value = v;
         return PMI_SUCCESS;
     }
-    local_kv_t *grown = realloc(pmi.kvs, (size_t) (pmi.nkvs + 1) * sizeof(*grown));
+    local_kv_t *grown = realloc(pmi.kvs, (size_t)(pmi.nkvs + 1) * sizeof(*grown));
     if (grown == NULL)
         goto fn_fail_free;
     pmi.kvs = grown;
@@ -463,21 +462,21 @@ static int local_put(const char *key, const char *value)
     pmi.kvs[pmi.nkvs++].value = v;
     return PMI_SUCCESS;
 
-  fn_fail_free:
+fn_fail_free:
     free(v);
-  fn_fail:
+fn_fail:
     PMIU_set_error("PMI_KVS_Put key=%s: out of memory", key);
     return PMI_FAIL;
 }
 
 static int check_key_value(const char *fn, const char *key, const char *value)
 {
-    if (!PMIU_key_ok(key) || strlen(key) > (size_t) pmi.keylen_max) {
+    if (!PMIU_key_ok(key) || strlen(key) > (size_t)pmi.keylen_max) {
         PMIU_set_error("%s: key '%.80s' is empty, longer than %d, or holds '=' or blanks", fn,
                        key ? key : "(null)", pmi.keylen_max);
         return PMI_FAIL;
     }
-    if (value && (!PMIU_value_ok(value) || strlen(value) > (size_t) pmi.vallen_max)) {
+    if (value && (!PMIU_value_ok(value) || strlen(value) > (size_t)pmi.vallen_max)) {
         PMIU_set_error("%s key=%s: value of %zu bytes is longer than %d or holds blanks", fn, key,
                        strlen(value), pmi.vallen_max);
         return PMI_FAIL;
@@ -514,7 +513,7 @@ int PMI_KVS_Commit(const char *kvsname)
 {
     /* Every put is sent at once and the barrier is the fence, so there is
      * nothing to flush. */
-    (void) kvsname;
+    (void)kvsname;
     return check_init("PMI_KVS_Commit");
 }
 
@@ -533,7 +532,7 @@ int PMI_Barrier(void)
 
 static int copy_value(const char *key, const char *value, char *out, int length)
 {
-    if (length < 0 || strlen(value) >= (size_t) length) {
+    if (length < 0 || strlen(value) >= (size_t)length) {
         PMIU_set_error("PMI_KVS_Get key=%s: value of %zu bytes does not fit a buffer of %d", key,
                        strlen(value), length);
         return PMI_FAIL;

@@ -49,7 +49,8 @@ int PMIU_parse(const char *line, size_t len, PMIU_cmd_t *cmd_p)
         return -1;
     }
     if (memchr(line, '\n', len) || memchr(line, '\0', len)) {
-        PMIU_set_error("PMI line holds an embedded %s", memchr(line, '\n', len) ? "newline" : "NUL");
+        PMIU_set_error("PMI line holds an embedded %s",
+                       memchr(line, '\n', len) ? "newline" : "NUL");
         return -1;
     }
 
@@ -70,7 +71,7 @@ int PMIU_parse(const char *line, size_t len, PMIU_cmd_t *cmd_p)
         if (eq == NULL) {
             if (cmd_p->npairs == 0) {
                 PMIU_set_error("PMI line starts with '%.*s', which is not key=value",
-                               (int) (toklen > 40 ? 40 : toklen), tok);
+                               (int)(toklen > 40 ? 40 : toklen), tok);
                 return -1;
             }
             /* Join to the previous value: replace its NUL with a space. */
@@ -81,7 +82,7 @@ int PMIU_parse(const char *line, size_t len, PMIU_cmd_t *cmd_p)
             continue;
         }
         if (eq == tok) {
-            PMIU_set_error("PMI token '%.*s' has an empty key", (int) (toklen > 40 ? 40 : toklen),
+            PMIU_set_error("PMI token '%.*s' has an empty key", (int)(toklen > 40 ? 40 : toklen),
                            tok);
             return -1;
         }
@@ -89,7 +90,7 @@ int PMIU_parse(const char *line, size_t len, PMIU_cmd_t *cmd_p)
             PMIU_set_error("PMI line has more than %d key=value pairs", PMIU_MAXPAIRS);
             return -1;
         }
-        size_t keylen = (size_t) (eq - tok);
+        size_t keylen = (size_t)(eq - tok);
         PMIU_pair_t *pair = &cmd_p->pairs[cmd_p->npairs++];
         pair->key = cmd_p->buf + w;
         memcpy(cmd_p->buf + w, tok, keylen);
@@ -130,7 +131,7 @@ static int parse_int(const char *s, int *value_p)
     v = strtol(s, &end, 10);
     if (end == s || *end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX)
         return -1;
-    *value_p = (int) v;
+    *value_p = (int)v;
     return 0;
 }
 
@@ -143,8 +144,8 @@ int PMIU_get_int(const PMIU_cmd_t *cmd, const char *key, int *value_p)
         return -1;
     }
     if (parse_int(s, value_p) != 0) {
-        PMIU_set_error("PMI reply cmd=%s has %s=%s, which is not an integer",
-                       cmd_name(cmd), key, s);
+        PMIU_set_error("PMI reply cmd=%s has %s=%s, which is not an integer", cmd_name(cmd), key,
+                       s);
         return -1;
     }
     return 0;
@@ -225,7 +226,8 @@ void PMIU_msg_add(PMIU_msg_t *msg, const char *key, const char *value)
     size_t need = msg->len + sep + klen + vlen + 2;
     if (need > PMIU_MAXLINE) {
         PMIU_set_error("PMI line would be %zu bytes with %s= (value of %zu bytes), over the "
-                       "limit of %d", need, key, vlen, PMIU_MAXLINE);
+                       "limit of %d",
+                       need, key, vlen, PMIU_MAXLINE);
         msg->failed = 1;
         return;
     }
@@ -238,7 +240,7 @@ void PMIU_msg_add(PMIU_msg_t *msg, const char *key, const char *value)
     memcpy(p, value, vlen);
     p += vlen;
     *p = '\0';
-    msg->len = (size_t) (p - msg->line);
+    msg->len = (size_t)(p - msg->line);
 }
 
 void PMIU_msg_add_int(PMIU_msg_t *msg, const char *key, long value)
@@ -256,7 +258,7 @@ int PMIU_msg_finish(PMIU_msg_t *msg)
     /* msg_add reserved the byte for the newline. */
     msg->line[msg->len++] = '\n';
     msg->line[msg->len] = '\0';
-    return (int) msg->len;
+    return (int)msg->len;
 }
 
 int PMIU_format(char *buf, size_t size, const PMIU_pair_t *pairs, int npairs)
@@ -275,11 +277,11 @@ int PMIU_format(char *buf, size_t size, const PMIU_pair_t *pairs, int npairs)
     len = PMIU_msg_finish(&msg);
     if (len < 0)
         return -1;
-    if ((size_t) len + 1 > size) {
+    if ((size_t)len + 1 > size) {
         PMIU_set_error("PMI line of %d bytes does not fit a buffer of %zu", len, size);
         return -1;
     }
-    memcpy(buf, msg.line, (size_t) len + 1);
+    memcpy(buf, msg.line, (size_t)len + 1);
     return len;
 }
 
@@ -300,7 +302,7 @@ int PMIU_reader_next(PMIU_reader_t *r, char *line, size_t *len_p)
             r->len = 0;
             return PMIU_LINE_NONE;
         }
-        r->len -= (size_t) (nl + 1 - r->buf);
+        r->len -= (size_t)(nl + 1 - r->buf);
         memmove(r->buf, nl + 1, r->len);
         r->discarding = 0;
     }
@@ -308,15 +310,15 @@ int PMIU_reader_next(PMIU_reader_t *r, char *line, size_t *len_p)
     if (nl == NULL) {
         /* MAXLINE bytes and still no newline: the line cannot fit the limit. */
         if (r->len >= PMIU_MAXLINE) {
-            PMIU_set_error("PMI line on fd %d is longer than the limit of %d bytes; skipped",
-                           r->fd, PMIU_MAXLINE);
+            PMIU_set_error("PMI line on fd %d is longer than the limit of %d bytes; skipped", r->fd,
+                           PMIU_MAXLINE);
             r->discarding = 1;
             r->len = 0;
             return PMIU_LINE_TOOLONG;
         }
         return PMIU_LINE_NONE;
     }
-    size_t n = (size_t) (nl - r->buf);
+    size_t n = (size_t)(nl - r->buf);
     size_t consumed = n + 1;
     int rc = PMIU_LINE_OK;
     if (consumed > PMIU_MAXLINE) {
@@ -352,8 +354,8 @@ long PMIU_reader_fill(PMIU_reader_t *r)
             PMIU_set_error("read from PMI fd %d: %s (errno %d)", r->fd, strerror(errno), errno);
         return -1;
     }
-    r->len += (size_t) n;
-    return (long) n;
+    r->len += (size_t)n;
+    return (long)n;
 }
 
 static int wait_fd(int fd, short events)
@@ -425,7 +427,7 @@ int PMIU_writeall(int fd, const char *buf, size_t len)
             return -1;
         }
         buf += n;
-        len -= (size_t) n;
+        len -= (size_t)n;
     }
     return 0;
 }

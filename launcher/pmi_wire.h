@@ -12,9 +12,9 @@
 #define PMIU_MAXPAIRS 64
 
 /* Status codes of the line reader. */
-#define PMIU_LINE_OK 1      /* a complete line was returned */
-#define PMIU_LINE_NONE 0    /* no complete line buffered yet (or EOF on a blocking read) */
-#define PMIU_LINE_ERROR (-1) /* read() failed; errno and PMIU_last_error() say why */
+#define PMIU_LINE_OK 1         /* a complete line was returned */
+#define PMIU_LINE_NONE 0       /* no complete line buffered yet (or EOF on a blocking read) */
+#define PMIU_LINE_ERROR (-1)   /* read() failed; errno and PMIU_last_error() say why */
 #define PMIU_LINE_TOOLONG (-2) /* a line exceeded PMIU_MAXLINE; it is skipped up to its newline */
 
 typedef struct PMIU_pair {

@@ -1,4 +1,4 @@
-/* pmi_hello.c: PMI-1 client check: put, barrier, get every other rank's key; prints " No Errors". */
+/* pmi_hello.c: PMI-1 client check: put, barrier, get every rank's key; prints " No Errors". */
 #include "pmi.h"
 
 #include <stdio.h>
@@ -17,8 +17,7 @@ static int errors;
     do {                                                                                           \
         int rc_ = (call);                                                                          \
         if (rc_ != PMI_SUCCESS) {                                                                  \
-            fprintf(stderr, "rank %d: %s returned %d: %s\n", rank, #call, rc_,                     \
-                    PMIU_last_error());                                                            \
+            fprintf(stderr, "rank %d: %s returned %d: %s\n", rank, #call, rc_, PMIU_last_error()); \
             errors++;                                                                              \
             goto fn_exit;                                                                          \
         }                                                                                          \
@@ -39,17 +38,19 @@ int main(void)
     CHECK(PMI_KVS_Get_name_length_max(&namemax));
     CHECK(PMI_KVS_Get_key_length_max(&keymax));
     CHECK(PMI_KVS_Get_value_length_max(&valmax));
-    CHECK(PMI_KVS_Get_my_name(kvsname, (int) sizeof(kvsname)));
-    if (spawned != 0 || size < 1 || rank < 0 || rank >= size || (usize != -1 && usize < size) || appnum != 0 ||
-        namemax < 16 || keymax < 16 || valmax < 64 || kvsname[0] == '\0') {
-        fprintf(stderr, "rank %d: bad job info: spawned=%d size=%d universe=%d appnum=%d "
-                        "maxes=%d/%d/%d kvsname='%s'\n",
+    CHECK(PMI_KVS_Get_my_name(kvsname, (int)sizeof(kvsname)));
+    /* Hydra reports a universe size of -1 when none was given. */
+    if (spawned != 0 || size < 1 || rank < 0 || rank >= size || (usize != -1 && usize < size) ||
+        appnum != 0 || namemax < 16 || keymax < 16 || valmax < 64 || kvsname[0] == '\0') {
+        fprintf(stderr,
+                "rank %d: bad job info: spawned=%d size=%d universe=%d appnum=%d "
+                "maxes=%d/%d/%d kvsname='%s'\n",
                 rank, spawned, size, usize, appnum, namemax, keymax, valmax, kvsname);
         errors++;
     }
 
     snprintf(key, sizeof(key), "hello-%d", rank);
-    snprintf(value, sizeof(value), "rank%d-of-%d-pid%ld", rank, size, (long) getpid());
+    snprintf(value, sizeof(value), "rank%d-of-%d-pid%ld", rank, size, (long)getpid());
     CHECK(PMI_KVS_Put(kvsname, key, value));
     CHECK(PMI_KVS_Commit(kvsname));
     CHECK(PMI_Barrier());
@@ -57,7 +58,7 @@ int main(void)
     for (int i = 0; i < size; i++) {
         snprintf(key, sizeof(key), "hello-%d", (rank + i) % size);
         snprintf(expect, sizeof(expect), "rank%d-of-%d-pid", (rank + i) % size, size);
-        CHECK(PMI_KVS_Get(kvsname, key, value, (int) sizeof(value)));
+        CHECK(PMI_KVS_Get(kvsname, key, value, (int)sizeof(value)));
         if (strncmp(value, expect, strlen(expect)) != 0) {
             fprintf(stderr, "rank %d: %s is '%s', expected it to start with '%s'\n", rank, key,
                     value, expect);
@@ -65,11 +66,11 @@ int main(void)
         }
     }
     /* A miss must fail cleanly and leave the connection usable. */
-    if (PMI_KVS_Get(kvsname, "no-such-key", value, (int) sizeof(value)) == PMI_SUCCESS) {
+    if (PMI_KVS_Get(kvsname, "no-such-key", value, (int)sizeof(value)) == PMI_SUCCESS) {
         fprintf(stderr, "rank %d: get of a missing key succeeded with '%s'\n", rank, value);
         errors++;
     }
-    CHECK(PMI_KVS_Get(kvsname, "PMI_process_mapping", value, (int) sizeof(value)));
+    CHECK(PMI_KVS_Get(kvsname, "PMI_process_mapping", value, (int)sizeof(value)));
     if (strncmp(value, "(vector,", 8) != 0) {
         fprintf(stderr, "rank %d: PMI_process_mapping is '%s'\n", rank, value);
         errors++;
@@ -79,7 +80,7 @@ int main(void)
         if (strcmp(mode, "abort") == 0)
             PMI_Abort(7, "pmi_hello asked to abort");
         if (strcmp(mode, "segv") == 0)
-            *(volatile int *) 0 = 1;
+            *(volatile int *)0 = 1;
         if (strcmp(mode, "nofinal") == 0)
             return 0;
     }
@@ -91,7 +92,7 @@ int main(void)
     CHECK(PMI_Barrier());
     CHECK(PMI_Finalize());
 
-  fn_exit:
+fn_exit:
     if (errors == 0 && rank == 0)
         printf(" No Errors\n");
     return errors ? 1 : 0;

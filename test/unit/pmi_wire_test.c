@@ -1,4 +1,4 @@
-/* pmi_wire_test.c: unit tests of the PMI-1 parser, formatter and fd line I/O (launcher/pmi_wire.c). */
+/* pmi_wire_test.c: unit tests of launcher/pmi_wire.c: PMI-1 parser, formatter, fd line I/O. */
 #include "pmi_wire.h"
 
 #include <errno.h>
@@ -24,7 +24,7 @@ static int failures;
 
 #define EXPECT_INT(actual, expected)                                                               \
     do {                                                                                           \
-        long a_ = (long) (actual), e_ = (long) (expected);                                         \
+        long a_ = (long)(actual), e_ = (long)(expected);                                           \
         if (a_ != e_)                                                                              \
             FAIL("%s is %ld, expected %ld (last error: %s)", #actual, a_, e_, PMIU_last_error());  \
     } while (0)
@@ -137,7 +137,7 @@ static void test_parse_errors(void)
     /* More pairs than the parser keeps. */
     size_t len = 0;
     for (int i = 0; i <= PMIU_MAXPAIRS; i++)
-        len += (size_t) snprintf(line + len, sizeof(line) - len, "k%d=v ", i);
+        len += (size_t)snprintf(line + len, sizeof(line) - len, "k%d=v ", i);
     EXPECT_INT(PMIU_parse(line, len, &cmd), -1);
     EXPECT_ERROR_MENTIONS("pairs");
 }
@@ -198,7 +198,7 @@ static void test_format(void)
     PMIU_msg_add(&msg, "key", "P3-tcp");
     PMIU_msg_add(&msg, "value", "10.0.0.1:5000");
     PMIU_msg_add_int(&msg, "n", -12);
-    EXPECT_INT(PMIU_msg_finish(&msg), (int) strlen(msg.line));
+    EXPECT_INT(PMIU_msg_finish(&msg), (int)strlen(msg.line));
     EXPECT_STR(msg.line, "cmd=put kvsname=kvs_9_1 key=P3-tcp value=10.0.0.1:5000 n=-12\n");
     /* Round trip. */
     EXPECT_INT(PMIU_parse(msg.line, msg.len, &cmd), 0);
@@ -321,7 +321,7 @@ static void test_reader(void)
 
 static void on_alarm(int sig)
 {
-    (void) sig;
+    (void)sig;
 }
 
 /* A signal during a blocking read must not turn into an error. */
@@ -373,7 +373,7 @@ static void test_writeall_partial(void)
         return;
     }
     for (size_t i = 0; i < total; i++)
-        buf[i] = (char) (i * 7);
+        buf[i] = (char)(i * 7);
     pid_t pid = fork();
     if (pid == 0) {
         close(p[1]);
@@ -383,9 +383,9 @@ static void test_writeall_partial(void)
         usleep(50000);
         while ((n = read(p[0], chunk, sizeof(chunk))) > 0) {
             for (ssize_t i = 0; i < n; i++)
-                if (chunk[i] != (char) ((got + (size_t) i) * 7))
+                if (chunk[i] != (char)((got + (size_t)i) * 7))
                     bad++;
-            got += (size_t) n;
+            got += (size_t)n;
         }
         _exit(got == total && bad == 0 ? 0 : 1);
     }
