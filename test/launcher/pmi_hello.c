@@ -65,6 +65,24 @@ int main(void)
             errors++;
         }
     }
+    /* A value near the line limit survives the round trip: 900 bytes plus
+     * "cmd=put kvsname=<~30> key=long-N value=" stays under 1024. */
+    char longval[901];
+    for (int i = 0; i < 900; i++)
+        longval[i] = (char)('a' + (i + rank) % 26);
+    longval[900] = '\0';
+    snprintf(key, sizeof(key), "long-%d", rank);
+    CHECK(PMI_KVS_Put(kvsname, key, longval));
+    CHECK(PMI_Barrier());
+    snprintf(key, sizeof(key), "long-%d", (rank + 1) % size);
+    CHECK(PMI_KVS_Get(kvsname, key, value, (int)sizeof(value)));
+    for (int i = 0; i < 900; i++)
+        longval[i] = (char)('a' + (i + (rank + 1) % size) % 26);
+    if (strcmp(value, longval) != 0) {
+        fprintf(stderr, "rank %d: %s came back as %zu bytes '%.40s...', expected 900 bytes\n",
+                rank, key, strlen(value), value);
+        errors++;
+    }
     /* A miss must fail cleanly and leave the connection usable. */
     if (PMI_KVS_Get(kvsname, "no-such-key", value, (int)sizeof(value)) == PMI_SUCCESS) {
         fprintf(stderr, "rank %d: get of a missing key succeeded with '%s'\n", rank, value);
