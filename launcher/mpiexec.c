@@ -1131,8 +1131,9 @@ static int exit_code(void)
 
 int main(int argc, char **argv)
 {
-    opts_t o;
-    char *path;
+    /* Static: they live for the whole run, and early exits need not free them. */
+    static opts_t o;
+    static char *path;
     const char *tmo = getenv("MPIEXEC_TIMEOUT");
 
     if (parse_args(argc, argv, &o) != 0)
