@@ -83,7 +83,8 @@ int MPID_Init(void)
     if (PMI_Init(&spawned) || PMI_Get_rank(&w->rank) || PMI_Get_size(&w->size) ||
         PMI_KVS_Get_my_name(w->kvsname, sizeof(w->kvsname)))
         return pmi_err("initialisation");
-    if (PMI_Get_universe_size(&w->universe_size))
+    /* Hydra answers -1 when the user gave no universe size. */
+    if (PMI_Get_universe_size(&w->universe_size) || w->universe_size < w->size)
         w->universe_size = w->size;
     if (PMI_Get_appnum(&w->appnum))
         w->appnum = 0;
@@ -134,7 +135,7 @@ void MPID_Abort(int exit_code, const char *msg)
 {
     fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
     fflush(stderr);
-    PMI_Abort(exit_code, msg);
+    PMI_Abort(exit_code, NULL); /* NULL: the message is printed once, here */
     /* Without a process manager (or if it did not kill us), end here. */
     _exit(exit_code ? exit_code : 1);
 }

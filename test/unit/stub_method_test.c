@@ -39,8 +39,7 @@ int main(void)
     }
     int made = 0;
     if (m->progress(&made) != 0 || made != 0) {
-        fprintf(stderr, "an idle stub's progress must succeed and report nothing (made=%d)
-",
+        fprintf(stderr, "an idle stub's progress must succeed and report nothing (made=%d)\n",
                 made);
         errors++;
     }
