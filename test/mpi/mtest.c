@@ -116,11 +116,28 @@ int mtest_check_class(int rc, int expected_class, const char *what)
     return 0;
 }
 
+/* Fills bytes [from, to) of buf with the pattern, 8 bytes per hash. */
+static void fill_range(unsigned char *p, size_t from, size_t to, int seed)
+{
+    size_t i = from;
+    for (; i < to && (i & 7); i++)
+        p[i] = mtest_pattern_byte(i, seed);
+    for (; i + 8 <= to; i += 8) {
+        uint64_t h = mtest_pattern_word(i >> 3, seed);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(p + i, &h, 8);
+#else
+        for (int b = 0; b < 8; b++)
+            p[i + b] = (unsigned char)(h >> (8 * b));
+#endif
+    }
+    for (; i < to; i++)
+        p[i] = mtest_pattern_byte(i, seed);
+}
+
 void mtest_fill_bytes(void *buf, size_t n, int seed)
 {
-    unsigned char *p = buf;
-    for (size_t i = 0; i < n; i++)
-        p[i] = mtest_pattern_byte(i, seed);
+    fill_range(buf, 0, n, seed);
 }
 
 /* Checks bytes [from, to) of buf against the pattern (indexed from buf) and reports the first
@@ -130,12 +147,28 @@ static int check_pattern(const void *buf, size_t from, size_t to, int seed, cons
 {
     const unsigned char *p = buf;
     size_t bad = 0, first = 0;
-    for (size_t i = from; i < to; i++) {
-        if (p[i] != mtest_pattern_byte(i, seed)) {
-            if (!bad)
-                first = i;
-            bad++;
+    size_t i = from;
+    while (i < to) {
+        uint64_t h = mtest_pattern_word(i >> 3, seed);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* whole aligned word equal: skip it at once */
+        if ((i & 7) == 0 && i + 8 <= to) {
+            uint64_t v;
+            memcpy(&v, p + i, 8);
+            if (v == h) {
+                i += 8;
+                continue;
+            }
         }
+#endif
+        do {
+            if (p[i] != (unsigned char)(h >> ((i & 7) * 8))) {
+                if (!bad)
+                    first = i;
+                bad++;
+            }
+            i++;
+        } while (i < to && (i & 7));
     }
     if (bad)
         mtest_report(__FILE__, __LINE__,
@@ -152,6 +185,11 @@ int mtest_check_bytes(const void *buf, size_t n, int seed, const char *what)
 void mtest_fill_guard(void *buf, size_t n)
 {
     mtest_fill_bytes(buf, n, MTEST_GUARD_SEED);
+}
+
+void mtest_fill_guard_range(void *buf, size_t from, size_t to)
+{
+    fill_range(buf, from, to, MTEST_GUARD_SEED);
 }
 
 int mtest_check_guard(const void *buf, size_t from, size_t to, const char *what)
