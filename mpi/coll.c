@@ -49,6 +49,8 @@ int MPIR_Barrier_impl(MPIR_Comm *comm)
         err = MPID_Isend(NULL, 0, MPI_BYTE, (comm->rank + k) % comm->size, TAG_BARRIER, comm,
                          MPIR_CONTEXT_COLL_OFFSET, 0, &s);
         int e1 = s ? finish(s) : err;
+        if (e1) /* the partner will not hear from us; do not wait for it either */
+            MPID_Cancel_recv(r);
         int e2 = finish(r);
         if (e1 || e2)
             return e1 ? e1 : e2;

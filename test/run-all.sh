@@ -121,6 +121,8 @@ install_check() {
 }
 single install install_check
 
+part errors bash test/errors/run.sh "$inst"
+
 runlist() {
     MPICC="$1" MPIEXEC="$2" TESTDIR="$3" VARIANTS_FILE=$top/test/variants \
         bash test/mpi/runtests "${@:4}"

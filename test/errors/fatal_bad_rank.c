@@ -1,0 +1,11 @@
+/* fatal_bad_rank.c: a send to a rank outside the communicator under the default handler. */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    int x = 1;
+    MPI_Init(&argc, &argv);
+    MPI_Send(&x, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# run.sh: failure behaviour of real MPI programs: aborts, crashes, fatal MPI errors and bad
+# settings end the job quickly with a clear message naming the cause, never a hang.
+#   test/errors/run.sh PREFIX    (PREFIX/bin/mpicc and PREFIX/bin/mpiexec)
+set -u
+prefix=${1:?usage: run.sh PREFIX}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+mpiexec=$prefix/bin/mpiexec
+
+for p in abort_rank1 segv_rank2 fatal_truncate fatal_bad_rank before_init hello; do
+    "$prefix/bin/mpicc" -o "$tmp/$p" "$here/$p.c" || { echo "FAIL build $p"; failed=$((failed + 1)); }
+done
+
+# check NAME WANT_RC ERR_REGEX MAX_SECONDS COMMAND...: exit code, stderr and time (regex - : no stderr).
+check() {
+    local name=$1 want=$2 re=$3 max=$4
+    shift 4
+    local t0=$SECONDS
+    timeout -k 5 60 "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$? secs=$((SECONDS - t0))
+    if [ "$rc" != "$want" ]; then
+        echo "FAIL $name: exit code $rc, expected $want; stderr: $(head -c 400 "$tmp/err")"
+        failed=$((failed + 1))
+    elif [ "$re" = "-" ] && [ -s "$tmp/err" ]; then
+        echo "FAIL $name: expected no stderr, got: $(head -c 400 "$tmp/err")"
+        failed=$((failed + 1))
+    elif [ "$re" != "-" ] && ! grep -qE "$re" "$tmp/err"; then
+        echo "FAIL $name: stderr does not match /$re/: $(head -c 400 "$tmp/err")"
+        failed=$((failed + 1))
+    elif [ "$secs" -gt "$max" ]; then
+        echo "FAIL $name: took $secs s (at most $max expected)"
+        failed=$((failed + 1))
+    else
+        echo "PASS $name"
+        passed=$((passed + 1))
+    fi
+}
+
+check abort_exit_code 7 'rank 1.*MPI_Abort|MPI_Abort.*rank 1' 10 "$mpiexec" -n 4 "$tmp/abort_rank1"
+check segv_named 139 'rank 2.*(signal 11|Segmentation)' 10 "$mpiexec" -n 4 "$tmp/segv_rank2"
+check fatal_truncate 1 'Fatal error in MPI_Recv: Message truncated: 400 bytes from rank 0 tag 3' 10 \
+    "$mpiexec" -n 2 "$tmp/fatal_truncate"
+check fatal_bad_rank 1 'Fatal error in MPI_Send: Invalid rank 99 \(communicator size 2\)' 10 \
+    "$mpiexec" -n 2 "$tmp/fatal_bad_rank"
+check before_init 1 'MPI_Comm_rank called before MPI_Init' 5 "$tmp/before_init"
+check bad_variable 1 'FERRY_RNDV_PROTOCOL="fast" is not one of auto\|read\|write\|pipeline' 10 \
+    env FERRY_RNDV_PROTOCOL=fast "$mpiexec" -n 2 "$tmp/hello"
+check bad_size 1 'FERRY_EAGER_LIMIT="12Q" is not a size' 10 \
+    env FERRY_EAGER_LIMIT=12Q "$mpiexec" -n 2 "$tmp/hello"
+check unknown_method 1 'method "ucx" is not built in \(available: self,shm' 10 \
+    env FERRY_METHODS=ucx "$mpiexec" -n 2 "$tmp/hello"
+check misspelt_variable 0 'unknown variable FERRY_EAGER_LIMT' 10 \
+    env FERRY_EAGER_LIMT=5 "$mpiexec" -n 2 "$tmp/hello"
+# A method list that leaves a peer unreachable is an error at the first send, not a hang.
+check unreachable_peer 1 'no method reaches rank [01] \(methods in use: self' 10 \
+    env FERRY_METHODS=self "$mpiexec" -n 2 "$tmp/hello"
+# A singleton (no launcher at all) works.
+check singleton 0 - 10 "$tmp/hello"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
