@@ -1,7 +1,7 @@
 /* coll_reduce.c: MPI_Reduce and MPI_Allreduce with every predefined operation on every
- * predefined type the standard allows it for: SUM, PROD, MAX, MIN on integers and floating
- * point, SUM and PROD on complex, LAND, LOR, LXOR on integers and C_BOOL, BAND, BOR, BXOR on
- * integers and BYTE, MAXLOC and MINLOC on the pair types (ties resolved to the lowest index).
+ * predefined type the standard allows it for: SUM, PROD, MAX, MIN on integers (including
+ * MPI_AINT, MPI_OFFSET, MPI_COUNT) and floating point, SUM and PROD on complex, LAND, LOR, LXOR
+ * on C integers and C_BOOL, BAND, BOR, BXOR on integers and BYTE, MAXLOC and MINLOC on the pair types (ties resolved to the lowest index).
  * Counts 0 to 100000, roots 0, last and middle; the result is checked element by element on
  * the root (Reduce, whose receive buffer elsewhere is NULL) and on every rank (Allreduce). Each
  * rank contributes values chosen so that the exact result is known and cannot overflow. With
@@ -20,7 +20,9 @@ struct val {
     int idx;
 };
 
-enum kind { K_INT, K_UINT, K_FLOAT, K_COMPLEX, K_BOOL, K_BYTE, K_PAIR };
+/* K_MULTI: the "multi-language" integer types MPI_AINT, MPI_OFFSET, MPI_COUNT, which the
+ * standard allows with the arithmetic and bitwise ops but not with the logical ones. */
+enum kind { K_INT, K_UINT, K_MULTI, K_FLOAT, K_COMPLEX, K_BOOL, K_BYTE, K_PAIR };
 
 struct rtype {
     MPI_Datatype dt;
@@ -145,9 +147,9 @@ static const struct rtype types[] = {
     R(MPI_UINT16_T, u16, K_UINT, uint16_t),
     R(MPI_UINT32_T, u32, K_UINT, uint32_t),
     R(MPI_UINT64_T, u64, K_UINT, uint64_t),
-    R(MPI_AINT, aint, K_INT, MPI_Aint),
-    R(MPI_OFFSET, offset, K_INT, MPI_Offset),
-    R(MPI_COUNT, count, K_INT, MPI_Count),
+    R(MPI_AINT, aint, K_MULTI, MPI_Aint),
+    R(MPI_OFFSET, offset, K_MULTI, MPI_Offset),
+    R(MPI_COUNT, count, K_MULTI, MPI_Count),
     R(MPI_FLOAT, float, K_FLOAT, float),
     R(MPI_C_FLOAT_COMPLEX, cfloat, K_COMPLEX, float _Complex),
     R(MPI_C_LONG_DOUBLE_COMPLEX, cldouble, K_COMPLEX, long double _Complex),
@@ -176,6 +178,7 @@ static int op_allowed(enum kind k, int op)
     switch (k) {
     case K_INT:
     case K_UINT: return op <= BXOR;
+    case K_MULTI: return op <= MIN || (op >= BAND && op <= BXOR);
     case K_FLOAT: return op <= MIN;
     case K_COMPLEX: return op == SUM || op == PROD;
     case K_BOOL: return op == LAND || op == LOR || op == LXOR;
@@ -199,7 +202,7 @@ static uint32_t hsh(int r, size_t i)
 static void contrib(const struct rtype *t, int op, int r, size_t i, struct val *v)
 {
     uint32_t h = hsh(r, i);
-    int sgn = t->kind == K_INT || t->kind == K_FLOAT || t->kind == K_COMPLEX;
+    int sgn = t->kind == K_INT || t->kind == K_MULTI || t->kind == K_FLOAT || t->kind == K_COMPLEX;
     memset(v, 0, sizeof *v);
     long long x = 0;
     switch (op) {
