@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "adi_impl.h"
+#include "datatype.h"
 
 static void check_seq(int peer, const MPIDI_match_hdr_t *m)
 {
@@ -125,6 +126,7 @@ int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, 
     rreq->comm = comm;
     comm->ref++;
     MPIR_Segment_init(&rreq->seg, buf, count, type);
+    MPIR_Datatype_add_ref(rreq->seg.dt); /* MPI_Type_free while pending must be safe */
     rreq->rank = rank;
     rreq->tag = tag;
     rreq->context_id = comm->context_id + context_offset;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "adi_impl.h"
+#include "datatype.h"
 
 /* Requests live in chunks that never move, so pointers handed to methods as
  * cookies stay valid; the handle's low bits index the chunk table. */
@@ -61,6 +62,8 @@ void MPIR_Request_release(MPIR_Request *req)
         MPIDI_fatal("request %#x released twice", (unsigned)req->handle);
     free(req->unexp_data);
     req->unexp_data = NULL;
+    MPIR_Datatype_release(req->seg.dt); /* the reference MPID_Isend/Irecv took */
+    req->seg.dt = NULL;
     if (req->comm)
         MPIR_Comm_release(req->comm);
     req->comm = NULL;

@@ -1,6 +1,7 @@
 /* send.c: MPID_Isend and the sender's side of every protocol (the choice is here). */
 #include <stdio.h>
 #include "adi_impl.h"
+#include "datatype.h"
 #include "mpidi_config.h"
 
 static MPIR_Request *lookup(uint64_t id, MPIR_Request_kind_t kind, int peer, const char *what)
@@ -31,6 +32,7 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     sreq->comm = comm;
     comm->ref++;
     MPIR_Segment_init(&sreq->seg, buf, count, type);
+    MPIR_Datatype_add_ref(sreq->seg.dt); /* MPI_Type_free while pending must be safe */
     sreq->rank = rank;
     sreq->tag = tag;
     sreq->context_id = comm->context_id + context_offset;

@@ -81,6 +81,24 @@ int MPIR_Check_type(MPI_Datatype type)
     return MPIR_Err_create(MPI_ERR_TYPE, "Invalid datatype %#x", (unsigned)type);
 }
 
+int MPIR_Check_comm_type(MPI_Datatype type)
+{
+    int err = MPIR_Check_type(type);
+    if (!err && !MPIR_Datatype_get(type)->committed)
+        err = MPIR_Err_create(MPI_ERR_TYPE, "Datatype %#x has not been committed",
+                              (unsigned)type);
+    return err;
+}
+
+int MPIR_Check_typed_buf(const void *buf, MPI_Aint count, MPI_Datatype type)
+{
+    /* A derived type may hold absolute addresses (MPI_Get_address) and be
+     * used with MPI_BOTTOM, which is NULL. */
+    if (!buf && count > 0 && MPIR_Datatype_is_builtin(type))
+        return MPIR_Err_create(MPI_ERR_BUFFER, "NULL buffer with count %ld", (long)count);
+    return MPI_SUCCESS;
+}
+
 int MPIR_Check_buf(const void *buf, MPI_Aint count)
 {
     return buf || count == 0
@@ -117,8 +135,8 @@ int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int ran
                      MPIR_Comm *comm, int is_recv)
 {
     int err;
-    if ((err = MPIR_Check_count(count)) || (err = MPIR_Check_type(type)) ||
-        (err = MPIR_Check_buf(buf, count)))
+    if ((err = MPIR_Check_count(count)) || (err = MPIR_Check_comm_type(type)) ||
+        (err = MPIR_Check_typed_buf(buf, count, type)))
         return err;
     if (is_recv)
         return (err = MPIR_Check_recv_rank(comm, rank)) ? err : MPIR_Check_recv_tag(tag);

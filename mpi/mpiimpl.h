@@ -29,6 +29,10 @@ int MPIR_Check_comm(MPI_Comm comm, MPIR_Comm **comm_p);
 int MPIR_Check_count(MPI_Aint count);
 int MPIR_Check_type(MPI_Datatype type);
 int MPIR_Check_buf(const void *buf, MPI_Aint count);
+/* For communication and packing: the type is also committed, and a NULL
+ * buffer (MPI_BOTTOM) is allowed with derived types (absolute addresses). */
+int MPIR_Check_comm_type(MPI_Datatype type);
+int MPIR_Check_typed_buf(const void *buf, MPI_Aint count, MPI_Datatype type);
 int MPIR_Check_send_rank(const MPIR_Comm *comm, int rank);
 int MPIR_Check_recv_rank(const MPIR_Comm *comm, int rank);
 int MPIR_Check_send_tag(int tag);

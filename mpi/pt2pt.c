@@ -194,15 +194,3 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
         *count = (int)(status->count_bytes_ / size);
     return MPI_SUCCESS;
 }
-
-int MPI_Type_size(MPI_Datatype datatype, int *size)
-{
-    MPIR_CHECK_INIT("MPI_Type_size");
-    int err = MPIR_Check_type(datatype);
-    if (!err && !size)
-        err = MPIR_Err_create(MPI_ERR_ARG, "size is NULL");
-    if (err)
-        return MPIR_Err_return(NULL, "MPI_Type_size", err);
-    *size = (int)MPIR_Datatype_get(datatype)->size;
-    return MPI_SUCCESS;
-}

@@ -1,30 +1,57 @@
-/* segment.h: byte-range pack/unpack over (buffer, count, datatype). */
+/* segment.h: byte-range pack/unpack and iovec conversion over (buffer, count, datatype). */
 #ifndef SEGMENT_H_INCLUDED
 #define SEGMENT_H_INCLUDED
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
 #include "mpi.h"
 
+struct MPIR_Dataloop;
+struct MPIR_Datatype;
+
 /* A segment describes the typed buffer of one message as a byte stream of
- * count * type_size bytes.  Pack and unpack work on any byte range
- * [first, last) of that stream, which is what lets protocols move a message
- * in pieces.  Until derived datatypes land (issue 4) every type is
- * contiguous, so the stream is the memory at buf + true_lb. */
+ * count * type_size bytes (the packed form).  Pack, unpack and iovec
+ * conversion work on any byte range [first, last) of that stream, which is
+ * what lets protocols move a message in pieces.  A segment keeps no
+ * position: each call seeks to `first` by arithmetic on the dataloop (a
+ * division per level, a binary search in indexed blocks), so calls may come
+ * in any order, from any number of users, and the segment stays const.
+ *
+ * The segment does not hold a reference to the datatype; whoever keeps it
+ * past the call that made it (a request) must hold one. */
 typedef struct MPIR_Segment {
-    char *buf;           /* first byte of the data (buffer + lower bound) */
-    size_t size;         /* bytes in the stream */
+    char *buf;   /* first byte of the data when is_contig (buffer + true lb) */
+    size_t size; /* bytes in the stream */
     MPI_Datatype type;
     MPI_Aint count;
-    int is_contig;
+    int is_contig; /* the stream is the memory at buf */
+    /* Noncontiguous data: element j of the type starts at origin + j * extent
+     * and is walked by the type's dataloop. */
+    uintptr_t origin;
+    MPI_Aint extent;
+    MPI_Aint el_size;
+    const struct MPIR_Dataloop *loop;
+    struct MPIR_Datatype *dt;
 } MPIR_Segment;
 
+/* Returns MPI_SUCCESS, MPI_ERR_TYPE for an invalid handle, MPI_ERR_NO_MEM. */
 int MPIR_Segment_init(MPIR_Segment *seg, const void *buf, MPI_Aint count, MPI_Datatype type);
 /* Copies stream bytes [first, last) to dst.  Returns the bytes copied. */
 size_t MPIR_Segment_pack(const MPIR_Segment *seg, size_t first, size_t last, void *dst);
 /* Copies src into stream bytes [first, last).  Returns the bytes copied. */
 size_t MPIR_Segment_unpack(const MPIR_Segment *seg, size_t first, size_t last, const void *src);
-/* If the range [first, last) is one contiguous piece of memory, returns its
- * address, else NULL.  Lets methods send and receive in place. */
+/* If the whole stream is one contiguous piece of memory, returns the address
+ * of stream byte `first`, else NULL.  Lets methods send and receive in place. */
 void *MPIR_Segment_contig_ptr(const MPIR_Segment *seg, size_t first);
+/* Describes stream bytes [first, *last_p) as at most max_iov pieces of user
+ * memory (adjacent pieces merged), in stream order.  When they do not fit,
+ * stops early and lowers *last_p to the end of what iov describes.  Returns
+ * the number of entries. */
+int MPIR_Segment_to_iov(const MPIR_Segment *seg, size_t first, size_t *last_p, struct iovec *iov,
+                        int max_iov);
+/* Contiguous pieces in the whole stream, at most (1 when contiguous): with
+ * size, tells a protocol the average piece it would move by iovec. */
+size_t MPIR_Segment_pieces(const MPIR_Segment *seg);
 
 #endif /* SEGMENT_H_INCLUDED */

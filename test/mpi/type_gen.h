@@ -27,7 +27,10 @@ static inline uint64_t tg_next(tg_rng_t *r)
     return r->s * 0x2545F4914F6CDD1Dull;
 }
 
-static inline void tg_seed(tg_rng_t *r, uint64_t seed) { r->s = seed * 0x9E3779B97F4A7C15ull + 1; }
+static inline void tg_seed(tg_rng_t *r, uint64_t seed)
+{
+    r->s = seed * 0x9E3779B97F4A7C15ull + 1;
+}
 
 /* Uniform in [lo, hi]. */
 static inline long tg_range(tg_rng_t *r, long lo, long hi)
@@ -40,25 +43,46 @@ static inline long tg_range(tg_rng_t *r, long lo, long hi)
 typedef struct {
     MPI_Datatype dt;
     const char *name;
-    int size;     /* C size of one element (of the whole pair for pair types) */
+    int size;     /* bytes of data (both fields of a pair type) */
+    int extent;   /* C size, padding included */
     int align;    /* C alignment */
     int pair_off; /* pair types: offset of the int; 0 otherwise */
     int first;    /* pair types: size of the first field */
 } tg_basic_t;
 
-#define TG_PAIR(T) struct { T a; int b; }
-#define TG_B(dt, T) {dt, #dt, sizeof(T), _Alignof(T), 0, 0}
-#define TG_P(dt, T) {dt, #dt, sizeof(T) + sizeof(int), _Alignof(TG_PAIR(T)), offsetof(TG_PAIR(T), b), sizeof(T)}
+#define TG_PAIR(T)                                                                                 \
+    struct {                                                                                       \
+        T a;                                                                                       \
+        int b;                                                                                     \
+    }
+#define TG_B(dt, T)                                                                                \
+    {                                                                                              \
+        dt, #dt, sizeof(T), sizeof(T), _Alignof(T), 0, 0                                           \
+    }
+#define TG_P(dt, T)                                                                                \
+    {                                                                                              \
+        dt, #dt, sizeof(T) + sizeof(int), sizeof(TG_PAIR(T)), _Alignof(TG_PAIR(T)),                \
+            offsetof(TG_PAIR(T), b), sizeof(T)                                                     \
+    }
 static const tg_basic_t tg_basics[] = {
-    TG_B(MPI_CHAR, char),         TG_B(MPI_SHORT, short),
-    TG_B(MPI_INT, int),           TG_B(MPI_LONG, long),
-    TG_B(MPI_FLOAT, float),       TG_B(MPI_DOUBLE, double),
-    TG_B(MPI_LONG_DOUBLE, long double), TG_B(MPI_C_BOOL, _Bool),
-    TG_B(MPI_INT8_T, int8_t),     TG_B(MPI_UINT16_T, uint16_t),
-    TG_B(MPI_INT64_T, int64_t),   TG_B(MPI_C_DOUBLE_COMPLEX, double _Complex),
-    TG_B(MPI_C_FLOAT_COMPLEX, float _Complex), TG_B(MPI_BYTE, unsigned char),
-    TG_P(MPI_DOUBLE_INT, double), TG_P(MPI_SHORT_INT, short),
-    TG_P(MPI_2INT, int),          TG_P(MPI_FLOAT_INT, float),
+    TG_B(MPI_CHAR, char),
+    TG_B(MPI_SHORT, short),
+    TG_B(MPI_INT, int),
+    TG_B(MPI_LONG, long),
+    TG_B(MPI_FLOAT, float),
+    TG_B(MPI_DOUBLE, double),
+    TG_B(MPI_LONG_DOUBLE, long double),
+    TG_B(MPI_C_BOOL, _Bool),
+    TG_B(MPI_INT8_T, int8_t),
+    TG_B(MPI_UINT16_T, uint16_t),
+    TG_B(MPI_INT64_T, int64_t),
+    TG_B(MPI_C_DOUBLE_COMPLEX, double _Complex),
+    TG_B(MPI_C_FLOAT_COMPLEX, float _Complex),
+    TG_B(MPI_BYTE, unsigned char),
+    TG_P(MPI_DOUBLE_INT, double),
+    TG_P(MPI_SHORT_INT, short),
+    TG_P(MPI_2INT, int),
+    TG_P(MPI_FLOAT_INT, float),
 };
 #define TG_NBASICS ((int)(sizeof(tg_basics) / sizeof(tg_basics[0])))
 
@@ -92,7 +116,7 @@ typedef struct {
     int no_darray;    /* darray needs the MPI library to agree on the process grid */
 } tg_opts_t;
 
-static void tg_free(tg_type *t)
+static inline void tg_free(tg_type *t)
 {
     if (!t)
         return;
@@ -107,7 +131,7 @@ static void tg_free(tg_type *t)
     free(t);
 }
 
-static tg_type *tg_new(int comb)
+static inline tg_type *tg_new(int comb)
 {
     tg_type *t = calloc(1, sizeof(*t));
     if (!t) {
@@ -119,7 +143,7 @@ static tg_type *tg_new(int comb)
     return t;
 }
 
-static void *tg_alloc(size_t n)
+static inline void *tg_alloc(size_t n)
 {
     void *p = calloc(n ? n : 1, 1);
     if (!p) {
@@ -129,7 +153,7 @@ static void *tg_alloc(size_t n)
     return p;
 }
 
-static tg_type *tg_basic(tg_rng_t *r, const tg_opts_t *o)
+static inline tg_type *tg_basic(tg_rng_t *r, const tg_opts_t *o)
 {
     tg_type *t = tg_new(MPI_COMBINER_NAMED);
     t->basic = &tg_basics[o->single_basic >= 0 ? o->single_basic : tg_range(r, 0, TG_NBASICS - 1)];
@@ -138,7 +162,7 @@ static tg_type *tg_basic(tg_rng_t *r, const tg_opts_t *o)
     return t;
 }
 
-static MPI_Aint tg_lib_extent(MPI_Datatype h)
+static inline MPI_Aint tg_lib_extent(MPI_Datatype h)
 {
     MPI_Aint lb, ext;
     MPI_Type_get_extent(h, &lb, &ext);
@@ -146,7 +170,7 @@ static MPI_Aint tg_lib_extent(MPI_Datatype h)
 }
 
 /* A random count with count * per <= budget (0 now and then). */
-static int tg_count(tg_rng_t *r, long per, long budget, int maxc)
+static inline int tg_count(tg_rng_t *r, long per, long budget, int maxc)
 {
     long m = per > 0 ? budget / per : maxc;
     if (m > maxc)
@@ -156,10 +180,10 @@ static int tg_count(tg_rng_t *r, long per, long budget, int maxc)
     return (int)tg_range(r, 1, m);
 }
 
-static tg_type *tg_gen(tg_rng_t *r, int depth, long budget, const tg_opts_t *o);
+static inline tg_type *tg_gen(tg_rng_t *r, int depth, long budget, const tg_opts_t *o);
 
 /* Fills the darray fields: a random grid and distribution whose local part is not too big. */
-static void tg_darray_args(tg_rng_t *r, tg_type *t)
+static inline void tg_darray_args(tg_rng_t *r, tg_type *t)
 {
     t->ndims = (int)tg_range(r, 1, 3);
     t->order = tg_range(r, 0, 1) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
@@ -168,8 +192,9 @@ static void tg_darray_args(tg_rng_t *r, tg_type *t)
         t->sizes[i] = (int)tg_range(r, 1, 6); /* gsizes */
         t->psizes[i] = (int)tg_range(r, 1, 3);
         int d = (int)tg_range(r, 0, 2);
-        t->distribs[i] = d == 0 ? MPI_DISTRIBUTE_BLOCK
-                                : d == 1 ? MPI_DISTRIBUTE_CYCLIC : MPI_DISTRIBUTE_NONE;
+        t->distribs[i] = d == 0   ? MPI_DISTRIBUTE_BLOCK
+                         : d == 1 ? MPI_DISTRIBUTE_CYCLIC
+                                  : MPI_DISTRIBUTE_NONE;
         if (t->distribs[i] == MPI_DISTRIBUTE_NONE)
             t->psizes[i] = 1;
         int g = t->sizes[i], p = t->psizes[i];
@@ -184,10 +209,10 @@ static void tg_darray_args(tg_rng_t *r, tg_type *t)
     t->prank = (int)tg_range(r, 0, t->psize - 1);
 }
 
-static int tg_owns(const tg_type *t, int d, int i, int c);
+static inline int tg_owns(const tg_type *t, int d, int i, int c);
 
 /* Indexes of the global array a darray's process owns. */
-static long tg_darray_owned(const tg_type *t)
+static inline long tg_darray_owned(const tg_type *t)
 {
     long n = 1;
     for (int i = t->ndims - 1, rank = t->prank; i >= 0; i--) {
@@ -200,15 +225,15 @@ static long tg_darray_owned(const tg_type *t)
     return n;
 }
 
-static tg_type *tg_gen(tg_rng_t *r, int depth, long budget, const tg_opts_t *o)
+static inline tg_type *tg_gen(tg_rng_t *r, int depth, long budget, const tg_opts_t *o)
 {
     if (depth <= 0 || budget < 4 || tg_range(r, 0, 5) == 0)
         return tg_basic(r, o);
     static const int combs[] = {
-        MPI_COMBINER_CONTIGUOUS,    MPI_COMBINER_VECTOR,         MPI_COMBINER_HVECTOR,
-        MPI_COMBINER_INDEXED,       MPI_COMBINER_HINDEXED,       MPI_COMBINER_INDEXED_BLOCK,
-        MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT,        MPI_COMBINER_RESIZED,
-        MPI_COMBINER_SUBARRAY,      MPI_COMBINER_DARRAY,         MPI_COMBINER_DUP,
+        MPI_COMBINER_CONTIGUOUS,     MPI_COMBINER_VECTOR,   MPI_COMBINER_HVECTOR,
+        MPI_COMBINER_INDEXED,        MPI_COMBINER_HINDEXED, MPI_COMBINER_INDEXED_BLOCK,
+        MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT,   MPI_COMBINER_RESIZED,
+        MPI_COMBINER_SUBARRAY,       MPI_COMBINER_DARRAY,   MPI_COMBINER_DUP,
     };
     int comb = combs[tg_range(r, 0, (int)(sizeof(combs) / sizeof(combs[0])) - 1)];
     if (comb == MPI_COMBINER_DARRAY && o->no_darray)
@@ -299,7 +324,7 @@ static tg_type *tg_gen(tg_rng_t *r, int depth, long budget, const tg_opts_t *o)
 }
 
 /* Builds the MPI handles bottom-up.  Returns 0 or the first MPI error. */
-static int tg_build(tg_type *t)
+static inline int tg_build(tg_type *t)
 {
     int rc = MPI_SUCCESS;
     for (int i = 0; i < t->nkids && !rc; i++)
@@ -338,14 +363,14 @@ static int tg_build(tg_type *t)
         return MPI_Type_create_subarray(t->ndims, t->sizes, t->subsizes, t->starts, t->order, k,
                                         &t->h);
     case MPI_COMBINER_DARRAY:
-        return MPI_Type_create_darray(t->psize, t->prank, t->ndims, t->sizes, t->distribs,
-                                      t->dargs, t->psizes, t->order, k, &t->h);
+        return MPI_Type_create_darray(t->psize, t->prank, t->ndims, t->sizes, t->distribs, t->dargs,
+                                      t->psizes, t->order, k, &t->h);
     }
     return MPI_ERR_INTERN;
 }
 
 /* Sets every node's placement extent from the library (MPI_Type_get_extent). */
-static void tg_use_lib_extents(tg_type *t)
+static inline void tg_use_lib_extents(tg_type *t)
 {
     for (int i = 0; i < t->nkids; i++)
         tg_use_lib_extents(t->kids[i]);
@@ -366,7 +391,7 @@ typedef struct {
     long n, cap;
 } tg_map_t;
 
-static void tg_push(tg_map_t *m, MPI_Aint off, int size, const tg_basic_t *b, int part)
+static inline void tg_push(tg_map_t *m, MPI_Aint off, int size, const tg_basic_t *b, int part)
 {
     if (m->n == m->cap) {
         m->cap = m->cap ? 2 * m->cap : 256;
@@ -380,7 +405,7 @@ static void tg_push(tg_map_t *m, MPI_Aint off, int size, const tg_basic_t *b, in
 }
 
 /* Darray: does the process with grid coordinates c own global index i of dimension d? */
-static int tg_owns(const tg_type *t, int d, int i, int c)
+static inline int tg_owns(const tg_type *t, int d, int i, int c)
 {
     int g = t->sizes[d], p = t->psizes[d], k = t->dargs[d];
     switch (t->distribs[d]) {
@@ -397,11 +422,11 @@ static int tg_owns(const tg_type *t, int d, int i, int c)
     }
 }
 
-static void tg_map_at(const tg_type *t, MPI_Aint base, tg_map_t *m);
+static inline void tg_map_at(const tg_type *t, MPI_Aint base, tg_map_t *m);
 
 /* Array constructors: every index of the (sub)array in storage order, the first dimension
  * fastest in Fortran order, the last in C order. */
-static void tg_map_array(const tg_type *t, MPI_Aint base, tg_map_t *m)
+static inline void tg_map_array(const tg_type *t, MPI_Aint base, tg_map_t *m)
 {
     int nd = t->ndims, idx[3] = {0, 0, 0}, lo[3], hi[3], coords[3];
     const tg_type *k = t->kids[0];
@@ -442,7 +467,7 @@ static void tg_map_array(const tg_type *t, MPI_Aint base, tg_map_t *m)
     }
 }
 
-static void tg_map_at(const tg_type *t, MPI_Aint base, tg_map_t *m)
+static inline void tg_map_at(const tg_type *t, MPI_Aint base, tg_map_t *m)
 {
     const tg_type *k = t->nkids ? t->kids[0] : NULL;
     switch (t->comb) {
@@ -497,14 +522,14 @@ static void tg_map_at(const tg_type *t, MPI_Aint base, tg_map_t *m)
 }
 
 /* The type map of count elements of t (placed t->ext apart). */
-static void tg_map(const tg_type *t, int count, tg_map_t *m)
+static inline void tg_map(const tg_type *t, int count, tg_map_t *m)
 {
     m->n = 0;
     for (int c = 0; c < count; c++)
         tg_map_at(t, (MPI_Aint)c * t->ext, m);
 }
 
-static long tg_map_bytes(const tg_map_t *m)
+static inline long tg_map_bytes(const tg_map_t *m)
 {
     long n = 0;
     for (long i = 0; i < m->n; i++)
@@ -513,7 +538,7 @@ static long tg_map_bytes(const tg_map_t *m)
 }
 
 /* Lowest and highest+1 byte the map touches (0, 0 when empty). */
-static void tg_map_span(const tg_map_t *m, MPI_Aint *lo, MPI_Aint *hi)
+static inline void tg_map_span(const tg_map_t *m, MPI_Aint *lo, MPI_Aint *hi)
 {
     *lo = *hi = 0;
     for (long i = 0; i < m->n; i++) {
@@ -525,7 +550,7 @@ static void tg_map_span(const tg_map_t *m, MPI_Aint *lo, MPI_Aint *hi)
 }
 
 /* 1 if two entries share a byte (such a type is not valid for receiving). */
-static int tg_map_overlaps(const tg_map_t *m, MPI_Aint lo, MPI_Aint hi)
+static inline int tg_map_overlaps(const tg_map_t *m, MPI_Aint lo, MPI_Aint hi)
 {
     size_t n = (size_t)(hi - lo);
     unsigned char *seen = tg_alloc(n);
@@ -538,7 +563,7 @@ static int tg_map_overlaps(const tg_map_t *m, MPI_Aint lo, MPI_Aint hi)
 }
 
 /* Packs per the map: the stream is every entry's bytes in order (origin is buffer + (-lo)). */
-static void tg_ref_pack(const tg_map_t *m, const unsigned char *origin, unsigned char *out)
+static inline void tg_ref_pack(const tg_map_t *m, const unsigned char *origin, unsigned char *out)
 {
     for (long i = 0; i < m->n; i++) {
         memcpy(out, origin + m->e[i].off, m->e[i].size);
@@ -546,7 +571,7 @@ static void tg_ref_pack(const tg_map_t *m, const unsigned char *origin, unsigned
     }
 }
 
-static void tg_ref_unpack(const tg_map_t *m, unsigned char *origin, const unsigned char *in)
+static inline void tg_ref_unpack(const tg_map_t *m, unsigned char *origin, const unsigned char *in)
 {
     for (long i = 0; i < m->n; i++) {
         memcpy(origin + m->e[i].off, in, m->e[i].size);
@@ -556,7 +581,7 @@ static void tg_ref_unpack(const tg_map_t *m, unsigned char *origin, const unsign
 
 /* Basic elements in the first `bytes` bytes of the packed stream; MPI_UNDEFINED when they
  * end inside one.  (The map of one element is repeated for more.) */
-static long tg_ref_elements(const tg_map_t *m1, long bytes)
+static inline long tg_ref_elements(const tg_map_t *m1, long bytes)
 {
     long per = tg_map_bytes(m1), n = 0;
     if (per == 0)
@@ -572,7 +597,7 @@ static long tg_ref_elements(const tg_map_t *m1, long bytes)
     return n;
 }
 
-static const char *tg_comb_name(int comb)
+static inline const char *tg_comb_name(int comb)
 {
     switch (comb) {
     case MPI_COMBINER_NAMED:
@@ -606,13 +631,13 @@ static const char *tg_comb_name(int comb)
 }
 
 /* A one-line description of the tree, for failure messages. */
-static int tg_describe(const tg_type *t, char *buf, int len)
+static inline int tg_describe(const tg_type *t, char *buf, int len)
 {
     int n = 0;
-#define TG_OUT(...)                                                                            \
-    do {                                                                                       \
-        int k_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__);                        \
-        n += k_ > 0 ? k_ : 0;                                                                  \
+#define TG_OUT(...)                                                                                \
+    do {                                                                                           \
+        int k_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__);                            \
+        n += k_ > 0 ? k_ : 0;                                                                      \
     } while (0)
     if (t->comb == MPI_COMBINER_NAMED) {
         TG_OUT("%s", t->basic->name);
