@@ -90,6 +90,15 @@ void MPIDI_handle_fin(int peer, const void *hdr, size_t hdr_len, const void *dat
 void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data,
                            size_t len);
 void MPIDI_handle_eager(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
+/* Receive in place (MPIDU_am_recv_begin/done): the request, or NULL for a
+ * normal dispatch; *dst_p is where the payload may be written, or NULL. */
+MPIR_Request *MPIDI_eager_recv_begin(int peer, const MPIDI_match_hdr_t *m, size_t len,
+                                     void **dst_p);
+void MPIDI_eager_recv_done(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
+                           const void *payload, size_t len);
+MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len,
+                                    void **dst_p);
+void MPIDI_data_recv_done(MPIR_Request *rreq, const void *payload, size_t len);
 /* Sets the envelope fields of a receive's status from a matched header. */
 void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
                              size_t msg_size);

@@ -40,6 +40,54 @@ void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
     handlers[handler](peer, hdr, hdr_len, payload, payload_len);
 }
 
+/* A message a method receives in place (MPIDU_am_recv_begin): what the
+ * core needs again when its payload is complete. */
+typedef struct recv_token {
+    int peer, handler;
+    size_t len;
+    MPIR_Request *rreq;
+    MPIDI_match_hdr_t m; /* EAGER: the match header */
+} recv_token_t;
+
+void *MPIDU_am_recv_begin(int peer, int handler, const void *hdr, size_t hdr_len,
+                          size_t payload_len, void **dst_p)
+{
+    MPIR_Request *rreq = NULL;
+    *dst_p = NULL;
+    if (peer < 0 || peer >= MPIDI_world.size)
+        MPIDI_fatal("rank %d: a method began handler %d from rank %d: corrupt message",
+                    MPIDI_world.rank, handler, peer);
+    if (handler == MPIDI_AM_EAGER)
+        rreq = MPIDI_eager_recv_begin(peer, hdr, payload_len, dst_p);
+    else if (handler == MPIDI_AM_DATA)
+        rreq = MPIDI_data_recv_begin(peer, hdr, payload_len, dst_p);
+    if (!rreq)
+        return NULL;
+    recv_token_t *t = malloc(sizeof(*t));
+    if (!t)
+        MPIDI_fatal("rank %d: out of memory receiving %zu bytes from rank %d", MPIDI_world.rank,
+                    payload_len, peer);
+    t->peer = peer;
+    t->handler = handler;
+    t->len = payload_len;
+    t->rreq = rreq;
+    if (handler == MPIDI_AM_EAGER)
+        memcpy(&t->m, hdr, sizeof(t->m));
+    return t;
+}
+
+void MPIDU_am_recv_done(void *token, const void *payload, int mpi_errno)
+{
+    recv_token_t *t = token;
+    if (mpi_errno)
+        MPIR_Request_set_error(t->rreq, mpi_errno); /* MPIDU_peer_failed completes it */
+    else if (t->handler == MPIDI_AM_EAGER)
+        MPIDI_eager_recv_done(t->rreq, &t->m, t->peer, payload, t->len);
+    else
+        MPIDI_data_recv_done(t->rreq, payload, t->len);
+    free(t);
+}
+
 void MPIDU_op_done(void *cookie, int mpi_errno)
 {
     MPIDI_cb_t *cb = cookie;

@@ -42,6 +42,22 @@ static cfg_var_t vars[] = {
     {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,
      "bytes per shm cell, header included (the shm eager limit follows it)"},
     {"FERRY_SHM_NUM_CELLS", CFG_INT, "64", 4, 65536, NULL, "shm cells each rank owns"},
+    {"FERRY_TCP_IF", CFG_STR, "", 0, 0, NULL,
+     "interfaces or CIDRs whose addresses tcp uses (empty: all but loopback, + loopback on a node)"},
+    {"FERRY_TCP_PORT_MIN", CFG_INT, "0", 0, 65535, NULL,
+     "lowest port the tcp listener may take (0: any free port)"},
+    {"FERRY_TCP_PORT_MAX", CFG_INT, "0", 0, 65535, NULL,
+     "highest port the tcp listener may take (0: FERRY_TCP_PORT_MIN, or any)"},
+    {"FERRY_TCP_EAGER_LIMIT", CFG_SIZE, "65536", 0, 1L << 20, NULL,
+     "largest message tcp sends eagerly (FERRY_EAGER_LIMIT overrides it)"},
+    {"FERRY_TCP_SNDBUF", CFG_SIZE, "0", 0, 1L << 30, NULL,
+     "SO_SNDBUF of tcp connections (0: kernel default, autotuned)"},
+    {"FERRY_TCP_RCVBUF", CFG_SIZE, "0", 0, 1L << 30, NULL,
+     "SO_RCVBUF of tcp connections (0: kernel default, autotuned)"},
+    {"FERRY_TCP_CONNECT_TIMEOUT", CFG_INT, "10000", 10, 3600000, NULL,
+     "milliseconds one tcp connect() may take before the next address is tried"},
+    {"FERRY_TCP_CONNECT_RETRIES", CFG_INT, "4", 0, 1000, NULL,
+     "rounds over a peer's addresses after the first before tcp reports it unreachable"},
 };
 
 #define NVARS (sizeof(vars) / sizeof(vars[0]))

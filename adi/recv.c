@@ -97,6 +97,39 @@ void MPIDI_handle_eager(int peer, const void *hdr, size_t hdr_len, const void *d
                     "rank %d", MPIDI_world.rank, len, peer);
 }
 
+/* Receive in place: the message matches at its header; a method writes the
+ * payload straight into the user's buffer when that is one piece and big
+ * enough, or collects it and hands it over at the end.  An unmatched
+ * message is not begun: it goes the usual way, as an unexpected one. */
+MPIR_Request *MPIDI_eager_recv_begin(int peer, const MPIDI_match_hdr_t *m, size_t len,
+                                     void **dst_p)
+{
+    MPIR_Request *rreq = MPIDI_recvq_find_posted(m->context_id, m->src, m->tag);
+    *dst_p = NULL;
+    if (!rreq)
+        return NULL;
+    check_seq(peer, m);
+    rreq->peer = peer; /* a wildcard receive is now tied to this peer, should it fail */
+    void *dst = MPIR_Segment_contig_ptr(&rreq->seg, 0);
+    if (dst && len <= rreq->seg.size) {
+        MPIDI_recv_set_envelope(rreq, m, peer, len);
+        *dst_p = dst;
+    }
+    return rreq;
+}
+
+void MPIDI_eager_recv_done(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
+                           const void *payload, size_t len)
+{
+    if (payload) {
+        MPIDI_recv_deliver_eager(rreq, m, peer, payload, len);
+        return;
+    }
+    if (m->flags & MPIDI_MATCH_SYNC)
+        send_sync_ack(peer, m->sreq);
+    MPIDI_Request_complete_one(rreq);
+}
+
 void MPIDI_handle_rts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
     const MPIDI_rts_hdr_t *rts = hdr;

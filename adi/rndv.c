@@ -94,15 +94,38 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
     start_pipeline(rreq);
 }
 
-void MPIDI_handle_data(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
+static MPIR_Request *data_request(int peer, const MPIDI_data_hdr_t *d, size_t len)
 {
-    const MPIDI_data_hdr_t *d = hdr;
     MPIR_Request *rreq = MPIDI_lookup_request(d->rreq, 0, peer, "DATA");
     if (d->offset + len > rreq->bytes_needed)
         MPIDI_fatal("rank %d: DATA from rank %d for bytes [%llu, %llu) beyond the %zu expected",
                     MPIDI_world.rank, peer, (unsigned long long)d->offset,
                     (unsigned long long)(d->offset + len), rreq->bytes_needed);
+    return rreq;
+}
+
+void MPIDI_handle_data(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
+{
+    const MPIDI_data_hdr_t *d = hdr;
+    MPIR_Request *rreq = data_request(peer, d, len);
     MPIR_Segment_unpack(&rreq->seg, d->offset, d->offset + len, data);
+    MPIDI_data_recv_done(rreq, NULL, len);
+}
+
+/* Receive in place: a chunk for a contiguous buffer is written straight to
+ * its offset; otherwise the method collects it and dispatches it as usual. */
+MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len,
+                                    void **dst_p)
+{
+    MPIR_Request *rreq = data_request(peer, d, len);
+    *dst_p = MPIR_Segment_contig_ptr(&rreq->seg, d->offset);
+    return *dst_p ? rreq : NULL;
+}
+
+/* payload is NULL when the bytes are in place already (never otherwise from
+ * a begun chunk: begin refuses chunks it cannot place). */
+void MPIDI_data_recv_done(MPIR_Request *rreq, const void *payload, size_t len)
+{
     rreq->bytes_done += len;
     if (rreq->bytes_done == rreq->bytes_needed)
         MPIDI_Request_complete_one(rreq);

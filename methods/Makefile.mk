@@ -4,3 +4,4 @@ if FERRY_STUB
 libmpi_la_SOURCES += methods/stub/stub.c
 endif
 include methods/shm/Makefile.mk
+include methods/tcp/Makefile.mk

@@ -91,6 +91,21 @@ typedef struct MPIDI_method_ops {
  * during the call; the core copies what it keeps. */
 void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
                        const void *payload, size_t payload_len);
+/* Optional receive in place, for methods that read a byte stream (tcp).
+ * When the header of an active message has arrived but not its payload of
+ * payload_len bytes, a method may ask the core where that payload belongs.
+ * NULL: nothing was decided; collect the payload and MPIDU_am_dispatch the
+ * message as usual.  A token: the message has taken its place in MPI order
+ * (an EAGER message matched its receive, a DATA chunk found its request),
+ * and the method ends it with MPIDU_am_recv_done(token, ...).  If *dst_p is
+ * not NULL the method writes the payload there (payload_len contiguous bytes
+ * of the user's buffer) and passes payload NULL; if *dst_p is NULL it
+ * collects the payload in memory of its own and passes that.  A method that
+ * cannot finish (the peer is lost) passes mpi_errno != 0 instead, then calls
+ * MPIDU_peer_failed, which completes the request with the error. */
+void *MPIDU_am_recv_begin(int peer, int handler, const void *hdr, size_t hdr_len,
+                          size_t payload_len, void **dst_p);
+void MPIDU_am_recv_done(void *token, const void *payload, int mpi_errno);
 /* An operation that returned MPIDI_INPROGRESS is finished (mpi_errno is
  * MPI_SUCCESS or an error code for it). */
 void MPIDU_op_done(void *cookie, int mpi_errno);

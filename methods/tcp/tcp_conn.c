@@ -1,0 +1,568 @@
+/* tcp_conn.c: lazy connections: connect with retries, accept, the HELLO/ACK handshake, failures. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "mpi.h"
+#include "tcp_impl.h"
+
+static int verbose(void)
+{
+    return (int)MPIDU_config_int("FERRY_VERBOSE");
+}
+
+/* ---- sockets ---- */
+
+int MPIDI_TCP_set_sockopts(int fd)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    int one = 1;
+    /* Small protocol messages (CTS, FIN, tiny eager sends) must leave at
+     * once: Nagle would hold them back until the previous one is acked. */
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0)
+        return errno;
+    /* Left alone, the kernel autotunes both buffers; a fixed size turns
+     * that off, so only set them when asked. */
+    if (st->sndbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &st->sndbuf, sizeof(int)) != 0)
+        return errno;
+    if (st->rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &st->rcvbuf, sizeof(int)) != 0)
+        return errno;
+    return 0;
+}
+
+static unsigned interest(const MPIDI_TCP_sock_t *s)
+{
+    if (s->state == MPIDI_TCP_SOCK_CONNECTING)
+        return EPOLLOUT; /* writable: the connect finished (or failed) */
+    return EPOLLIN | (s->want_out ? EPOLLOUT : 0u);
+}
+
+/* Returns 0 or an errno. */
+int MPIDI_TCP_sock_add(int fd, MPIDI_TCP_sock_state_t state, int peer, MPIDI_TCP_sock_t **sock_p)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    MPIDI_TCP_sock_t *s = calloc(1, sizeof(*s));
+    if (!s)
+        return ENOMEM;
+    s->fd = fd;
+    s->state = state;
+    s->peer = peer;
+    struct epoll_event ev = {.events = interest(s), .data.ptr = s};
+    if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        int err = errno;
+        free(s);
+        return err;
+    }
+    s->next = st->socks;
+    st->socks = s;
+    *sock_p = s;
+    return 0;
+}
+
+/* Closes the fd at once; the object stays (state CLOSED) until finalize, so
+ * an event for it later in the same epoll batch finds it marked. */
+void MPIDI_TCP_sock_close(MPIDI_TCP_sock_t *s)
+{
+    if (s->state == MPIDI_TCP_SOCK_CLOSED)
+        return;
+    /* close() removes the fd from the epoll set. */
+    close(s->fd);
+    s->fd = -1;
+    s->state = MPIDI_TCP_SOCK_CLOSED;
+}
+
+static void sock_update(MPIDI_TCP_sock_t *s)
+{
+    struct epoll_event ev = {.events = interest(s), .data.ptr = s};
+    epoll_ctl(MPIDI_TCP_state.epfd, EPOLL_CTL_MOD, s->fd, &ev);
+}
+
+void MPIDI_TCP_sock_want_out(MPIDI_TCP_sock_t *s, int on)
+{
+    if (s->want_out == on || s->state == MPIDI_TCP_SOCK_CLOSED)
+        return;
+    s->want_out = on;
+    sock_update(s);
+}
+
+/* ---- failure ---- */
+
+void MPIDI_TCP_peer_fail(int peer, const char *fmt, ...)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    MPIDI_TCP_peer_t *p = &st->peers[peer];
+    char msg[512];
+    va_list ap;
+
+    if (p->state == MPIDI_TCP_PEER_FAILED || p->state == MPIDI_TCP_PEER_CLOSED)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (p->state == MPIDI_TCP_PEER_CONNECTING)
+        st->nconnecting--;
+    p->state = MPIDI_TCP_PEER_FAILED;
+    if (p->sock)
+        MPIDI_TCP_sock_close(p->sock);
+    if (p->out)
+        MPIDI_TCP_sock_close(p->out);
+    p->sock = p->out = NULL;
+    /* Operations toward the peer are dropped without MPIDU_op_done: the core
+     * fails every request that involves the peer. */
+    MPIDI_TCP_sendq_drop(p);
+    p->fail_code = MPIDU_err_create(MPI_ERR_OTHER, "%s", msg);
+    MPIDI_TCP_recv_drop(p, p->fail_code);
+    MPIDU_peer_failed(peer, p->fail_code, msg);
+}
+
+/* An orderly end: the peer said goodbye, or we are finalizing and it went. */
+static void peer_closed(int peer)
+{
+    MPIDI_TCP_peer_t *p = &MPIDI_TCP_state.peers[peer];
+    if (p->sock)
+        MPIDI_TCP_sock_close(p->sock);
+    p->sock = NULL;
+    p->state = MPIDI_TCP_PEER_CLOSED;
+    MPIDI_TCP_sendq_drop(p);
+    MPIDI_TCP_recv_drop(p, 0);
+}
+
+/* ---- connecting ---- */
+
+static void start_attempt(int peer);
+static void on_connected(MPIDI_TCP_sock_t *s);
+
+static void make_hello(MPIDI_TCP_hello_t *h, int kind, int to)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    memset(h, 0, sizeof(*h));
+    h->magic = MPIDI_TCP_MAGIC;
+    h->version = MPIDI_TCP_VERSION;
+    h->kind = (uint16_t)kind;
+    h->from = (uint32_t)st->rank;
+    h->to = (uint32_t)to;
+    h->job_id = st->job_id;
+    h->size = (uint32_t)st->size;
+}
+
+/* Writes what is left of the handshake message; returns 0, or an errno. */
+static int hs_write(MPIDI_TCP_sock_t *s)
+{
+    while (s->hs_out_sent < s->hs_out_len) {
+        ssize_t n = send(s->fd, (char *)&s->hs_out + s->hs_out_sent, s->hs_out_len - s->hs_out_sent,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            MPIDI_TCP_sock_want_out(s, 1);
+            return 0;
+        }
+        if (n < 0)
+            return errno;
+        s->hs_out_sent += (size_t)n;
+    }
+    return 0;
+}
+
+/* Reads the rest of a handshake message; returns 1 when it is complete, 0
+ * when more must come, -1 at EOF or an error (errno set, 0 for EOF). */
+static int hs_read(MPIDI_TCP_sock_t *s)
+{
+    while (s->hs_in_got < sizeof(s->hs_in)) {
+        /* Exactly the handshake's bytes: frames may follow in the stream. */
+        ssize_t n = recv(s->fd, (char *)&s->hs_in + s->hs_in_got, sizeof(s->hs_in) - s->hs_in_got,
+                         MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n <= 0) {
+            if (n == 0)
+                errno = 0;
+            return -1;
+        }
+        s->hs_in_got += (size_t)n;
+    }
+    return 1;
+}
+
+/* One attempt failed: note why, and try the next address (or the next round). */
+static void attempt_failed(int peer, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void attempt_failed(int peer, const char *fmt, ...)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    MPIDI_TCP_peer_t *p = &st->peers[peer];
+    char addr[80];
+    va_list ap;
+    int len;
+
+    len = snprintf(p->last_err, sizeof(p->last_err),
+                   "%s: ", MPIDI_TCP_addr_str(&p->addrs[p->addr_idx], addr, sizeof(addr)));
+    va_start(ap, fmt);
+    if (len > 0 && (size_t)len < sizeof(p->last_err))
+        vsnprintf(p->last_err + len, sizeof(p->last_err) - (size_t)len, fmt, ap);
+    va_end(ap);
+    if (verbose() >= 2)
+        fprintf(stderr, "ferry: rank %d: tcp connect to rank %d failed: %s\n", st->rank, peer,
+                p->last_err);
+    if (p->out)
+        MPIDI_TCP_sock_close(p->out);
+    p->out = NULL;
+    p->addr_idx++;
+    start_attempt(peer);
+}
+
+/* Tries the peer's addresses from addr_idx on; when all of them failed,
+ * waits and starts another round, up to FERRY_TCP_CONNECT_RETRIES more,
+ * then fails the peer with the last reason. */
+static void start_attempt(int peer)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    MPIDI_TCP_peer_t *p = &st->peers[peer];
+
+    while (p->addr_idx < p->naddrs) {
+        const MPIDI_TCP_addr_t *a = &p->addrs[p->addr_idx];
+        char addr[80];
+        int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        int err = fd < 0 ? errno : MPIDI_TCP_set_sockopts(fd);
+        if (err) {
+            if (fd >= 0)
+                close(fd);
+            MPIDI_TCP_peer_fail(peer, "tcp: rank %d: socket for rank %d: %s (errno %d)", st->rank,
+                                peer, strerror(err), err);
+            return;
+        }
+        int rc;
+        do {
+            rc = connect(fd, (const struct sockaddr *)&a->sa, a->len);
+        } while (rc < 0 && errno == EINTR);
+        if (rc < 0 && errno != EINPROGRESS) {
+            err = errno;
+            close(fd);
+            snprintf(p->last_err, sizeof(p->last_err), "%s: %s (errno %d)",
+                     MPIDI_TCP_addr_str(a, addr, sizeof(addr)), strerror(err), err);
+            if (verbose() >= 2)
+                fprintf(stderr, "ferry: rank %d: tcp connect to rank %d failed: %s\n", st->rank,
+                        peer, p->last_err);
+            p->addr_idx++;
+            continue;
+        }
+        err = MPIDI_TCP_sock_add(fd, rc == 0 ? MPIDI_TCP_SOCK_WAIT_ACK : MPIDI_TCP_SOCK_CONNECTING,
+                                 peer, &p->out);
+        if (err) {
+            close(fd);
+            MPIDI_TCP_peer_fail(peer,
+                                "tcp: rank %d: adding the socket for rank %d to epoll: %s "
+                                "(errno %d)",
+                                st->rank, peer, strerror(err), err);
+            return;
+        }
+        p->deadline = MPIDI_TCP_now_ms() + st->connect_timeout_ms;
+        if (rc == 0) {
+            /* Connected at once (loopback can): the HELLO goes now. */
+            make_hello(&p->out->hs_out, MPIDI_TCP_HELLO, peer);
+            p->out->hs_out_len = sizeof(p->out->hs_out);
+            if ((err = hs_write(p->out)))
+                attempt_failed(peer, "sending HELLO: %s (errno %d)", strerror(err), err);
+        }
+        return;
+    }
+    /* Every address failed in this round. */
+    p->round++;
+    if (p->round > st->connect_retries) {
+        MPIDI_TCP_peer_fail(peer,
+                            "tcp: rank %d cannot connect to rank %d after %d attempt%s over %d "
+                            "address%s; last: %s",
+                            st->rank, peer, p->round, p->round == 1 ? "" : "s", p->naddrs,
+                            p->naddrs == 1 ? "" : "es",
+                            p->naddrs ? p->last_err : "no usable address in its business card");
+        return;
+    }
+    /* Back off 100 ms, 200 ms, ... up to 1.6 s between rounds. */
+    int shift = p->round - 1 < 4 ? p->round - 1 : 4;
+    p->retry_at = MPIDI_TCP_now_ms() + (100LL << shift);
+    p->addr_idx = 0;
+}
+
+/* Lazy: the core calls this when it binds the peer, at its first message;
+ * the connection comes up in progress and queued frames wait for it. */
+int MPIDI_TCP_connect(int peer, const char *card)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    MPIDI_TCP_peer_t *p = &st->peers[peer];
+    int mpi_errno;
+
+    if (p->state != MPIDI_TCP_PEER_NONE)
+        return MPI_SUCCESS; /* the peer connected to us first, or we are on it already */
+    mpi_errno = MPIDI_TCP_addr_parse_card(peer, card, p->addrs, MPIDI_TCP_MAX_ADDRS, &p->naddrs);
+    if (mpi_errno)
+        return mpi_errno;
+    MPIDI_TCP_addr_order(p->addrs, &p->naddrs, st->node_of[peer] == st->node_id);
+    p->state = MPIDI_TCP_PEER_CONNECTING;
+    st->nconnecting++;
+    p->addr_idx = 0;
+    p->round = 0;
+    p->retry_at = 0;
+    start_attempt(peer);
+    return MPI_SUCCESS;
+}
+
+/* Connect timeouts and retry rounds of peers still connecting. */
+void MPIDI_TCP_conn_timers(void)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    long long now = MPIDI_TCP_now_ms();
+    for (int i = 0; i < st->size && st->nconnecting > 0; i++) {
+        MPIDI_TCP_peer_t *p = &st->peers[i];
+        if (p->state != MPIDI_TCP_PEER_CONNECTING)
+            continue;
+        if (p->out && p->out->state == MPIDI_TCP_SOCK_CONNECTING && now > p->deadline) {
+            /* The connect may have finished with its event still unread. */
+            struct pollfd pfd = {.fd = p->out->fd, .events = POLLOUT};
+            if (poll(&pfd, 1, 0) == 1)
+                on_connected(p->out);
+            else
+                attempt_failed(i, "no answer within FERRY_TCP_CONNECT_TIMEOUT=%ld ms",
+                               st->connect_timeout_ms);
+        } else if (!p->out && p->retry_at && now >= p->retry_at) {
+            p->retry_at = 0;
+            start_attempt(i);
+        }
+    }
+}
+
+/* The connection to peer is s from now on. */
+static int peer_up(int peer, MPIDI_TCP_sock_t *s)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    MPIDI_TCP_peer_t *p = &st->peers[peer];
+    char addr[80] = "";
+
+    if (!p->rbuf && !(p->rbuf = malloc(MPIDI_TCP_RBUF_SIZE))) {
+        MPIDI_TCP_peer_fail(peer, "tcp: rank %d: out of memory for the receive buffer of rank %d",
+                            st->rank, peer);
+        return -1;
+    }
+    if (p->state == MPIDI_TCP_PEER_CONNECTING)
+        st->nconnecting--;
+    if (p->out && p->out != s) /* ours lost to theirs: abandon it */
+        MPIDI_TCP_sock_close(p->out);
+    if (p->out == s)
+        MPIDI_TCP_addr_str(&p->addrs[p->addr_idx], addr, sizeof(addr));
+    p->out = NULL;
+    p->retry_at = 0;
+    p->sock = s;
+    p->state = MPIDI_TCP_PEER_UP;
+    p->rstart = p->rend = 0;
+    p->rstate = MPIDI_TCP_RECV_FRAME;
+    s->state = MPIDI_TCP_SOCK_DATA;
+    s->peer = peer;
+    if (verbose() >= 2)
+        fprintf(stderr, "ferry: rank %d: tcp connection to rank %d up (%s%s)\n", st->rank, peer,
+                addr[0] ? "we connected to " : "it connected to us", addr);
+    /* Frames queued while connecting go now (after an ACK still being written). */
+    MPIDI_TCP_flush(peer);
+    return 0;
+}
+
+/* Our connect() finished, for better or worse: send the HELLO. */
+static void on_connected(MPIDI_TCP_sock_t *s)
+{
+    int err = 0;
+    socklen_t len = sizeof(err);
+    if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+        err = errno;
+    if (err) {
+        attempt_failed(s->peer, "%s (errno %d)", strerror(err), err);
+        return;
+    }
+    s->state = MPIDI_TCP_SOCK_WAIT_ACK;
+    sock_update(s);
+    make_hello(&s->hs_out, MPIDI_TCP_HELLO, s->peer);
+    s->hs_out_len = sizeof(s->hs_out);
+    if ((err = hs_write(s)))
+        attempt_failed(s->peer, "sending HELLO: %s (errno %d)", strerror(err), err);
+}
+
+static int hello_valid(const MPIDI_TCP_hello_t *h)
+{
+    return h->magic == MPIDI_TCP_MAGIC && h->version == MPIDI_TCP_VERSION;
+}
+
+/* The connecting side reads the acceptor's verdict. */
+static void on_ack(MPIDI_TCP_sock_t *s)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    int peer = s->peer;
+    MPIDI_TCP_peer_t *p = &st->peers[peer];
+    int rc = hs_read(s);
+
+    if (rc == 0)
+        return;
+    if (rc < 0) {
+        /* Closed before answering: the peer abandoned this socket for one of
+         * its own (it will reach us), or it is not there; try on. */
+        if (errno)
+            attempt_failed(peer, "waiting for the handshake: %s (errno %d)", strerror(errno),
+                           errno);
+        else
+            attempt_failed(peer, "closed during the handshake");
+        return;
+    }
+    const MPIDI_TCP_hello_t *h = &s->hs_in;
+    if (!hello_valid(h) || h->from != (uint32_t)peer || h->job_id != st->job_id) {
+        attempt_failed(peer, "the process there is not rank %d of this job", peer);
+        return;
+    }
+    switch (h->kind) {
+    case MPIDI_TCP_ACK_OK:
+        peer_up(peer, s);
+        return;
+    case MPIDI_TCP_ACK_DUP:
+        /* The peer's own connection to us wins (it has the lower rank): it
+         * arrives by accept.  Should it not come, try again later. */
+        MPIDI_TCP_sock_close(s);
+        p->out = NULL;
+        p->retry_at = MPIDI_TCP_now_ms() + st->connect_timeout_ms;
+        return;
+    case MPIDI_TCP_ACK_GONE:
+        attempt_failed(peer, "rank %d refused: it has lost or closed its connection to us", peer);
+        return;
+    default:
+        attempt_failed(peer, "the process there is not rank %d of this job (answer %u)", peer,
+                       (unsigned)h->kind);
+        return;
+    }
+}
+
+/* The accepting side decides.  Simultaneous connects of two ranks to each
+ * other are resolved the same way on both sides: the connection opened by
+ * the lower rank wins.  A connection is refused (DUP) only by a rank whose
+ * own attempt is in flight and wins, or which is connected already. */
+static void on_hello(MPIDI_TCP_sock_t *s)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    int rc = hs_read(s);
+    if (rc == 0)
+        return;
+    if (rc < 0) {
+        MPIDI_TCP_sock_close(s); /* an attempt abandoned by its maker */
+        return;
+    }
+    const MPIDI_TCP_hello_t *h = &s->hs_in;
+    int kind = MPIDI_TCP_ACK_OK;
+    int from = (int)h->from;
+    if (!hello_valid(h) || h->kind != MPIDI_TCP_HELLO || h->job_id != st->job_id ||
+        h->to != (uint32_t)st->rank || h->size != (uint32_t)st->size || from < 0 ||
+        from >= st->size || from == st->rank) {
+        kind = MPIDI_TCP_ACK_WRONG;
+        from = -1;
+    } else {
+        MPIDI_TCP_peer_t *p = &st->peers[from];
+        if (p->state == MPIDI_TCP_PEER_FAILED || p->state == MPIDI_TCP_PEER_CLOSED)
+            kind = MPIDI_TCP_ACK_GONE;
+        else if (p->state == MPIDI_TCP_PEER_UP) /* a stale attempt: the connection exists */
+            kind = MPIDI_TCP_ACK_DUP;
+        else if (p->state == MPIDI_TCP_PEER_CONNECTING && p->out && st->rank < from)
+            kind = MPIDI_TCP_ACK_DUP;
+    }
+    make_hello(&s->hs_out, kind, from);
+    s->hs_out_len = sizeof(s->hs_out);
+    int err = hs_write(s);
+    if (kind != MPIDI_TCP_ACK_OK || err) {
+        if (verbose() >= 2 && kind == MPIDI_TCP_ACK_WRONG)
+            fprintf(stderr,
+                    "ferry: rank %d: tcp refused a connection from a process that is not "
+                    "a peer of this job (rank %u, job %llx)\n",
+                    st->rank, (unsigned)h->from, (unsigned long long)h->job_id);
+        /* 32 bytes on a fresh socket fit its buffer: the answer is on its way. */
+        MPIDI_TCP_sock_close(s);
+        return;
+    }
+    if (st->peers[from].state == MPIDI_TCP_PEER_NONE)
+        st->nconnecting++; /* peer_up counts it back */
+    st->peers[from].state = MPIDI_TCP_PEER_CONNECTING;
+    peer_up(from, s);
+}
+
+void MPIDI_TCP_accept(void)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    for (;;) {
+        int fd = accept4(st->listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK && verbose())
+                fprintf(stderr, "ferry: rank %d: tcp accept: %s (errno %d)\n", st->rank,
+                        strerror(errno), errno);
+            return;
+        }
+        MPIDI_TCP_sock_t *s;
+        if (MPIDI_TCP_set_sockopts(fd) != 0 ||
+            MPIDI_TCP_sock_add(fd, MPIDI_TCP_SOCK_WAIT_HELLO, -1, &s))
+            close(fd); /* the connecting side sees EOF and tries again */
+    }
+}
+
+/* One epoll event for a socket that is not the listener. */
+void MPIDI_TCP_sock_event(MPIDI_TCP_sock_t *s, unsigned events)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    int err;
+    switch (s->state) {
+    case MPIDI_TCP_SOCK_CONNECTING:
+        on_connected(s);
+        return;
+    case MPIDI_TCP_SOCK_WAIT_ACK:
+        if (events & EPOLLOUT) {
+            if ((err = hs_write(s))) {
+                attempt_failed(s->peer, "sending HELLO: %s (errno %d)", strerror(err), err);
+                return;
+            }
+            if (s->hs_out_sent == s->hs_out_len)
+                MPIDI_TCP_sock_want_out(s, 0);
+        }
+        if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+            on_ack(s);
+        return;
+    case MPIDI_TCP_SOCK_WAIT_HELLO:
+        on_hello(s);
+        return;
+    case MPIDI_TCP_SOCK_DATA:
+        if (events & EPOLLOUT)
+            MPIDI_TCP_flush(s->peer);
+        return; /* input is read by progress, which counts the messages */
+    default:
+        (void)st;
+        return;
+    }
+}
+
+/* EOF on a connection: orderly after a goodbye or during our finalize,
+ * else the peer is gone. */
+void MPIDI_TCP_conn_eof(int peer)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    MPIDI_TCP_peer_t *p = &st->peers[peer];
+    if (p->bye_got || st->finalizing) {
+        if (!p->bye_got && verbose())
+            fprintf(stderr,
+                    "ferry: rank %d: rank %d closed its tcp connection without a goodbye "
+                    "during finalize\n",
+                    st->rank, peer);
+        peer_closed(peer);
+        return;
+    }
+    MPIDI_TCP_peer_fail(peer,
+                        "tcp: rank %d lost its connection to rank %d: closed by the peer (EOF); "
+                        "rank %d probably died",
+                        st->rank, peer, peer);
+}

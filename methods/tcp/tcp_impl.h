@@ -1,0 +1,267 @@
+/* tcp_impl.h: wire format, connection and peer state, and internal prototypes of the tcp method. */
+#ifndef TCP_IMPL_H_INCLUDED
+#define TCP_IMPL_H_INCLUDED
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "method.h"
+
+/* ---- Wire format (doc/methods/tcp.md) ----
+ *
+ * A connection starts with a handshake: the connecting side sends a HELLO,
+ * the accepting side answers with an ACK that accepts or refuses it.  After
+ * an accepting ACK both sides send frames: a 16-byte frame header, the
+ * active-message header (hdr_len bytes, at most MPIDI_TCP_MAX_HDR) and the
+ * payload (payload_len bytes).  Integers are in the host's byte order: every
+ * rank of a job runs the same build on the same kind of machine, and the
+ * HELLO's magic number catches a peer for which that is not true. */
+#define MPIDI_TCP_MAGIC 0x54595246u /* "FRYT" read as little-endian bytes */
+#define MPIDI_TCP_VERSION 1
+
+enum {
+    MPIDI_TCP_HELLO = 1,     /* connector -> acceptor: who I am, whom I want */
+    MPIDI_TCP_ACK_OK = 2,    /* acceptor: this socket is now the connection */
+    MPIDI_TCP_ACK_DUP = 3,   /* acceptor: the connection I am opening to you wins; drop this */
+    MPIDI_TCP_ACK_WRONG = 4, /* acceptor: I am not the process you want (another job or rank) */
+    MPIDI_TCP_ACK_GONE = 5,  /* acceptor: I have lost or closed my connection to you for good */
+};
+
+typedef struct MPIDI_TCP_hello {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t kind;   /* MPIDI_TCP_HELLO or an ACK */
+    uint32_t from;   /* sender's world rank */
+    uint32_t to;     /* the world rank the sender wants to reach */
+    uint64_t job_id; /* hash of the kvsname: a port reused by another job is refused */
+    uint32_t size;   /* world size */
+    uint32_t reserved;
+} MPIDI_TCP_hello_t;
+_Static_assert(sizeof(MPIDI_TCP_hello_t) == 32, "handshake layout (doc/methods/tcp.md)");
+
+/* Frame handler ids below MPIDI_TCP_BYE are the core's active-message ids. */
+#define MPIDI_TCP_BYE 0xffff /* the sender finalizes: nothing follows, EOF is expected */
+
+typedef struct MPIDI_TCP_frame {
+    uint16_t handler;
+    uint16_t hdr_len;
+    uint32_t reserved;
+    uint64_t payload_len;
+} MPIDI_TCP_frame_t;
+_Static_assert(sizeof(MPIDI_TCP_frame_t) == 16, "frame layout (doc/methods/tcp.md)");
+
+#define MPIDI_TCP_MAX_HDR 64
+#define MPIDI_TCP_MAX_FRAME_HDR (sizeof(MPIDI_TCP_frame_t) + MPIDI_TCP_MAX_HDR)
+
+/* ---- Sizes and limits ---- */
+
+/* Default eager limit: one 64 KiB message costs ~10 us on loopback, about
+ * the RTS/CTS round trip a rendezvous would add. */
+#define MPIDI_TCP_EAGER_DEFAULT 65536
+/* Largest payload of one frame, so the core cuts pipelined rendezvous data
+ * into 1 MiB DATA frames: big enough that the per-frame cost vanishes, small
+ * enough that packing a non-contiguous chunk needs a bounded buffer. */
+#define MPIDI_TCP_MAX_SEND (1024 * 1024)
+/* Per-connection staging buffer for incoming frames: many small frames are
+ * read with one recv.  A frame that does not fit is read in place. */
+#define MPIDI_TCP_RBUF_SIZE (128 * 1024)
+/* A payload at least this big that has not fully arrived is read straight
+ * into its destination rather than collected in the staging buffer. */
+#define MPIDI_TCP_DIRECT_MIN (16 * 1024)
+/* Unsent payload up to this size is copied into the send queue rather than
+ * read from the caller's memory later (the caller completes at once). */
+#define MPIDI_TCP_COPY_MAX 4096
+/* am_send answers MPIDI_AGAIN when a peer's queue holds more than this, so a
+ * huge stream (or a slow receiver) cannot pile up unbounded copies. */
+#define MPIDI_TCP_QUEUE_MAX (4 * 1024 * 1024)
+/* Iovecs gathered into one sendmsg from queued frames. */
+#define MPIDI_TCP_IOV_BATCH 64
+/* Events taken from epoll per progress call, and recv calls per socket per
+ * progress call, so one busy connection cannot starve the others or shm. */
+#define MPIDI_TCP_EVENTS 64
+#define MPIDI_TCP_READS_PER_POLL 4
+/* Addresses kept from a business card. */
+#define MPIDI_TCP_MAX_ADDRS 16
+/* How long finalize waits for peers' goodbyes before closing anyway. */
+#define MPIDI_TCP_FINALIZE_WAIT_MS 30000
+
+/* ---- Addresses ---- */
+
+typedef struct MPIDI_TCP_addr {
+    struct sockaddr_storage sa;
+    socklen_t len;
+    int loopback;
+} MPIDI_TCP_addr_t;
+
+/* ---- Sockets ---- */
+
+typedef enum {
+    MPIDI_TCP_SOCK_LISTEN,
+    MPIDI_TCP_SOCK_CONNECTING, /* our non-blocking connect() is in flight */
+    MPIDI_TCP_SOCK_WAIT_ACK,   /* our HELLO is out (or being written); waiting for the ACK */
+    MPIDI_TCP_SOCK_WAIT_HELLO, /* accepted; the peer has not said who it is yet */
+    MPIDI_TCP_SOCK_DATA,       /* the connection of a peer: frames both ways */
+    MPIDI_TCP_SOCK_CLOSED,     /* closed; freed at the end of the progress call */
+} MPIDI_TCP_sock_state_t;
+
+typedef struct MPIDI_TCP_sock {
+    int fd;
+    MPIDI_TCP_sock_state_t state;
+    int peer;     /* world rank, -1 while unknown (WAIT_HELLO, LISTEN) */
+    int want_out; /* EPOLLOUT is in the epoll interest set */
+    /* Handshake bytes in each direction (HELLO or ACK): 32 bytes at most. */
+    MPIDI_TCP_hello_t hs_in, hs_out;
+    size_t hs_in_got, hs_out_sent, hs_out_len;
+    struct MPIDI_TCP_sock *next; /* all sockets, or the list of closed ones */
+} MPIDI_TCP_sock_t;
+
+/* ---- Send queue ---- */
+
+/* One frame (or what is left of it) waiting for the socket.  iov[0] is the
+ * frame header and active-message header, kept in hdr[]; iov[1] the payload:
+ * the caller's memory when cookie is set (MPIDI_INPROGRESS was returned),
+ * else data[] or a packed copy we own. */
+typedef struct MPIDI_TCP_sendq {
+    struct MPIDI_TCP_sendq *next;
+    struct iovec iov[2];
+    int iov_first; /* first iovec with bytes left */
+    size_t left;   /* bytes not yet written */
+    void *cookie;  /* for MPIDU_op_done once written; NULL if we own the payload */
+    void *owned;   /* malloc'ed payload copy, freed with the entry */
+    char hdr[MPIDI_TCP_MAX_FRAME_HDR];
+    char data[]; /* small payload copies */
+} MPIDI_TCP_sendq_t;
+
+/* ---- Peers ---- */
+
+typedef enum {
+    MPIDI_TCP_PEER_NONE,       /* no connection asked for yet */
+    MPIDI_TCP_PEER_CONNECTING, /* asked for; an attempt of ours or theirs is under way */
+    MPIDI_TCP_PEER_UP,         /* sock carries frames */
+    MPIDI_TCP_PEER_FAILED,     /* lost; fail_code says why */
+    MPIDI_TCP_PEER_CLOSED,     /* goodbyes exchanged (finalize) */
+} MPIDI_TCP_peer_state_t;
+
+/* Receive state machine of a connection (doc/methods/tcp.md). */
+typedef enum {
+    MPIDI_TCP_RECV_FRAME,   /* parsing frames out of the staging buffer */
+    MPIDI_TCP_RECV_PAYLOAD, /* reading one large payload to dst (direct or collected) */
+} MPIDI_TCP_recv_state_t;
+
+typedef struct MPIDI_TCP_peer {
+    MPIDI_TCP_peer_state_t state;
+    MPIDI_TCP_sock_t *sock; /* the connection (PEER_UP) */
+    MPIDI_TCP_sock_t *out;  /* our attempt in flight (PEER_CONNECTING), or NULL */
+    int fail_code;          /* MPI error code once PEER_FAILED */
+
+    /* Where and how to connect (from the card); the order to try them in. */
+    MPIDI_TCP_addr_t addrs[MPIDI_TCP_MAX_ADDRS];
+    int naddrs;
+    int addr_idx;       /* address being tried */
+    int round;          /* rounds over every address done so far */
+    long long deadline; /* ms: the TCP connect of the current attempt must finish by then */
+    long long retry_at; /* ms: when to start the next round; 0: not waiting */
+    char last_err[160]; /* why the last attempt failed, for the final message */
+
+    /* Send queue, in order. */
+    MPIDI_TCP_sendq_t *sq_head, *sq_tail;
+    size_t sq_bytes;
+
+    /* Receive side. */
+    char *rbuf;          /* staging buffer, MPIDI_TCP_RBUF_SIZE bytes, allocated on connect */
+    size_t rstart, rend; /* unparsed bytes are rbuf[rstart, rend) */
+    MPIDI_TCP_recv_state_t rstate;
+    MPIDI_TCP_frame_t rframe;             /* frame whose payload is being read */
+    uint64_t rhdr[MPIDI_TCP_MAX_HDR / 8]; /* its active-message header, aligned */
+    char *rdst;                           /* where the payload goes */
+    size_t rgot;                          /* payload bytes there so far */
+    void *rtoken;   /* from MPIDU_am_recv_begin, or NULL (collected for dispatch) */
+    char *rcollect; /* malloc'ed buffer when the payload is collected, else NULL */
+
+    int bye_sent, bye_got;
+} MPIDI_TCP_peer_t;
+
+/* ---- The method's state ---- */
+
+typedef struct MPIDI_TCP_state {
+    int rank, size;
+    const int *node_of; /* node id of every world rank (from the job) */
+    int node_id;
+    uint64_t job_id;
+    int epfd;
+    MPIDI_TCP_sock_t *listener;
+    int port;
+    char card[1024];
+    MPIDI_TCP_peer_t *peers;
+    MPIDI_TCP_sock_t *socks; /* every socket not yet freed */
+    int nconnecting;         /* peers in PEER_CONNECTING: progress watches their timers */
+    int in_progress;         /* re-entrancy guard */
+    int finalizing;          /* EOF after our BYE is expected, not a failure */
+
+    /* Tunables (adi/config.c, doc/tuning.md). */
+    size_t eager_limit;
+    int sndbuf, rcvbuf;
+    long connect_timeout_ms;
+    int connect_retries;
+
+    /* This host's addresses and netmasks, to prefer peers' addresses on a
+     * shared subnet. */
+    struct {
+        struct sockaddr_storage addr, mask;
+    } local[MPIDI_TCP_MAX_ADDRS];
+    int nlocal;
+} MPIDI_TCP_state_t;
+
+extern MPIDI_TCP_state_t MPIDI_TCP_state;
+
+long long MPIDI_TCP_now_ms(void);
+
+/* tcp_addr.c: interfaces, FERRY_TCP_IF, business cards. */
+int MPIDI_TCP_addr_build_card(const char *tcp_if, int port, char *card, size_t len);
+int MPIDI_TCP_addr_parse_card(int peer, const char *card, MPIDI_TCP_addr_t *addrs, int max,
+                              int *naddrs_p);
+void MPIDI_TCP_addr_order(MPIDI_TCP_addr_t *addrs, int *naddrs_p, int same_node);
+const char *MPIDI_TCP_addr_str(const MPIDI_TCP_addr_t *a, char *buf, size_t len);
+
+/* tcp_init.c: lifecycle. */
+int MPIDI_TCP_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
+int MPIDI_TCP_get_business_card(char *buf, size_t len);
+int MPIDI_TCP_finalize(void);
+int MPIDI_TCP_reachable(int peer, const char *card);
+
+/* tcp_conn.c: connections. */
+int MPIDI_TCP_connect(int peer, const char *card);
+/* Returns 0 or an errno. */
+int MPIDI_TCP_sock_add(int fd, MPIDI_TCP_sock_state_t state, int peer, MPIDI_TCP_sock_t **sock_p);
+void MPIDI_TCP_sock_close(MPIDI_TCP_sock_t *s);
+void MPIDI_TCP_sock_want_out(MPIDI_TCP_sock_t *s, int on);
+void MPIDI_TCP_accept(void);
+void MPIDI_TCP_sock_event(MPIDI_TCP_sock_t *s, unsigned events);
+void MPIDI_TCP_conn_timers(void);
+/* EOF on the connection of peer: an orderly close or a failure. */
+void MPIDI_TCP_conn_eof(int peer);
+int MPIDI_TCP_set_sockopts(int fd);
+/* The connection to peer is lost: drop its queue and receive state, tell the core. */
+void MPIDI_TCP_peer_fail(int peer, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* tcp_send.c: the send queue. */
+int MPIDI_TCP_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
+                      const MPIR_Segment *seg, size_t first, size_t last, void *cookie);
+/* Writes what the socket takes; returns 1 if anything was written.  On a
+ * socket error the peer is failed. */
+int MPIDI_TCP_flush(int peer);
+int MPIDI_TCP_send_bye(int peer);
+void MPIDI_TCP_sendq_drop(MPIDI_TCP_peer_t *p);
+
+/* tcp_recv.c: the receive state machine. */
+/* Reads and dispatches what the socket holds (bounded); returns messages delivered. */
+int MPIDI_TCP_recv(int peer);
+void MPIDI_TCP_recv_drop(MPIDI_TCP_peer_t *p, int mpi_errno);
+
+/* tcp_progress.c */
+int MPIDI_TCP_progress(int *made_progress_p);
+
+#endif /* TCP_IMPL_H_INCLUDED */

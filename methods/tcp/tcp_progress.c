@@ -1,0 +1,67 @@
+/* tcp_progress.c: one epoll pass per progress call: accepts, handshakes, writes and reads. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "mpi.h"
+#include "tcp_impl.h"
+
+/* Level-triggered epoll with a zero timeout: a socket with input left over
+ * (a connection that used its share of reads) is reported again next call,
+ * so no state about pending input has to be kept here. */
+int MPIDI_TCP_progress(int *made_progress_p)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    struct epoll_event evs[MPIDI_TCP_EVENTS];
+    int made = 0;
+
+    *made_progress_p = 0;
+    /* A handler that calls progress again would read later frames of a
+     * connection before the one it is handling: it gets nothing instead. */
+    if (st->epfd < 0 || st->in_progress)
+        return MPI_SUCCESS;
+    st->in_progress = 1;
+
+    if (st->nconnecting > 0)
+        MPIDI_TCP_conn_timers();
+    int n;
+    do {
+        n = epoll_wait(st->epfd, evs, MPIDI_TCP_EVENTS, 0);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        int err = errno;
+        st->in_progress = 0;
+        return MPIDU_err_create(MPI_ERR_OTHER, "tcp: epoll_wait: %s (errno %d)", strerror(err),
+                                err);
+    }
+    for (int i = 0; i < n; i++) {
+        MPIDI_TCP_sock_t *s = evs[i].data.ptr;
+        unsigned events = evs[i].events;
+        switch (s->state) {
+        case MPIDI_TCP_SOCK_CLOSED:
+            break; /* closed earlier in this batch */
+        case MPIDI_TCP_SOCK_LISTEN:
+            MPIDI_TCP_accept();
+            break;
+        case MPIDI_TCP_SOCK_DATA: {
+            int peer = s->peer;
+            if (events & EPOLLOUT)
+                made |= MPIDI_TCP_flush(peer);
+            if (s->state == MPIDI_TCP_SOCK_DATA && (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+                made |= MPIDI_TCP_recv(peer) > 0;
+            break;
+        }
+        default: {
+            /* A handshake step; a connection that comes up is progress. */
+            MPIDI_TCP_sock_event(s, events);
+            made |= s->state == MPIDI_TCP_SOCK_DATA;
+            break;
+        }
+        }
+    }
+    st->in_progress = 0;
+    *made_progress_p = made;
+    return MPI_SUCCESS;
+}
