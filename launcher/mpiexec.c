@@ -1,11 +1,15 @@
-/* mpiexec.c: Ferry's launcher: forks N ranks on this node, serves them PMI-1, forwards output. */
+/* mpiexec.c: Ferry launcher: starts ranks here or on other hosts, serves PMI-1, forwards output. */
+#include "mpiexec_hosts.h"
 #include "pmi_wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +59,9 @@ typedef struct stream {
 } stream_t;
 
 typedef struct rank {
-    pid_t pid;
+    pid_t pid;  /* the rank, or for a remote rank the launcher command that started it */
+    int host;   /* index in job.hosts (0 when no host list was given) */
+    int remote; /* started by the launcher command; PMI comes over TCP (PMI_PORT) */
     int pmi_fd; /* our end of the socketpair; -1 once closed */
     PMIU_reader_t reader;
     stream_t streams[2];
@@ -94,7 +100,21 @@ static struct {
     int timeout_sec;
     long long leftover_at;
     int stdout_broken[3];
-} job;
+
+    /* Multi-host jobs (mpiexec_hosts.c). */
+    MPIEXEC_hosts_t hosts;
+    int *local_index; /* each rank's index among the ranks of its node */
+    int nremote;
+    int disable_cleanup;          /* -disable-auto-cleanup: a failing rank does not end the job */
+    int listen_fd;                /* PMI_PORT server for remote ranks; -1 if none */
+    char pmi_port[300];           /* what remote ranks get as PMI_PORT */
+    char mapping[VALLEN_MAX + 1]; /* PMI_process_mapping, or "" */
+    struct pending {              /* accepted PMI connections that have not said who they are */
+        int fd;
+        PMIU_reader_t reader;
+    } * pending;
+    int npending;
+} job = {.listen_fd = -1};
 
 static int sig_pipe[2] = {-1, -1};
 
@@ -118,11 +138,26 @@ static void on_signal(int signo)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mpiexec [-n N | -np N] [-genv NAME VALUE]... [-env NAME VALUE]... [-v]\n"
-            "               [--] program [args...]\n"
-            "  -n, -np N        start N ranks on this node (default 1, at most %d)\n"
+            "usage: mpiexec [-n N | -np N] [-hosts H1[:N],H2[:N]... | -f HOSTFILE] [-ppn N]\n"
+            "               [-launcher ssh|exec] [-launcher-exec CMD] [-localhost ADDR]\n"
+            "               [-genv NAME VALUE]... [-env NAME VALUE]... [-disable-auto-cleanup]\n"
+            "               [-v] [--] program [args...]\n"
+            "  -n, -np N        start N ranks (default 1, or every slot of the hosts; at most %d)\n"
+            "  -hosts LIST      comma-separated hosts, each with an optional :slots count\n"
+            "  -f FILE          hosts from a file, one host[:slots] per line, # comments\n"
+            "  -ppn N           ranks per host and turn (overrides the slot counts)\n"
+            "  -launcher STYLE  ssh: the remote command is one shell string (ssh, rsh);\n"
+            "                   exec: it is separate words (ip netns exec, srun ...);\n"
+            "                   default: ssh if the launcher command's name has ssh or rsh\n"
+            "  -launcher-exec CMD  command that runs a program on a host: CMD HOST ...\n"
+            "                   (default ssh; -bootstrap/-bootstrap-exec are the same)\n"
+            "  -localhost ADDR  address the remote ranks reach this mpiexec at (default: found\n"
+            "                   from the route toward the first remote host)\n"
             "  -genv, -env K V  set K=V in every rank's environment\n"
+            "  -disable-auto-cleanup  keep the other ranks running when one fails\n"
             "  -v               print every PMI line exchanged on stderr\n"
+            "Hosts named localhost or like this machine run their ranks here; the others\n"
+            "are started with the launcher command and reach the PMI server over TCP.\n"
             "environment: MPIEXEC_TIMEOUT=SEC kills the job after SEC seconds (exit 124)\n",
             MAX_RANKS);
 }
@@ -393,9 +428,10 @@ static void do_get(rank_t *r, const PMIU_cmd_t *cmd)
     if (e) {
         value = e->value;
     } else if (strcmp(key, "PMI_process_mapping") == 0) {
-        /* One node (id 0), one block of size ranks: MPICH's locality format. */
-        snprintf(mapping, sizeof(mapping), "(vector,(0,1,%d))", job.size);
-        value = mapping;
+        /* MPICH's locality format, computed from the placement at start-up;
+         * one node (id 0) holding one block of all ranks without hosts.  An
+         * irregular placement too long for a line is not announced. */
+        value = job.mapping[0] ? job.mapping : NULL;
     } else if (strcmp(key, "universeSize") == 0) {
         snprintf(mapping, sizeof(mapping), "%d", job.size);
         value = mapping;
@@ -578,10 +614,37 @@ static long pmi_input(rank_t *r)
 
 /* ---- rank exits ---- */
 
+/* " on host X" for a rank started by the launcher command, else "". */
+static const char *where(const rank_t *r)
+{
+    static char buf[300];
+    if (!r->remote)
+        return "";
+    snprintf(buf, sizeof(buf), " on host %s", job.hosts.hosts[r->host].name);
+    return buf;
+}
+
+/* A rank failed: end the job after delay_ms, unless -disable-auto-cleanup
+ * asked to let the others run (the reason still decides the exit code). */
+static void rank_failed(int code, long long delay_ms)
+{
+    if (job.disable_cleanup) {
+        if (job.reason <= REASON_RANK) {
+            job.reason = REASON_RANK;
+            job.reason_code = code;
+        }
+        return;
+    }
+    kill_job(REASON_RANK, code, delay_ms);
+}
+
 static void rank_exited(rank_t *r, int status)
 {
     int rank = (int)(r - job.ranks);
-    const char *tail = (job.nlive > 1 && !job.term_sent) ? "; killing the job" : "";
+    const char *tail = (job.nlive > 1 && !job.term_sent)
+                           ? (job.disable_cleanup ? "; the others go on (-disable-auto-cleanup)"
+                                                  : "; killing the job")
+                           : "";
 
     /* Whatever the rank wrote before exiting (an abort) is still in the socket. */
     while (r->pmi_fd >= 0 && pmi_input(r) > 0) {
@@ -600,24 +663,24 @@ static void rank_exited(rank_t *r, int status)
             return;
         }
         int sig = WTERMSIG(status);
-        fprintf(stderr, "mpiexec: rank %d (pid %d) killed by signal %d (%s)%s\n", rank, (int)r->pid,
-                sig, strsignal(sig), tail);
-        kill_job(REASON_RANK, 128 + sig, 0);
+        fprintf(stderr, "mpiexec: rank %d (pid %d%s) killed by signal %d (%s)%s\n", rank,
+                (int)r->pid, where(r), sig, strsignal(sig), tail);
+        rank_failed(128 + sig, 0);
         return;
     }
     int code = WEXITSTATUS(status);
     if (code != 0) {
         if (job.reason == REASON_NONE || job.reason == REASON_RANK)
-            fprintf(stderr, "mpiexec: rank %d (pid %d) exited with code %d%s\n", rank, (int)r->pid,
-                    code, tail);
-        kill_job(REASON_RANK, code, EXIT_GRACE_MS);
+            fprintf(stderr, "mpiexec: rank %d (pid %d%s) exited with code %d%s\n", rank,
+                    (int)r->pid, where(r), code, tail);
+        rank_failed(code, EXIT_GRACE_MS);
     } else if (r->initialized && !r->finalized && job.nlive > 0 && job.reason == REASON_NONE) {
         /* The others would wait for it in the next barrier forever. */
         fprintf(stderr,
-                "mpiexec: rank %d (pid %d) exited with code 0 without calling PMI "
+                "mpiexec: rank %d (pid %d%s) exited with code 0 without calling PMI "
                 "finalize while other ranks still run%s\n",
-                rank, (int)r->pid, tail);
-        kill_job(REASON_RANK, 1, EXIT_GRACE_MS);
+                rank, (int)r->pid, where(r), tail);
+        rank_failed(1, EXIT_GRACE_MS);
     }
 }
 
@@ -746,10 +809,28 @@ static int check_fd_limit(int n)
 
 typedef struct opts {
     int n;
+    int n_given; /* -n was on the command line */
+    int ppn;     /* 0: each host's slot count */
     int nenv;
     char **env; /* name, value pairs */
     char **argv;
+    const char *launcher;      /* -launcher: "ssh", "exec" or NULL (from the command's name) */
+    const char *launcher_exec; /* -launcher-exec; NULL: ssh */
+    const char *localhost;     /* -localhost */
+    MPIEXEC_launch_style_t style;
+    char **lwords; /* the launcher command split into words */
+    int nlwords;
 } opts_t;
+
+/* The value of an option that takes one; NULL after a message if missing. */
+static const char *opt_value(int argc, char **argv, int i)
+{
+    if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+        fprintf(stderr, "mpiexec: %s needs a value\n", argv[i]);
+        return NULL;
+    }
+    return argv[i + 1];
+}
 
 static int parse_args(int argc, char **argv, opts_t *o)
 {
@@ -768,7 +849,38 @@ static int parse_args(int argc, char **argv, opts_t *o)
         } else if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0) {
             if (parse_count(a, i + 1 < argc ? argv[i + 1] : NULL, &o->n) != 0)
                 return -1;
+            o->n_given = 1;
             i++;
+        } else if (strcmp(a, "-ppn") == 0) {
+            if (parse_count(a, i + 1 < argc ? argv[i + 1] : NULL, &o->ppn) != 0)
+                return -1;
+            i++;
+        } else if (strcmp(a, "-hosts") == 0 || strcmp(a, "-host") == 0) {
+            const char *v = opt_value(argc, argv, i++);
+            if (!v || MPIEXEC_hosts_add_list(&job.hosts, v, a) != 0)
+                return -1;
+        } else if (strcmp(a, "-f") == 0 || strcmp(a, "-hostfile") == 0 ||
+                   strcmp(a, "-machinefile") == 0) {
+            const char *v = opt_value(argc, argv, i++);
+            if (!v || MPIEXEC_hosts_add_file(&job.hosts, v) != 0)
+                return -1;
+        } else if (strcmp(a, "-launcher") == 0 || strcmp(a, "-bootstrap") == 0) {
+            const char *v = opt_value(argc, argv, i++);
+            if (!v)
+                return -1;
+            if (strcmp(v, "ssh") && strcmp(v, "rsh") && strcmp(v, "exec")) {
+                fprintf(stderr, "mpiexec: %s %s: use ssh (or rsh) or exec\n", a, v);
+                return -1;
+            }
+            o->launcher = v;
+        } else if (strcmp(a, "-launcher-exec") == 0 || strcmp(a, "-bootstrap-exec") == 0) {
+            if (!(o->launcher_exec = opt_value(argc, argv, i++)))
+                return -1;
+        } else if (strcmp(a, "-localhost") == 0) {
+            if (!(o->localhost = opt_value(argc, argv, i++)))
+                return -1;
+        } else if (strcmp(a, "-disable-auto-cleanup") == 0) {
+            job.disable_cleanup = 1;
         } else if (strcmp(a, "-genv") == 0 || strcmp(a, "-env") == 0) {
             if (i + 2 >= argc) {
                 fprintf(stderr, "mpiexec: %s needs a NAME and a VALUE\n", a);
@@ -802,8 +914,19 @@ static int parse_args(int argc, char **argv, opts_t *o)
     return 0;
 }
 
+/* Ranks on the node of rank (for MPI_LOCALNRANKS). */
+static int node_nranks(int rank)
+{
+    int node = job.hosts.hosts[job.ranks[rank].host].node_id, n = 0;
+    for (int q = 0; q < job.size; q++)
+        n += job.hosts.hosts[job.ranks[q].host].node_id == node;
+    return n;
+}
+
+/* In the forked child: a local rank gets PMI_FD and execs the program; a
+ * remote one execs the launcher command (remote_argv). */
 static void child_exec(int rank, int pmi_fd, int out_w, int err_w, const opts_t *o,
-                       const char *path)
+                       const char *path, char **remote_argv)
 {
     char num[32];
     sigset_t none;
@@ -828,6 +951,12 @@ static void child_exec(int rank, int pmi_fd, int out_w, int err_w, const opts_t 
             close(devnull);
         }
     }
+    if (remote_argv) {
+        execvp(remote_argv[0], remote_argv);
+        fprintf(stderr, "mpiexec: rank %d: exec of the launcher command %s: %s (errno %d)\n", rank,
+                remote_argv[0], strerror(errno), errno);
+        _exit(EXIT_NOT_FOUND);
+    }
     /* Every other fd of ours is close-on-exec; this one must survive. */
     fcntl(pmi_fd, F_SETFD, 0);
 
@@ -835,9 +964,11 @@ static void child_exec(int rank, int pmi_fd, int out_w, int err_w, const opts_t 
     setenv("PMI_FD", num, 1);
     snprintf(num, sizeof(num), "%d", rank);
     setenv("PMI_RANK", num, 1);
+    snprintf(num, sizeof(num), "%d", job.local_index[rank]);
     setenv("MPI_LOCALRANKID", num, 1);
     snprintf(num, sizeof(num), "%d", o->n);
     setenv("PMI_SIZE", num, 1);
+    snprintf(num, sizeof(num), "%d", node_nranks(rank));
     setenv("MPI_LOCALNRANKS", num, 1);
     setenv("PMI_SPAWNED", "0", 1);
     /* Inherited from an outer launcher, these would make the client connect there. */
@@ -852,6 +983,127 @@ static void child_exec(int rank, int pmi_fd, int out_w, int err_w, const opts_t 
     _exit(EXIT_NOT_FOUND);
 }
 
+/* ---- remote ranks ---- */
+
+typedef struct words {
+    char **v;
+    int n, cap;
+    int failed;
+} words_t;
+
+static void words_add(words_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void words_add(words_t *w, const char *fmt, ...)
+{
+    va_list ap;
+    char *x = NULL;
+    if (w->failed)
+        return;
+    if (w->n + 2 > w->cap) {
+        int cap = w->cap ? w->cap * 2 : 32;
+        char **v = realloc(w->v, (size_t)cap * sizeof(char *));
+        if (!v) {
+            w->failed = 1;
+            return;
+        }
+        w->v = v;
+        w->cap = cap;
+    }
+    va_start(ap, fmt);
+    if (vasprintf(&x, fmt, ap) < 0)
+        x = NULL;
+    va_end(ap);
+    if (!x) {
+        w->failed = 1;
+        return;
+    }
+    w->v[w->n++] = x;
+    w->v[w->n] = NULL;
+}
+
+static void words_free(words_t *w)
+{
+    for (int i = 0; i < w->n; i++)
+        free(w->v[i]);
+    free(w->v);
+    memset(w, 0, sizeof(*w));
+}
+
+extern char **environ;
+
+/* The launcher command line that starts rank on its host:
+ *   LAUNCHER HOST env -u PMI_FD ... PMI_PORT=... PMI_ID=rank ... program args
+ * exec style passes those words as they are; ssh style joins them, quoted,
+ * into one shell command that first changes to our working directory. */
+static char **remote_argv(int rank, const opts_t *o)
+{
+    words_t cmd = {0}, out = {0};
+    char cwd[PATH_MAX];
+    int ssh = o->style == MPIEXEC_LAUNCH_SSH;
+
+    if (!getcwd(cwd, sizeof(cwd)))
+        snprintf(cwd, sizeof(cwd), ".");
+    words_add(&cmd, "env");
+    /* An outer launcher's variables would make the client connect there. */
+    words_add(&cmd, "-u");
+    words_add(&cmd, "PMI_FD");
+    words_add(&cmd, "-u");
+    words_add(&cmd, "PMI_RANK");
+    words_add(&cmd, "-u");
+    words_add(&cmd, "PMI_SIZE");
+    words_add(&cmd, "PMI_PORT=%s", job.pmi_port);
+    words_add(&cmd, "PMI_ID=%d", rank);
+    words_add(&cmd, "PMI_SPAWNED=0");
+    words_add(&cmd, "MPI_LOCALRANKID=%d", job.local_index[rank]);
+    words_add(&cmd, "MPI_LOCALNRANKS=%d", node_nranks(rank));
+    if (ssh) {
+        /* ssh carries no environment: pass on what configures Ferry and
+         * finds its library; an exec-style launcher inherits it all. */
+        for (char **e = environ; *e; e++)
+            if (strncmp(*e, "FERRY_", 6) == 0 || strncmp(*e, "PMI_DEBUG=", 10) == 0 ||
+                strncmp(*e, "LD_LIBRARY_PATH=", 16) == 0)
+                words_add(&cmd, "%s", *e);
+    }
+    for (int i = 0; i < o->nenv; i += 2)
+        words_add(&cmd, "%s=%s", o->env[i], o->env[i + 1]);
+    /* A relative path is relative to our directory, wherever the launcher starts. */
+    if (strchr(o->argv[0], '/') && o->argv[0][0] != '/')
+        words_add(&cmd, "%s/%s", cwd, o->argv[0]);
+    else
+        words_add(&cmd, "%s", o->argv[0]);
+    for (int i = 1; o->argv[i]; i++)
+        words_add(&cmd, "%s", o->argv[i]);
+
+    for (int i = 0; i < o->nlwords; i++)
+        words_add(&out, "%s", o->lwords[i]);
+    words_add(&out, "%s", job.hosts.hosts[job.ranks[rank].host].name);
+    if (ssh && !cmd.failed) {
+        size_t len = strlen(cwd) * 4 + 64;
+        for (int i = 0; i < cmd.n; i++)
+            len += strlen(cmd.v[i]) * 4 + 3;
+        char *line = calloc(1, len);
+        if (!line || MPIEXEC_shell_quote(line, len, "cd") || MPIEXEC_shell_quote(line, len, cwd)) {
+            cmd.failed = 1;
+        } else {
+            strcat(line, " 2>/dev/null; exec");
+            for (int i = 0; i < cmd.n && !cmd.failed; i++)
+                cmd.failed = MPIEXEC_shell_quote(line, len, cmd.v[i]) != 0;
+            words_add(&out, "%s", line);
+        }
+        free(line);
+    } else {
+        for (int i = 0; i < cmd.n; i++)
+            words_add(&out, "%s", cmd.v[i]);
+    }
+    if (cmd.failed || out.failed) {
+        fprintf(stderr, "mpiexec: out of memory building the command line of rank %d\n", rank);
+        words_free(&cmd);
+        words_free(&out);
+        return NULL;
+    }
+    words_free(&cmd);
+    return out.v;
+}
+
 static void set_nonblock(int fd)
 {
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -860,11 +1112,23 @@ static void set_nonblock(int fd)
 static int spawn_rank(int rank, const opts_t *o, const char *path)
 {
     rank_t *r = &job.ranks[rank];
-    int sv[2], out[2], err[2];
+    int sv[2] = {-1, -1}, out[2], err[2];
     sigset_t all, old;
+    char **rargv = NULL;
 
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    if (r->remote) {
+        /* Remote: the launcher command's output is the rank's; PMI comes by TCP. */
+        if (!(rargv = remote_argv(rank, o)))
+            return -1;
+        if (job.verbose) {
+            fprintf(stderr, "mpiexec: rank %d:", rank);
+            for (char **a = rargv; *a; a++)
+                fprintf(stderr, " %s", *a);
+            fprintf(stderr, "\n");
+        }
+    } else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
         goto fn_fail;
+    }
     if (pipe2(out, O_CLOEXEC) != 0)
         goto fn_fail_sv;
     if (pipe2(err, O_CLOEXEC) != 0)
@@ -876,7 +1140,7 @@ static int spawn_rank(int rank, const opts_t *o, const char *path)
     sigprocmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(rank, sv[1], out[1], err[1], o, path);
+        child_exec(rank, sv[1], out[1], err[1], o, path, rargv);
     int fork_errno = errno;
     if (pid > 0) {
         /* Also from the parent: a kill right after fork must find the group. */
@@ -890,12 +1154,18 @@ static int spawn_rank(int rank, const opts_t *o, const char *path)
         goto fn_fail_err;
     }
 
-    close(sv[1]);
+    if (rargv) {
+        for (char **a = rargv; *a; a++)
+            free(*a);
+        free(rargv);
+    } else {
+        close(sv[1]);
+        r->pmi_fd = sv[0];
+        set_nonblock(sv[0]);
+        PMIU_reader_init(&r->reader, sv[0]);
+    }
     close(out[1]);
     close(err[1]);
-    r->pmi_fd = sv[0];
-    set_nonblock(sv[0]);
-    PMIU_reader_init(&r->reader, sv[0]);
     r->streams[0].fd = out[0];
     r->streams[1].fd = err[0];
     set_nonblock(out[0]);
@@ -909,12 +1179,77 @@ fn_fail_out:
     close(out[0]);
     close(out[1]);
 fn_fail_sv:
-    close(sv[0]);
-    close(sv[1]);
+    if (sv[0] >= 0) {
+        close(sv[0]);
+        close(sv[1]);
+    }
 fn_fail:
     fprintf(stderr, "mpiexec: starting rank %d of %d: %s (errno %d)\n", rank, o->n, strerror(errno),
             errno);
+    if (rargv) {
+        for (char **a = rargv; *a; a++)
+            free(*a);
+        free(rargv);
+    }
     return -1;
+}
+
+/* Hosts and placement: without -hosts/-f every rank runs here.  Fills
+ * job.size, job.ranks (host, remote), job.local_index and job.mapping, and
+ * the launcher command for remote ranks. */
+static int setup_hosts(opts_t *o)
+{
+    int given = job.hosts.nhosts > 0;
+    if (!given && MPIEXEC_hosts_add_list(&job.hosts, "localhost", "default") != 0)
+        return -1;
+    MPIEXEC_hosts_finish(&job.hosts);
+    if (given && !o->n_given) {
+        long total = 0;
+        for (int i = 0; i < job.hosts.nhosts; i++)
+            total += MPIEXEC_hosts_slots(&job.hosts.hosts[i], o->ppn);
+        o->n = total > MAX_RANKS ? MAX_RANKS : (int)total;
+    }
+    job.size = o->n;
+    job.ranks = calloc((size_t)o->n, sizeof(rank_t));
+    job.local_index = calloc((size_t)o->n, sizeof(int));
+    int *host_of = calloc((size_t)o->n, sizeof(int));
+    if (!job.ranks || !job.local_index || !host_of) {
+        fprintf(stderr, "mpiexec: out of memory for %d ranks\n", o->n);
+        free(host_of);
+        return -1;
+    }
+    MPIEXEC_hosts_place(&job.hosts, o->n, o->ppn, host_of, job.local_index);
+    job.nremote = 0;
+    for (int i = 0; i < o->n; i++) {
+        job.ranks[i].host = host_of[i];
+        job.ranks[i].remote = !job.hosts.hosts[host_of[i]].local;
+        job.nremote += job.ranks[i].remote;
+    }
+    if (MPIEXEC_process_mapping(&job.hosts, host_of, o->n, job.mapping, sizeof(job.mapping)) != 0)
+        job.mapping[0] = '\0';
+    free(host_of);
+    if (job.nremote == 0)
+        return 0;
+
+    const char *cmd = o->launcher_exec;
+    if (!cmd) {
+        if (o->launcher && strcmp(o->launcher, "exec") == 0) {
+            fprintf(stderr, "mpiexec: -launcher exec needs -launcher-exec CMD (for example "
+                            "\"ip netns exec\")\n");
+            return -1;
+        }
+        cmd = o->launcher && strcmp(o->launcher, "rsh") == 0 ? "rsh" : "ssh";
+    }
+    if (o->launcher)
+        o->style = strcmp(o->launcher, "exec") == 0 ? MPIEXEC_LAUNCH_EXEC : MPIEXEC_LAUNCH_SSH;
+    else
+        o->style = MPIEXEC_launch_style_of(cmd);
+    o->lwords = MPIEXEC_split_words(cmd, &o->nlwords);
+    if (!o->lwords || o->nlwords == 0) {
+        fprintf(stderr, "mpiexec: -launcher-exec '%s': no command\n", cmd);
+        return -1;
+    }
+    return 0;
 }
 
 static int setup_signals(void)
@@ -1028,11 +1363,172 @@ static int run_timers(void)
     return next > now ? (int)(next - now) : 0;
 }
 
+/* ---- the PMI_PORT server for remote ranks ---- */
+
+/* Connections that never identify themselves are bounded: each remote rank
+ * makes one, a few strays are tolerated. */
+static int pending_max(void)
+{
+    return job.nremote * 2 + 8;
+}
+
+/* Listens on every address, so remote ranks may use whichever route they
+ * have; PMI_PORT names the one they are told (-localhost, or found). */
+static int open_pmi_listener(const opts_t *o)
+{
+    char addr[256];
+    int fd = -1, err = 0;
+
+    if (o->localhost) {
+        snprintf(addr, sizeof(addr), "%s", o->localhost);
+    } else {
+        const char *toward = NULL;
+        for (int i = 0; i < job.size && !toward; i++)
+            if (job.ranks[i].remote)
+                toward = job.hosts.hosts[job.ranks[i].host].name;
+        MPIEXEC_pmi_address(toward, addr, sizeof(addr));
+    }
+    for (int v6 = 1; v6 >= 0 && fd < 0; v6--) {
+        fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            err = errno;
+            continue;
+        }
+        int zero = 0;
+        struct sockaddr_storage ss;
+        socklen_t len;
+        memset(&ss, 0, sizeof(ss));
+        if (v6) {
+            struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+            s6->sin6_family = AF_INET6;
+            s6->sin6_addr = in6addr_any;
+            len = sizeof(*s6);
+        } else {
+            struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+            s4->sin_family = AF_INET;
+            s4->sin_addr.s_addr = htonl(INADDR_ANY);
+            len = sizeof(*s4);
+        }
+        if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, SOMAXCONN) != 0) {
+            err = errno;
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (fd < 0) {
+        fprintf(stderr, "mpiexec: cannot listen for remote ranks' PMI connections: %s (errno %d)\n",
+                strerror(err), err);
+        return -1;
+    }
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    getsockname(fd, (struct sockaddr *)&ss, &len);
+    int port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
+                                        : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    snprintf(job.pmi_port, sizeof(job.pmi_port), strchr(addr, ':') ? "[%s]:%d" : "%s:%d", addr,
+             port);
+    job.listen_fd = fd;
+    job.pending = calloc((size_t)pending_max(), sizeof(*job.pending));
+    if (!job.pending) {
+        fprintf(stderr, "mpiexec: out of memory for PMI connections\n");
+        return -1;
+    }
+    if (job.verbose)
+        fprintf(stderr, "mpiexec: remote ranks reach PMI at PMI_PORT=%s\n", job.pmi_port);
+    return 0;
+}
+
+static void pmi_accept(void)
+{
+    for (;;) {
+        int fd = accept4(job.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            return;
+        }
+        if (job.npending == pending_max()) {
+            close(fd);
+            continue;
+        }
+        /* Lock-step small lines: Nagle and delayed ACKs would add ~40 ms each. */
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        job.pending[job.npending].fd = fd;
+        PMIU_reader_init(&job.pending[job.npending].reader, fd);
+        job.npending++;
+    }
+}
+
+static void pending_refuse(struct pending *pc, const char *why)
+{
+    char line[200];
+    int len = snprintf(line, sizeof(line), "cmd=initack rc=-1 msg=%s\n", why);
+    fprintf(stderr, "mpiexec: refused a PMI connection: %s\n", why);
+    if (PMIU_writeall(pc->fd, line, (size_t)len) != 0 && job.verbose)
+        fprintf(stderr, "mpiexec: %s\n", PMIU_last_error());
+    close(pc->fd);
+    pc->fd = -1;
+}
+
+/* The PMI_PORT handshake: "cmd=initack pmiid=N" makes the connection rank
+ * N's; it is answered with initack and the size, rank and debug settings. */
+static void pending_input(struct pending *pc)
+{
+    char line[PMIU_MAXLINE + 1];
+    size_t len;
+    PMIU_cmd_t cmd;
+    int id;
+
+    long n = PMIU_reader_fill(&pc->reader);
+    int rc = PMIU_reader_next(&pc->reader, line, &len);
+    if (rc == PMIU_LINE_NONE) {
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+            close(pc->fd); /* went away before saying who it is */
+            pc->fd = -1;
+        }
+        return;
+    }
+    if (job.verbose && rc == PMIU_LINE_OK)
+        fprintf(stderr, "mpiexec: new PMI connection -> %s\n", line);
+    if (rc != PMIU_LINE_OK || PMIU_parse(line, len, &cmd) != 0 || !PMIU_get(&cmd, "cmd") ||
+        strcmp(PMIU_get(&cmd, "cmd"), "initack") != 0 || PMIU_get_int(&cmd, "pmiid", &id) != 0) {
+        pending_refuse(pc, "expected_cmd=initack_pmiid=N");
+        return;
+    }
+    if (id < 0 || id >= job.size || !job.ranks[id].remote) {
+        pending_refuse(pc, "pmiid_is_not_a_remote_rank_of_this_job");
+        return;
+    }
+    rank_t *r = &job.ranks[id];
+    if (r->pmi_fd >= 0 || r->reaped) {
+        pending_refuse(pc, "rank_already_connected_or_gone");
+        return;
+    }
+    r->pmi_fd = pc->fd;
+    r->reader = pc->reader;
+    pc->fd = -1;
+    PMIU_msg_t msg;
+    PMIU_msg_start(&msg, "initack");
+    reply(r, &msg);
+    PMIU_msg_start(&msg, "set");
+    PMIU_msg_add_int(&msg, "size", job.size);
+    reply(r, &msg);
+    PMIU_msg_start(&msg, "set");
+    PMIU_msg_add_int(&msg, "rank", id);
+    reply(r, &msg);
+    PMIU_msg_start(&msg, "set");
+    PMIU_msg_add_int(&msg, "debug", 0);
+    reply(r, &msg);
+}
+
 static void event_loop(void)
 {
-    int maxfds = 1 + 3 * job.size;
+    int maxfds = 2 + 3 * job.size + (job.listen_fd >= 0 ? pending_max() : 0);
     struct pollfd *pfds = calloc((size_t)maxfds, sizeof(*pfds));
-    /* What each pollfd is: rank * 3 + 0 (PMI), 1 (stdout), 2 (stderr); -1 the signal pipe. */
+    /* What each pollfd is: rank * 3 + 0 (PMI), 1 (stdout), 2 (stderr); -1 the signal pipe,
+     * -2 the PMI_PORT listener, -3 - k the k-th pending PMI connection. */
     int *what = calloc((size_t)maxfds, sizeof(*what));
 
     if (pfds == NULL || what == NULL) {
@@ -1048,10 +1544,27 @@ static void event_loop(void)
         if (job.nlive == 0 && !outputs_open())
             break;
 
+        /* Drop pending PMI connections closed or handed to a rank. */
+        int m = 0;
+        for (int k = 0; k < job.npending; k++)
+            if (job.pending[k].fd >= 0)
+                job.pending[m++] = job.pending[k];
+        job.npending = m;
+
         int n = 0;
         pfds[n].fd = sig_pipe[0];
         pfds[n].events = POLLIN;
         what[n++] = -1;
+        if (job.listen_fd >= 0) {
+            pfds[n].fd = job.listen_fd;
+            pfds[n].events = POLLIN;
+            what[n++] = -2;
+            for (int k = 0; k < job.npending; k++) {
+                pfds[n].fd = job.pending[k].fd;
+                pfds[n].events = POLLIN;
+                what[n++] = -3 - k;
+            }
+        }
         for (int i = 0; i < job.size; i++) {
             rank_t *r = &job.ranks[i];
             if (r->pmi_fd >= 0) {
@@ -1079,6 +1592,15 @@ static void event_loop(void)
         for (int k = 0; k < n && rc > 0; k++) {
             if (pfds[k].revents == 0)
                 continue;
+            if (what[k] == -2) {
+                pmi_accept();
+                continue;
+            }
+            if (what[k] <= -3) {
+                if (job.pending[-3 - what[k]].fd >= 0)
+                    pending_input(&job.pending[-3 - what[k]]);
+                continue;
+            }
             if (what[k] < 0) {
                 unsigned char sigs[64];
                 ssize_t got;
@@ -1148,18 +1670,19 @@ int main(int argc, char **argv)
         }
         job.timeout_sec = (int)v;
     }
-    path = find_program(o.argv[0]);
-    if (path == NULL)
-        return EXIT_NOT_FOUND;
-    if (check_fd_limit(o.n) != 0)
+    if (setup_hosts(&o) != 0)
         return EXIT_USAGE;
-
-    job.size = o.n;
-    job.ranks = calloc((size_t)o.n, sizeof(rank_t));
-    if (job.ranks == NULL) {
-        fprintf(stderr, "mpiexec: out of memory for %d ranks\n", o.n);
-        return EXIT_USAGE;
+    /* Only a rank started here needs the program here; a remote host finds
+     * it itself (the launcher's command fails clearly if it cannot). */
+    if (job.nremote < o.n) {
+        path = find_program(o.argv[0]);
+        if (path == NULL)
+            return EXIT_NOT_FOUND;
     }
+    if (check_fd_limit(o.n + (job.nremote ? pending_max() : 0)) != 0)
+        return EXIT_USAGE;
+    if (job.nremote && open_pmi_listener(&o) != 0)
+        return EXIT_USAGE;
     for (int i = 0; i < o.n; i++) {
         job.ranks[i].pmi_fd = -1;
         for (int s = 0; s < 2; s++) {
