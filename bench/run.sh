@@ -107,6 +107,11 @@ lib_setup() {
             RUN=(mpiexec.openmpi -n 2 "${ompi_extra[@]}")
             ENVS=(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1) ;;
         # tcp: loopback TCP between the two ranks, shared memory turned off.
+        ferry:tcp)
+            CC=("$ferry_prefix/bin/mpicc")
+            RUN=("$ferry_prefix/bin/mpiexec" -n 2)
+            ENVS=("LD_LIBRARY_PATH=$ferry_prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+                  FERRY_METHODS=tcp) ;;
         mpich:tcp)
             # Debian's MPICH is ch4:ucx: NOLOCAL disables its shm, UCX_TLS
             # keeps UCX on TCP.
