@@ -3,14 +3,14 @@
 # under every protocol variant, Hydra, AddressSanitizer+UBSan and valgrind; one summary line.
 #
 #   test/run-all.sh            everything (about 20-30 minutes on 2 cores)
-#   FERRY_TEST_QUICK=1 test/run-all.sh    no variants, no sanitizer/valgrind parts
+#   TEST_QUICK=1 test/run-all.sh    no variants, no sanitizer/valgrind parts
 #
 # Builds in _build (installed to _inst) and _build-asan (_inst-asan) at the top of the
 # tree; logs of each part go to _test-logs/.  Ends with "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top" || exit 2
-quick=${FERRY_TEST_QUICK:-0}
+quick=${TEST_QUICK:-0}
 jobs=${JOBS:-2}
 logs=$top/_test-logs
 rm -rf "$logs"
