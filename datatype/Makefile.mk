@@ -11,3 +11,7 @@ check_PROGRAMS += test/unit/dtype_random
 TESTS += test/unit/dtype_random
 test_unit_dtype_random_SOURCES = test/unit/dtype_random.c test/mpi/type_gen.h
 test_unit_dtype_random_LDADD = libmpi.la
+check_PROGRAMS += test/unit/dtype_dataloop
+TESTS += test/unit/dtype_dataloop
+test_unit_dtype_dataloop_SOURCES = test/unit/dtype_dataloop.c
+test_unit_dtype_dataloop_LDADD = libmpi.la
