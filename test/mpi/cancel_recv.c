@@ -65,7 +65,8 @@ static int rank0(void)
     errs += cancel_one(MPI_COMM_WORLD, 1, 5, 0, "named receive, Wait");
     errs += cancel_one(MPI_COMM_WORLD, 1, 5, 1, "named receive, Test loop");
     errs += cancel_one(MPI_COMM_WORLD, MPI_ANY_SOURCE, 5, 0, "ANY_SOURCE receive");
-    errs += cancel_one(MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, "ANY_SOURCE+ANY_TAG receive");
+    errs +=
+        cancel_one(MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, "ANY_SOURCE+ANY_TAG receive");
 
     /* the cancelled receives did not take the message sent now with the same tag */
     go();
@@ -101,7 +102,8 @@ static int rank0(void)
         int vals[N];
         for (int i = 0; i < N; i++) {
             vals[i] = -7;
-            MPI_Irecv(&vals[i], 1, MPI_INT, i % 2 ? MPI_ANY_SOURCE : 1, 7, MPI_COMM_WORLD, &reqs[i]);
+            MPI_Irecv(&vals[i], 1, MPI_INT, i % 2 ? MPI_ANY_SOURCE : 1, 7, MPI_COMM_WORLD,
+                      &reqs[i]);
         }
         for (int i = N - 1; i >= 0; i--)
             MPI_Cancel(&reqs[i]);

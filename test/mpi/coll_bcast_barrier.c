@@ -58,13 +58,16 @@ int main(int argc, char **argv)
         MTEST_CHECK_RC(errs, rc, "MPI_Barrier");
         double dt = MPI_Wtime() - t0;
         if (mtest_rank == 0 && mtest_size > 1 && dt < DELAY * 0.95)
-            MTEST_FAIL(errs, "rank 0 left MPI_Barrier %.3f s after the start, but the last rank "
-                       "entered only after %.3f s", dt, DELAY);
+            MTEST_FAIL(errs,
+                       "rank 0 left MPI_Barrier %.3f s after the start, but the last rank "
+                       "entered only after %.3f s",
+                       dt, DELAY);
     }
 
     const int light = mtest_size > 4;
-    const MPI_Datatype some[] = {MPI_BYTE, MPI_INT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_INT64_T,
-                                 MPI_C_DOUBLE_COMPLEX, MPI_DOUBLE_INT, MPI_SHORT_INT};
+    const MPI_Datatype some[] = {MPI_BYTE,        MPI_INT,      MPI_DOUBLE,
+                                 MPI_LONG_DOUBLE, MPI_INT64_T,  MPI_C_DOUBLE_COMPLEX,
+                                 MPI_DOUBLE_INT,  MPI_SHORT_INT};
     const int nsome = (int)(sizeof some / sizeof some[0]);
     const size_t counts[] = {1, 7, 1000, 100000, 0};
     const int roots[] = {0, last, mtest_size / 2};

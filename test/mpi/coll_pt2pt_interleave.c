@@ -53,14 +53,18 @@ int main(int argc, char **argv)
         int flag = 1;
         MPI_Testall(3, rreq, &flag, MPI_STATUSES_IGNORE);
         if (flag)
-            MTEST_FAIL(errs, "round %d: wildcard receives completed by collective traffic "
-                       "(values %d %d %d)", round, in[0], in[1], in[2]);
+            MTEST_FAIL(errs,
+                       "round %d: wildcard receives completed by collective traffic "
+                       "(values %d %d %d)",
+                       round, in[0], in[1], in[2]);
         flag = 1;
         MPI_Status pst;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &pst);
         if (flag)
-            MTEST_FAIL(errs, "round %d: Iprobe(ANY, ANY) sees a message (source %d, tag %d) though "
-                       "no user message was sent", round, pst.MPI_SOURCE, pst.MPI_TAG);
+            MTEST_FAIL(errs,
+                       "round %d: Iprobe(ANY, ANY) sees a message (source %d, tag %d) though "
+                       "no user message was sent",
+                       round, pst.MPI_SOURCE, pst.MPI_TAG);
         if (errs) {
             /* the receives are in an unknown state and the other ranks would wait for us */
             printf("[%d] aborting after %d errors\n", mtest_rank, errs);

@@ -1,11 +1,12 @@
 /* coll_reduce.c: MPI_Reduce and MPI_Allreduce with every predefined operation on every
  * predefined type the standard allows it for: SUM, PROD, MAX, MIN on integers (including
  * MPI_AINT, MPI_OFFSET, MPI_COUNT) and floating point, SUM and PROD on complex, LAND, LOR, LXOR
- * on C integers and C_BOOL, BAND, BOR, BXOR on integers and BYTE, MAXLOC and MINLOC on the pair types (ties resolved to the lowest index).
- * Counts 0 to 100000, roots 0, last and middle; the result is checked element by element on
- * the root (Reduce, whose receive buffer elsewhere is NULL) and on every rank (Allreduce). Each
- * rank contributes values chosen so that the exact result is known and cannot overflow. With
- * more ranks than cores the combinations are thinned out to keep the run short. */
+ * on C integers and C_BOOL, BAND, BOR, BXOR on integers and BYTE, MAXLOC and MINLOC on the pair
+ * types (ties resolved to the lowest index). Counts 0 to 100000, roots 0, last and middle; the
+ * result is checked element by element on the root (Reduce, whose receive buffer elsewhere is NULL)
+ * and on every rank (Allreduce). Each rank contributes values chosen so that the exact result is
+ * known and cannot overflow. With more ranks than cores the combinations are thinned out to keep
+ * the run short. */
 #include "mtest.h"
 
 #include <complex.h>
@@ -35,47 +36,47 @@ struct rtype {
 };
 
 #define INT_T(NAME, T)                                                                             \
-    static void set_##NAME(void *b, size_t i, const struct val *v)                                \
+    static void set_##NAME(void *b, size_t i, const struct val *v)                                 \
     {                                                                                              \
         ((T *)b)[i] = (T)v->i;                                                                     \
     }                                                                                              \
-    static void get_##NAME(const void *b, size_t i, struct val *v)                                \
+    static void get_##NAME(const void *b, size_t i, struct val *v)                                 \
     {                                                                                              \
         memset(v, 0, sizeof *v);                                                                   \
         v->i = (long long)((const T *)b)[i];                                                       \
     }
 #define FLT_T(NAME, T)                                                                             \
-    static void set_##NAME(void *b, size_t i, const struct val *v)                                \
+    static void set_##NAME(void *b, size_t i, const struct val *v)                                 \
     {                                                                                              \
         ((T *)b)[i] = (T)v->re;                                                                    \
     }                                                                                              \
-    static void get_##NAME(const void *b, size_t i, struct val *v)                                \
+    static void get_##NAME(const void *b, size_t i, struct val *v)                                 \
     {                                                                                              \
         memset(v, 0, sizeof *v);                                                                   \
         v->re = (long double)((const T *)b)[i];                                                    \
     }
 #define CPX_T(NAME, T, RT)                                                                         \
-    static void set_##NAME(void *b, size_t i, const struct val *v)                                \
+    static void set_##NAME(void *b, size_t i, const struct val *v)                                 \
     {                                                                                              \
         ((T *)b)[i] = (RT)v->re + (RT)v->im * (T)I;                                                \
     }                                                                                              \
-    static void get_##NAME(const void *b, size_t i, struct val *v)                                \
+    static void get_##NAME(const void *b, size_t i, struct val *v)                                 \
     {                                                                                              \
         memset(v, 0, sizeof *v);                                                                   \
-        v->re = (long double)creall(((const T *)b)[i]);                                           \
-        v->im = (long double)cimagl(((const T *)b)[i]);                                           \
+        v->re = (long double)creall(((const T *)b)[i]);                                            \
+        v->im = (long double)cimagl(((const T *)b)[i]);                                            \
     }
 #define PAIR_T(NAME, VT)                                                                           \
     struct p_##NAME {                                                                              \
         VT v;                                                                                      \
         int i;                                                                                     \
     };                                                                                             \
-    static void set_##NAME(void *b, size_t i, const struct val *v)                                \
+    static void set_##NAME(void *b, size_t i, const struct val *v)                                 \
     {                                                                                              \
         ((struct p_##NAME *)b)[i].v = (VT)v->re;                                                   \
         ((struct p_##NAME *)b)[i].i = v->idx;                                                      \
     }                                                                                              \
-    static void get_##NAME(const void *b, size_t i, struct val *v)                                \
+    static void get_##NAME(const void *b, size_t i, struct val *v)                                 \
     {                                                                                              \
         memset(v, 0, sizeof *v);                                                                   \
         v->re = (long double)((const struct p_##NAME *)b)[i].v;                                    \
@@ -117,8 +118,14 @@ PAIR_T(2int, int)
 PAIR_T(short_int, short)
 PAIR_T(ldouble_int, long double)
 
-#define R(DT, NAME, K, T) {DT, #DT, K, (int)(8 * sizeof(T)), sizeof(T), set_##NAME, get_##NAME}
-#define RP(DT, NAME) {DT, #DT, K_PAIR, 0, sizeof(struct p_##NAME), set_##NAME, get_##NAME}
+#define R(DT, NAME, K, T)                                                                          \
+    {                                                                                              \
+        DT, #DT, K, (int)(8 * sizeof(T)), sizeof(T), set_##NAME, get_##NAME                        \
+    }
+#define RP(DT, NAME)                                                                               \
+    {                                                                                              \
+        DT, #DT, K_PAIR, 0, sizeof(struct p_##NAME), set_##NAME, get_##NAME                        \
+    }
 
 static const struct rtype types[] = {
     R(MPI_INT, int, K_INT, int),
@@ -162,12 +169,12 @@ static const struct rtype types[] = {
 #define NTYPES_LIGHT 10
 
 enum { SUM, PROD, MAX, MIN, LAND, LOR, LXOR, BAND, BOR, BXOR, MAXLOC, MINLOC, NOPS };
-static const char *op_names[] = {"MPI_SUM",  "MPI_PROD", "MPI_MAX",  "MPI_MIN",
-                                 "MPI_LAND", "MPI_LOR",  "MPI_LXOR", "MPI_BAND",
+static const char *op_names[] = {"MPI_SUM",  "MPI_PROD", "MPI_MAX",    "MPI_MIN",
+                                 "MPI_LAND", "MPI_LOR",  "MPI_LXOR",   "MPI_BAND",
                                  "MPI_BOR",  "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC"};
 static MPI_Op op_handle(int op)
 {
-    const MPI_Op h[] = {MPI_SUM,  MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND,   MPI_LOR,
+    const MPI_Op h[] = {MPI_SUM,  MPI_PROD, MPI_MAX, MPI_MIN,  MPI_LAND,   MPI_LOR,
                         MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC};
     return h[op];
 }
@@ -177,13 +184,20 @@ static int op_allowed(enum kind k, int op)
 {
     switch (k) {
     case K_INT:
-    case K_UINT: return op <= BXOR;
-    case K_MULTI: return op <= MIN || (op >= BAND && op <= BXOR);
-    case K_FLOAT: return op <= MIN;
-    case K_COMPLEX: return op == SUM || op == PROD;
-    case K_BOOL: return op == LAND || op == LOR || op == LXOR;
-    case K_BYTE: return op == BAND || op == BOR || op == BXOR;
-    case K_PAIR: return op == MAXLOC || op == MINLOC;
+    case K_UINT:
+        return op <= BXOR;
+    case K_MULTI:
+        return op <= MIN || (op >= BAND && op <= BXOR);
+    case K_FLOAT:
+        return op <= MIN;
+    case K_COMPLEX:
+        return op == SUM || op == PROD;
+    case K_BOOL:
+        return op == LAND || op == LOR || op == LXOR;
+    case K_BYTE:
+        return op == BAND || op == BOR || op == BXOR;
+    case K_PAIR:
+        return op == MAXLOC || op == MINLOC;
     }
     return 0;
 }
@@ -206,17 +220,27 @@ static void contrib(const struct rtype *t, int op, int r, size_t i, struct val *
     memset(v, 0, sizeof *v);
     long long x = 0;
     switch (op) {
-    case SUM: x = sgn ? (long long)(h % 7) - 3 : (long long)(h % 7); break;
+    case SUM:
+        x = sgn ? (long long)(h % 7) - 3 : (long long)(h % 7);
+        break;
     case PROD:
         x = ((size_t)r + i) % 6 == 0 ? 2 : 1;
         if (sgn && ((size_t)r + 2 * i) % 5 == 1)
             x = -x;
         break;
     case MAX:
-    case MIN: x = sgn ? (long long)(h % 200) - 100 : (long long)(h % 200); break;
-    case LAND: x = (((size_t)r + i) % 5 == 0 && (i & 1)) ? 0 : (long long)(h % 3) + 1; break;
-    case LOR: x = (((size_t)r + i) % 5 == 0 && (i & 1)) ? (long long)(h % 3) + 1 : 0; break;
-    case LXOR: x = (h & 1) ? (long long)(h % 3) + 1 : 0; break;
+    case MIN:
+        x = sgn ? (long long)(h % 200) - 100 : (long long)(h % 200);
+        break;
+    case LAND:
+        x = (((size_t)r + i) % 5 == 0 && (i & 1)) ? 0 : (long long)(h % 3) + 1;
+        break;
+    case LOR:
+        x = (((size_t)r + i) % 5 == 0 && (i & 1)) ? (long long)(h % 3) + 1 : 0;
+        break;
+    case LXOR:
+        x = (h & 1) ? (long long)(h % 3) + 1 : 0;
+        break;
     case BAND:
     case BOR:
     case BXOR: {
@@ -296,16 +320,36 @@ static void fold(const struct rtype *t, int op, struct val *acc, const struct va
     }
     long long a = acc->i, c = b->i;
     switch (op) {
-    case SUM: a += c; break;
-    case PROD: a *= c; break;
-    case MAX: a = c > a ? c : a; break;
-    case MIN: a = c < a ? c : a; break;
-    case LAND: a = (a != 0) && (c != 0); break;
-    case LOR: a = (a != 0) || (c != 0); break;
-    case LXOR: a = (a != 0) != (c != 0); break;
-    case BAND: a = (long long)((unsigned long long)a & (unsigned long long)c); break;
-    case BOR: a = (long long)((unsigned long long)a | (unsigned long long)c); break;
-    case BXOR: a = (long long)((unsigned long long)a ^ (unsigned long long)c); break;
+    case SUM:
+        a += c;
+        break;
+    case PROD:
+        a *= c;
+        break;
+    case MAX:
+        a = c > a ? c : a;
+        break;
+    case MIN:
+        a = c < a ? c : a;
+        break;
+    case LAND:
+        a = (a != 0) && (c != 0);
+        break;
+    case LOR:
+        a = (a != 0) || (c != 0);
+        break;
+    case LXOR:
+        a = (a != 0) != (c != 0);
+        break;
+    case BAND:
+        a = (long long)((unsigned long long)a & (unsigned long long)c);
+        break;
+    case BOR:
+        a = (long long)((unsigned long long)a | (unsigned long long)c);
+        break;
+    case BXOR:
+        a = (long long)((unsigned long long)a ^ (unsigned long long)c);
+        break;
     }
     acc->i = a;
 }
@@ -321,20 +365,32 @@ static void as_stored(const struct rtype *t, const struct val *v, struct val *ou
 static int same(const struct rtype *t, const struct val *a, const struct val *b)
 {
     switch (t->kind) {
-    case K_FLOAT: return a->re == b->re;
-    case K_COMPLEX: return a->re == b->re && a->im == b->im;
-    case K_PAIR: return a->re == b->re && a->idx == b->idx;
-    default: return a->i == b->i;
+    case K_FLOAT:
+        return a->re == b->re;
+    case K_COMPLEX:
+        return a->re == b->re && a->im == b->im;
+    case K_PAIR:
+        return a->re == b->re && a->idx == b->idx;
+    default:
+        return a->i == b->i;
     }
 }
 
 static void format(const struct rtype *t, const struct val *v, char *s, size_t n)
 {
     switch (t->kind) {
-    case K_FLOAT: snprintf(s, n, "%Lg", v->re); break;
-    case K_COMPLEX: snprintf(s, n, "(%Lg,%Lg)", v->re, v->im); break;
-    case K_PAIR: snprintf(s, n, "(%Lg,%d)", v->re, v->idx); break;
-    default: snprintf(s, n, "%lld (0x%llx)", v->i, (unsigned long long)v->i); break;
+    case K_FLOAT:
+        snprintf(s, n, "%Lg", v->re);
+        break;
+    case K_COMPLEX:
+        snprintf(s, n, "(%Lg,%Lg)", v->re, v->im);
+        break;
+    case K_PAIR:
+        snprintf(s, n, "(%Lg,%d)", v->re, v->idx);
+        break;
+    default:
+        snprintf(s, n, "%lld (0x%llx)", v->i, (unsigned long long)v->i);
+        break;
     }
 }
 
@@ -407,7 +463,8 @@ static int check_result(const struct rtype *t, int op, const void *buf, size_t c
         static int noted;
         if (!noted++)
             printf("[%d] note: %s: %zu elements as if the type were signed: known bug of MPICH "
-                   "< 4.1 (pmodels/mpich#6083), not counted\n", mtest_rank, what, known);
+                   "< 4.1 (pmodels/mpich#6083), not counted\n",
+                   mtest_rank, what, known);
     }
     if (bad) {
         char es[96], ss[96];
@@ -464,15 +521,15 @@ int main(int argc, char **argv)
                     memset(rbuf, 0xEE, count * t->extent);
                     int rc = MPI_Reduce(sbuf, mtest_rank == root ? rbuf : NULL, (int)count, t->dt,
                                         op_handle(op), root, MPI_COMM_WORLD);
-                    snprintf(what, sizeof what, "MPI_Reduce(%s, %s, count %zu, root %d)",
-                             t->name, op_names[op], count, root);
+                    snprintf(what, sizeof what, "MPI_Reduce(%s, %s, count %zu, root %d)", t->name,
+                             op_names[op], count, root);
                     MTEST_CHECK_RC(errs, rc, "%s", what);
                     if (mtest_rank == root)
                         errs += check_result(t, op, rbuf, count, what);
                 }
                 memset(rbuf, 0xEE, count * t->extent);
-                int rc = MPI_Allreduce(sbuf, rbuf, (int)count, t->dt, op_handle(op),
-                                       MPI_COMM_WORLD);
+                int rc =
+                    MPI_Allreduce(sbuf, rbuf, (int)count, t->dt, op_handle(op), MPI_COMM_WORLD);
                 snprintf(what, sizeof what, "MPI_Allreduce(%s, %s, count %zu)", t->name,
                          op_names[op], count);
                 MTEST_CHECK_RC(errs, rc, "%s", what);

@@ -51,8 +51,8 @@ int main(int argc, char **argv)
     if (ver < 1)
         MTEST_FAIL(errs, "MPI_Get_version: version %d < 1", ver);
 
-    /* MPI_TAG_UB: the standard's minimum is 32767; Ferry promises at least 2^30. Other MPIs
-     * (used to validate this test) are only held to the standard, with a note. */
+        /* MPI_TAG_UB: the standard's minimum is 32767; Ferry promises at least 2^30. Other MPIs
+         * (used to validate this test) are only held to the standard, with a note. */
 #ifdef FERRY_VERSION
     const int min_ub = 1 << 30;
 #else
@@ -87,7 +87,8 @@ int main(int argc, char **argv)
 
     /* the largest tag works, and MPI_ANY_TAG reports it */
     if (tag_ub > 0) {
-        int right = (mtest_rank + 1) % mtest_size, left = (mtest_rank + mtest_size - 1) % mtest_size;
+        int right = (mtest_rank + 1) % mtest_size,
+            left = (mtest_rank + mtest_size - 1) % mtest_size;
         int out = mtest_rank, in = -1;
         MPI_Status st;
         MPI_Request req;

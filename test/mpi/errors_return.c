@@ -53,8 +53,10 @@ int main(int argc, char **argv)
     rc = MPI_Comm_get_errhandler(w, &eh);
     MTEST_CHECK_RC(errs, rc, "MPI_Comm_get_errhandler(MPI_COMM_WORLD)");
     if (eh != MPI_ERRORS_ARE_FATAL)
-        MTEST_FAIL(errs, "initial error handler of MPI_COMM_WORLD is %#x, not MPI_ERRORS_ARE_FATAL "
-                   "(%#x)", (unsigned)eh, (unsigned)MPI_ERRORS_ARE_FATAL);
+        MTEST_FAIL(errs,
+                   "initial error handler of MPI_COMM_WORLD is %#x, not MPI_ERRORS_ARE_FATAL "
+                   "(%#x)",
+                   (unsigned)eh, (unsigned)MPI_ERRORS_ARE_FATAL);
     rc = MPI_Comm_set_errhandler(w, MPI_ERRORS_RETURN);
     MTEST_CHECK_RC(errs, rc, "MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)");
     /* errors on an invalid communicator are raised on MPI_COMM_WORLD (MPI-3) or on
@@ -181,18 +183,19 @@ int main(int argc, char **argv)
 
     /* every error class has a string and is its own class */
     {
-        const int classes[] = {MPI_SUCCESS,    MPI_ERR_BUFFER,    MPI_ERR_COUNT,   MPI_ERR_TYPE,
-                               MPI_ERR_TAG,    MPI_ERR_COMM,      MPI_ERR_RANK,    MPI_ERR_ROOT,
-                               MPI_ERR_OP,     MPI_ERR_ARG,       MPI_ERR_UNKNOWN, MPI_ERR_TRUNCATE,
-                               MPI_ERR_OTHER,  MPI_ERR_INTERN,    MPI_ERR_IN_STATUS,
-                               MPI_ERR_PENDING, MPI_ERR_REQUEST};
+        const int classes[] = {MPI_SUCCESS,    MPI_ERR_BUFFER, MPI_ERR_COUNT,     MPI_ERR_TYPE,
+                               MPI_ERR_TAG,    MPI_ERR_COMM,   MPI_ERR_RANK,      MPI_ERR_ROOT,
+                               MPI_ERR_OP,     MPI_ERR_ARG,    MPI_ERR_UNKNOWN,   MPI_ERR_TRUNCATE,
+                               MPI_ERR_OTHER,  MPI_ERR_INTERN, MPI_ERR_IN_STATUS, MPI_ERR_PENDING,
+                               MPI_ERR_REQUEST};
         for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
             int cls = -1;
             char what[64];
             snprintf(what, sizeof what, "error class %s", mtest_classname(classes[i]));
             rc = MPI_Error_class(classes[i], &cls);
             MTEST_CHECK_RC(errs, rc, "MPI_Error_class(%s)", mtest_classname(classes[i]));
-            MTEST_CHECK_INT(errs, classes[i], cls, "MPI_Error_class(%s)", mtest_classname(classes[i]));
+            MTEST_CHECK_INT(errs, classes[i], cls, "MPI_Error_class(%s)",
+                            mtest_classname(classes[i]));
             errs += check_string(classes[i], what);
         }
     }

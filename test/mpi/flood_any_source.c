@@ -94,8 +94,8 @@ static int receiver(void)
             int k = next[src]++;
             char what[96];
             snprintf(what, sizeof what, "message #%d from rank %d", k, src);
-            errs += mtest_check_status(&st, src, tag_of(src, k), MPI_BYTE, (int)msglen(src, k),
-                                       what);
+            errs +=
+                mtest_check_status(&st, src, tag_of(src, k), MPI_BYTE, (int)msglen(src, k), what);
             errs += mtest_check_bytes(bufs[w], msglen(src, k), seed_of(src, k), what);
         }
         if (errs > 20) {

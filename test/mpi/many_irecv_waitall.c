@@ -46,8 +46,8 @@ static void post_all(int peer, int reverse, int any)
     for (int k = 0; k < N; k++) {
         int i = reverse ? N - 1 - k : k;
         mtest_fill_guard(bufs[i], len_of(i) + 8);
-        MPI_Irecv(bufs[i], (int)len_of(i) + 8, MPI_BYTE, any ? MPI_ANY_SOURCE : peer,
-                  any ? 5 : i, MPI_COMM_WORLD, &reqs[i]);
+        MPI_Irecv(bufs[i], (int)len_of(i) + 8, MPI_BYTE, any ? MPI_ANY_SOURCE : peer, any ? 5 : i,
+                  MPI_COMM_WORLD, &reqs[i]);
     }
 }
 

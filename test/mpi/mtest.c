@@ -79,24 +79,43 @@ const char *mtest_classname(int c)
 {
     static char other[32];
     switch (c) {
-    case MPI_SUCCESS: return "MPI_SUCCESS";
-    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
-    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
-    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
-    case MPI_ERR_TAG: return "MPI_ERR_TAG";
-    case MPI_ERR_COMM: return "MPI_ERR_COMM";
-    case MPI_ERR_RANK: return "MPI_ERR_RANK";
-    case MPI_ERR_ROOT: return "MPI_ERR_ROOT";
-    case MPI_ERR_OP: return "MPI_ERR_OP";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_UNKNOWN: return "MPI_ERR_UNKNOWN";
-    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
-    case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
-    case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
-    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS";
-    case MPI_ERR_PENDING: return "MPI_ERR_PENDING";
-    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST";
-    default: snprintf(other, sizeof other, "class %d", c); return other;
+    case MPI_SUCCESS:
+        return "MPI_SUCCESS";
+    case MPI_ERR_BUFFER:
+        return "MPI_ERR_BUFFER";
+    case MPI_ERR_COUNT:
+        return "MPI_ERR_COUNT";
+    case MPI_ERR_TYPE:
+        return "MPI_ERR_TYPE";
+    case MPI_ERR_TAG:
+        return "MPI_ERR_TAG";
+    case MPI_ERR_COMM:
+        return "MPI_ERR_COMM";
+    case MPI_ERR_RANK:
+        return "MPI_ERR_RANK";
+    case MPI_ERR_ROOT:
+        return "MPI_ERR_ROOT";
+    case MPI_ERR_OP:
+        return "MPI_ERR_OP";
+    case MPI_ERR_ARG:
+        return "MPI_ERR_ARG";
+    case MPI_ERR_UNKNOWN:
+        return "MPI_ERR_UNKNOWN";
+    case MPI_ERR_TRUNCATE:
+        return "MPI_ERR_TRUNCATE";
+    case MPI_ERR_OTHER:
+        return "MPI_ERR_OTHER";
+    case MPI_ERR_INTERN:
+        return "MPI_ERR_INTERN";
+    case MPI_ERR_IN_STATUS:
+        return "MPI_ERR_IN_STATUS";
+    case MPI_ERR_PENDING:
+        return "MPI_ERR_PENDING";
+    case MPI_ERR_REQUEST:
+        return "MPI_ERR_REQUEST";
+    default:
+        snprintf(other, sizeof other, "class %d", c);
+        return other;
     }
 }
 
@@ -171,9 +190,10 @@ static int check_pattern(const void *buf, size_t from, size_t to, int seed, cons
         } while (i < to && (i & 7));
     }
     if (bad)
-        mtest_report(__FILE__, __LINE__,
-                     "%s: %zu wrong %s bytes in [%zu,%zu), first [%zu]: expected 0x%02x, saw 0x%02x",
-                     what, bad, kind, from, to, first, mtest_pattern_byte(first, seed), p[first]);
+        mtest_report(
+            __FILE__, __LINE__,
+            "%s: %zu wrong %s bytes in [%zu,%zu), first [%zu]: expected 0x%02x, saw 0x%02x", what,
+            bad, kind, from, to, first, mtest_pattern_byte(first, seed), p[first]);
     return bad ? 1 : 0;
 }
 
@@ -234,7 +254,8 @@ void mtest_sleep(double seconds)
  * type can hold it exactly (mod is chosen per type) and neighbouring elements differ. */
 static long long tv(size_t i, int seed, long long mod)
 {
-    unsigned long long h = (unsigned long long)i * 7919u + (unsigned long long)(unsigned)seed * 104729u;
+    unsigned long long h =
+        (unsigned long long)i * 7919u + (unsigned long long)(unsigned)seed * 104729u;
     return (long long)(h % (unsigned long long)mod) - mod / 2;
 }
 
@@ -327,7 +348,8 @@ SCALAR_TYPE(countt, MPI_Count, 1000003, "%lld", AS_LL)
         if (bad) {                                                                                 \
             CT e = cval_##NAME(first, seed);                                                       \
             mtest_report(__FILE__, __LINE__,                                                       \
-                         "%s: %zu of %zu " #CT " elements wrong, first [%zu]: expected (%Lg,%Lg), " \
+                         "%s: %zu of %zu " #CT                                                     \
+                         " elements wrong, first [%zu]: expected (%Lg,%Lg), "                      \
                          "saw (%Lg,%Lg)",                                                          \
                          what, bad, count, first, (long double)creall(e), (long double)cimagl(e),  \
                          (long double)creall(p[first]), (long double)cimagl(p[first]));            \
@@ -392,10 +414,15 @@ static int check_byte(const void *buf, size_t count, int seed, const char *what)
     return mtest_check_bytes(buf, count, seed, what);
 }
 
-#define T(DT, NAME, CT) {DT, #DT, sizeof(CT), (int)sizeof(CT), fill_##NAME, check_##NAME}
+#define T(DT, NAME, CT)                                                                            \
+    {                                                                                              \
+        DT, #DT, sizeof(CT), (int)sizeof(CT), fill_##NAME, check_##NAME                            \
+    }
 #define P(DT, NAME, VT)                                                                            \
-    {DT, #DT, sizeof(struct pair_##NAME), (int)(sizeof(VT) + sizeof(int)), fill_##NAME,            \
-     check_##NAME}
+    {                                                                                              \
+        DT, #DT, sizeof(struct pair_##NAME), (int)(sizeof(VT) + sizeof(int)), fill_##NAME,         \
+            check_##NAME                                                                           \
+    }
 
 const struct mtest_type mtest_types[] = {
     T(MPI_CHAR, char, char),

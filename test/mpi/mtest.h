@@ -72,7 +72,8 @@ int mtest_check_class(int rc, int expected_class, const char *what);
  * 64-bit hash yields 8 consecutive bytes, which keeps filling and checking gigabytes cheap. */
 static inline uint64_t mtest_pattern_word(size_t w, int seed)
 {
-    uint64_t h = (uint64_t)w * 0x9E3779B97F4A7C15ull + (uint64_t)(uint32_t)seed * 0xC2B2AE3D27D4EB4Full;
+    uint64_t h =
+        (uint64_t)w * 0x9E3779B97F4A7C15ull + (uint64_t)(uint32_t)seed * 0xC2B2AE3D27D4EB4Full;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
     h ^= h >> 32;
@@ -112,8 +113,8 @@ void *mtest_malloc(size_t n);
 struct mtest_type {
     MPI_Datatype dt;
     const char *name;
-    size_t extent;  /* sizeof the C element (includes padding of pair types) */
-    int size;       /* what MPI_Type_size must return */
+    size_t extent; /* sizeof the C element (includes padding of pair types) */
+    int size;      /* what MPI_Type_size must return */
     void (*fill)(void *buf, size_t count, int seed);
     /* returns 1 on mismatch (reported with index and values), 0 if equal */
     int (*check)(const void *buf, size_t count, int seed, const char *what);

@@ -70,7 +70,7 @@ static int receiver(int peer, int phase)
     int errs = 0;
     int src = phase == 1 ? MPI_ANY_SOURCE : peer;
     int tag = phase == 2 ? MPI_ANY_TAG : 7;
-    const char *how = phase == 0 ? "named source and tag"
+    const char *how = phase == 0   ? "named source and tag"
                       : phase == 1 ? "ANY_SOURCE"
                                    : "ANY_TAG, tags cycling";
     char **bufs = malloc(NPOSTED * sizeof(char *));

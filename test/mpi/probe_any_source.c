@@ -56,14 +56,14 @@ int main(int argc, char **argv)
             int k = next[src]++;
             char what[96];
             snprintf(what, sizeof what, "probe #%d: message #%d from %d", r, k, src);
-            errs += mtest_check_status(&pst, src, tag_of(src, k), MPI_BYTE, (int)len_of(src, k),
-                                       what);
+            errs +=
+                mtest_check_status(&pst, src, tag_of(src, k), MPI_BYTE, (int)len_of(src, k), what);
             char *buf = mtest_malloc((size_t)count + 8);
             mtest_fill_guard(buf, (size_t)count + 8);
             int rc = MPI_Recv(buf, count, MPI_BYTE, src, pst.MPI_TAG, MPI_COMM_WORLD, &st);
             MTEST_CHECK_RC(errs, rc, "%s: MPI_Recv", what);
-            errs += mtest_check_status(&st, src, tag_of(src, k), MPI_BYTE, (int)len_of(src, k),
-                                       what);
+            errs +=
+                mtest_check_status(&st, src, tag_of(src, k), MPI_BYTE, (int)len_of(src, k), what);
             errs += mtest_check_bytes(buf, (size_t)count, src * 1000 + k, what);
             errs += mtest_check_guard(buf, (size_t)count, (size_t)count + 8, what);
             free(buf);

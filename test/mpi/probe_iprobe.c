@@ -12,10 +12,14 @@
 static size_t len_of(int tag)
 {
     switch (tag % 4) {
-    case 0: return 0;
-    case 1: return 13;
-    case 2: return 1u << 20;
-    default: return 4096 + (size_t)tag;
+    case 0:
+        return 0;
+    case 1:
+        return 13;
+    case 2:
+        return 1u << 20;
+    default:
+        return 4096 + (size_t)tag;
     }
 }
 
@@ -53,7 +57,8 @@ static int prober(int peer)
     MTEST_CHECK_RC(errs, rc, "MPI_Iprobe before any send");
     MTEST_CHECK_INT(errs, 0, flag, "MPI_Iprobe flag before the sender started");
     rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-    MTEST_CHECK_INT(errs, 0, flag, "MPI_Iprobe(ANY_SOURCE, ANY_TAG) flag before the sender started");
+    MTEST_CHECK_INT(errs, 0, flag,
+                    "MPI_Iprobe(ANY_SOURCE, ANY_TAG) flag before the sender started");
     MPI_Send(NULL, 0, MPI_BYTE, peer, GO_TAG, MPI_COMM_WORLD);
 
     /* the sender sent tags 0..7 in order; probe them named, then wildcard */
@@ -128,8 +133,8 @@ static int sender(int peer)
         }
         bufs[tag] = mtest_malloc(len_of(tag));
         mtest_fill_bytes(bufs[tag], len_of(tag), tag);
-        int rc = MPI_Isend(bufs[tag], (int)len_of(tag), MPI_BYTE, peer, tag, MPI_COMM_WORLD,
-                           &reqs[tag]);
+        int rc =
+            MPI_Isend(bufs[tag], (int)len_of(tag), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &reqs[tag]);
         MTEST_CHECK_RC(errs, rc, "MPI_Isend tag %d", tag);
     }
     MPI_Waitall(4, reqs + 8, MPI_STATUSES_IGNORE);

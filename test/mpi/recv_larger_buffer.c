@@ -44,8 +44,15 @@ static int one(MPI_Comm comm, int me, int peer, const struct mtest_type *t, size
 static int run(MPI_Comm comm, int me, int peer, const char *cname)
 {
     int errs = 0;
-    const MPI_Datatype dts[] = {MPI_BYTE, MPI_CHAR, MPI_INT, MPI_DOUBLE, MPI_LONG_DOUBLE,
-                                MPI_INT64_T, MPI_C_DOUBLE_COMPLEX, MPI_DOUBLE_INT, MPI_SHORT_INT};
+    const MPI_Datatype dts[] = {MPI_BYTE,
+                                MPI_CHAR,
+                                MPI_INT,
+                                MPI_DOUBLE,
+                                MPI_LONG_DOUBLE,
+                                MPI_INT64_T,
+                                MPI_C_DOUBLE_COMPLEX,
+                                MPI_DOUBLE_INT,
+                                MPI_SHORT_INT};
     const size_t counts[] = {0, 1, 100, 70001, 300000};
     const int ndt = (int)(sizeof dts / sizeof dts[0]), nc = (int)(sizeof counts / sizeof counts[0]);
     void *sbuf = mtest_malloc(300000 * 32), *rbuf = mtest_malloc(600000 * 32);
@@ -78,7 +85,8 @@ static int run(MPI_Comm comm, int me, int peer, const char *cname)
         MPI_Wait(&sreq, MPI_STATUS_IGNORE);
         int n = -1;
         MPI_Get_count(&st, MPI_INT, &n);
-        MTEST_CHECK_INT(errs, MPI_UNDEFINED, n, "%s: Get_count(MPI_INT) of a 6-byte message", cname);
+        MTEST_CHECK_INT(errs, MPI_UNDEFINED, n, "%s: Get_count(MPI_INT) of a 6-byte message",
+                        cname);
         MPI_Get_count(&st, MPI_SHORT, &n);
         MTEST_CHECK_INT(errs, 3, n, "%s: Get_count(MPI_SHORT) of a 6-byte message", cname);
         MPI_Get_count(&st, MPI_BYTE, &n);

@@ -211,7 +211,8 @@ static int rank0(void)
             }
             seen[idx]++;
             errs += mtest_check_status(&st, 1, 100 + idx, MPI_INT, 1, "Waitany over 64");
-            MTEST_CHECK_INT(errs, 1000 + idx, vals[idx], "Waitany over 64: data of request %d", idx);
+            MTEST_CHECK_INT(errs, 1000 + idx, vals[idx], "Waitany over 64: data of request %d",
+                            idx);
         }
         rc = MPI_Waitany(N, r, &idx, MPI_STATUS_IGNORE);
         MTEST_CHECK_INT(errs, MPI_UNDEFINED, idx, "Waitany after all 64 completed: index");

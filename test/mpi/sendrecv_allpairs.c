@@ -12,11 +12,16 @@
 static size_t len_of(int from, int to)
 {
     switch ((from * 7 + to * 3) % 5) {
-    case 0: return 0;
-    case 1: return 1 + (size_t)from;
-    case 2: return 4096 + (size_t)to;
-    case 3: return 65536 + 3 * (size_t)from;
-    default: return (1u << 20) - (size_t)to;
+    case 0:
+        return 0;
+    case 1:
+        return 1 + (size_t)from;
+    case 2:
+        return 4096 + (size_t)to;
+    case 3:
+        return 65536 + 3 * (size_t)from;
+    default:
+        return (1u << 20) - (size_t)to;
     }
 }
 static int seed_of(int from, int to)

@@ -22,7 +22,8 @@ static int test_stays_false(MPI_Request *req, const char *when, size_t n)
         int flag = 0;
         MPI_Test(req, &flag, MPI_STATUS_IGNORE);
         if (flag) {
-            MTEST_FAIL(errs, "Issend of %zu bytes completed %s (MPI_Test #%d said true)", n, when, k);
+            MTEST_FAIL(errs, "Issend of %zu bytes completed %s (MPI_Test #%d said true)", n, when,
+                       k);
             break;
         }
         if (k % 50 == 49)
@@ -56,8 +57,10 @@ static int sender(void)
         double dt = MPI_Wtime() - t0;
         MTEST_CHECK_RC(errs, rc, "MPI_Ssend of %zu bytes", n);
         if (dt < DELAY * 0.95)
-            MTEST_FAIL(errs, "MPI_Ssend of %zu bytes returned after %.3f s, before the receiver "
-                       "posted its receive (it waited %.3f s first)", n, dt, DELAY);
+            MTEST_FAIL(errs,
+                       "MPI_Ssend of %zu bytes returned after %.3f s, before the receiver "
+                       "posted its receive (it waited %.3f s first)",
+                       n, dt, DELAY);
     }
     free(buf);
     return errs;

@@ -12,8 +12,8 @@
 #define GUARD 4096
 
 enum mode { POSTED_FIRST, ARRIVED_FIRST, BLOCKING, WAITALL, TESTLOOP, SENDRECV, NMODES };
-static const char *mode_name[] = {"Irecv posted first + Wait", "Probe then Recv", "Recv",
-                                  "Irecv + Waitall", "Irecv + Test loop", "Sendrecv"};
+static const char *mode_name[] = {"Irecv posted first + Wait", "Probe then Recv",   "Recv",
+                                  "Irecv + Waitall",           "Irecv + Test loop", "Sendrecv"};
 
 struct tcase {
     size_t len;   /* bytes sent */
@@ -79,7 +79,8 @@ static int receiver(void)
             case WAITALL:
                 /* a well-sized receive alongside; it must succeed */
                 MPI_Irecv(rbuf, (int)c->count, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &reqs[0]);
-                MPI_Irecv(small, (int)sizeof small, MPI_BYTE, 1, tag + 50, MPI_COMM_WORLD, &reqs[1]);
+                MPI_Irecv(small, (int)sizeof small, MPI_BYTE, 1, tag + 50, MPI_COMM_WORLD,
+                          &reqs[1]);
                 MPI_Send(NULL, 0, MPI_BYTE, 1, GO_TAG, MPI_COMM_WORLD);
                 sts[0].MPI_ERROR = sts[1].MPI_ERROR = -1;
                 rc = MPI_Waitall(2, reqs, sts);
@@ -91,8 +92,9 @@ static int receiver(void)
                     rc = MPI_Wait(&reqs[1], &sts[1]);
                     MTEST_CHECK_RC(errs, rc, "Wait on the request left pending by Waitall");
                 } else {
-                    errs += mtest_check_class(sts[1].MPI_ERROR, MPI_SUCCESS,
-                                              "Waitall: status.MPI_ERROR of the well-sized receive");
+                    errs +=
+                        mtest_check_class(sts[1].MPI_ERROR, MPI_SUCCESS,
+                                          "Waitall: status.MPI_ERROR of the well-sized receive");
                 }
                 errs += mtest_check_status(&sts[1], 1, tag + 50, MPI_BYTE, 8,
                                            "Waitall: the other, well-sized receive");
@@ -115,8 +117,8 @@ static int receiver(void)
             }
             case SENDRECV:
                 mtest_fill_bytes(small, 8, tag);
-                rc = MPI_Sendrecv(small, 8, MPI_BYTE, 1, tag + 50, rbuf, (int)c->count, MPI_BYTE,
-                                  1, tag, MPI_COMM_WORLD, &st);
+                rc = MPI_Sendrecv(small, 8, MPI_BYTE, 1, tag + 50, rbuf, (int)c->count, MPI_BYTE, 1,
+                                  tag, MPI_COMM_WORLD, &st);
                 errs += check_after(rc, &st, c, tag, what, 1);
                 break;
             }
@@ -128,7 +130,8 @@ static int receiver(void)
     MPI_Status st;
     int rc = MPI_Recv(rbuf, 2u << 20, MPI_BYTE, 1, 9999, MPI_COMM_WORLD, &st);
     MTEST_CHECK_RC(errs, rc, "normal receive after the truncations");
-    errs += mtest_check_status(&st, 1, 9999, MPI_BYTE, 2u << 20, "normal receive after truncations");
+    errs +=
+        mtest_check_status(&st, 1, 9999, MPI_BYTE, 2u << 20, "normal receive after truncations");
     errs += mtest_check_bytes(rbuf, 2u << 20, 9999, "normal receive after truncations");
     return errs;
 }
