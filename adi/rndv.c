@@ -5,6 +5,22 @@
 
 MPIR_Request *MPIDI_lookup_request(uint64_t id, int is_send, int peer, const char *what);
 
+/* A noncontiguous buffer meets a contiguous one: one rdma call per contiguous
+ * piece of it (MPIR_Segment_to_iov) moves the data without a copy.  Each call
+ * costs about a system call (CMA), so it pays only for large pieces; below
+ * this average the pipeline's pack and unpack copies are cheaper.  A mode
+ * forced with FERRY_RNDV_PROTOCOL takes it whatever the pieces, so that the
+ * variant tests cover it.  Methods that need registered memory are left to
+ * the pipeline (a registration per piece would cost more than the copy). */
+#define MPIDI_RNDV_IOV_MIN_PIECE 16384
+
+int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced)
+{
+    if (p->caps->needs_reg)
+        return 0;
+    return forced || seg->size / MPIR_Segment_pieces(seg) >= MPIDI_RNDV_IOV_MIN_PIECE;
+}
+
 static void send_cts(MPIR_Request *rreq, void *addr)
 {
     MPIDI_cts_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle,
@@ -50,6 +66,43 @@ static void read_done(MPIR_Request *rreq, int mpi_errno)
     MPIDI_Request_complete_one(rreq);
 }
 
+static void read_iov_done(MPIR_Request *rreq, int mpi_errno);
+
+/* Reads the sender's contiguous data into a noncontiguous receive buffer, one
+ * rdma_get per contiguous piece; bytes_done is the next stream byte.  An
+ * operation still in progress continues from read_iov_done. */
+static void read_iov_next(MPIR_Request *rreq)
+{
+    const MPIDI_peer_t *p = &MPIDI_peers[rreq->peer];
+    while (rreq->bytes_done < rreq->bytes_needed) {
+        struct iovec iov;
+        size_t off = rreq->bytes_done, end = rreq->bytes_needed;
+        MPIR_Segment_to_iov(&rreq->seg, off, &end, &iov, 1);
+        rreq->bytes_done = end;
+        rreq->cb_rdma.fn = read_iov_done;
+        int rc = p->method->rdma_get(rreq->peer, iov.iov_base, iov.iov_len, rreq->rts.addr + off,
+                                     rreq->rts.rkey, &rreq->cb_rdma);
+        if (rc == MPIDI_INPROGRESS)
+            return;
+        if (rc != MPI_SUCCESS) {
+            int err = rc == MPIDI_AGAIN ? MPIR_Err_create(MPI_ERR_OTHER, "rdma_get busy") : rc;
+            read_iov_done(rreq, err);
+            return;
+        }
+    }
+    read_done(rreq, MPI_SUCCESS);
+}
+
+static void read_iov_done(MPIR_Request *rreq, int mpi_errno)
+{
+    if (mpi_errno != MPI_SUCCESS) {
+        rreq->bytes_done = 0; /* the pipeline counts its DATA from the start */
+        read_done(rreq, mpi_errno);
+        return;
+    }
+    read_iov_next(rreq);
+}
+
 /* Chooses the data mover once the receive is matched, from what the sender
  * offered (an address to read), what the method can do, whether the user
  * buffer is one piece, and FERRY_RNDV_PROTOCOL.  A forced mode that is not
@@ -69,6 +122,18 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
     int can_read = rreq->rts.addr && dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) &&
                    p->method->rdma_get;
     int can_write = dst && (p->caps->rndv_modes & MPIDI_RNDV_WRITE) && !p->caps->needs_reg;
+    /* A contiguous sender and a noncontiguous receive buffer: read piece by piece. */
+    int can_read_iov = rreq->rts.addr && !dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) &&
+                       p->method->rdma_get && rreq->bytes_needed > 0 &&
+                       MPIDI_rndv_iov_ok(&rreq->seg, p, want == 1);
+
+    if (can_read_iov && (want == 0 || want == 1)) {
+        MPIDI_stats.rndv_read++;
+        rreq->mode = MPIDI_RNDV_READ;
+        rreq->bytes_done = 0;
+        read_iov_next(rreq);
+        return;
+    }
 
     if (can_read && (want == 0 || want == 1)) {
         MPIDI_stats.rndv_read++;

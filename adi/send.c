@@ -13,6 +13,8 @@ static MPIR_Request *lookup(uint64_t id, MPIR_Request_kind_t kind, int peer, con
     return r;
 }
 
+int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced);
+
 MPIR_Request *MPIDI_lookup_request(uint64_t id, int is_send, int peer, const char *what)
 {
     return lookup(id, is_send ? MPIR_REQ_SEND : MPIR_REQ_RECV, peer, what);
@@ -120,14 +122,69 @@ static void put_done(MPIR_Request *sreq, int mpi_errno)
     send_rndv_done(sreq, mpi_errno);
 }
 
+static void put_iov_done(MPIR_Request *sreq, int mpi_errno);
+
+/* Writes a noncontiguous send buffer into the receiver's contiguous one, one
+ * rdma_put per contiguous piece.  On a send request the rendezvous fields
+ * hold the put's state: rts.addr and rts.rkey the receiver's buffer,
+ * bytes_needed its length, bytes_done the next stream byte. */
+static void put_iov_next(MPIR_Request *sreq)
+{
+    const MPIDI_peer_t *p = &MPIDI_peers[sreq->peer];
+    while (sreq->bytes_done < sreq->bytes_needed) {
+        struct iovec iov;
+        size_t off = sreq->bytes_done, end = sreq->bytes_needed;
+        MPIR_Segment_to_iov(&sreq->seg, off, &end, &iov, 1);
+        sreq->bytes_done = end;
+        sreq->cb_rdma.fn = put_iov_done;
+        int rc = p->method->rdma_put(sreq->peer, iov.iov_base, iov.iov_len, sreq->rts.addr + off,
+                                     sreq->rts.rkey, &sreq->cb_rdma);
+        if (rc == MPIDI_INPROGRESS)
+            return;
+        if (rc != MPI_SUCCESS) {
+            int err = rc == MPIDI_AGAIN ? MPIR_Err_create(MPI_ERR_OTHER, "rdma_put busy") : rc;
+            put_iov_done(sreq, err);
+            return;
+        }
+    }
+    put_done(sreq, MPI_SUCCESS);
+}
+
+static void put_iov_done(MPIR_Request *sreq, int mpi_errno)
+{
+    if (mpi_errno == MPI_SUCCESS) {
+        put_iov_next(sreq);
+        return;
+    }
+    /* Refused (CMA not permitted): the receiver accepts DATA in write mode
+     * too, and the stream rewrites every byte from the start. */
+    if (MPIDI_config_int("FERRY_VERBOSE"))
+        fprintf(stderr, "ferry: rank %d: rdma_put to rank %d failed (%s); using pipeline\n",
+                MPIDI_world.rank, sreq->peer, MPIR_Err_string(mpi_errno));
+    int err = MPIDI_am_stream(sreq->peer, sreq, sreq->rts.sreq, 0, sreq->bytes_needed);
+    if (err)
+        send_rndv_done(sreq, err);
+}
+
 /* The receiver matched and is ready: put into its buffer when it offered one
- * and the method can write, else stream the data as DATA chunks. */
+ * and the method can write (piece by piece from a noncontiguous buffer when
+ * the pieces are large), else stream the data as DATA chunks. */
 void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
     const MPIDI_cts_hdr_t *c = hdr;
     MPIR_Request *sreq = lookup(c->sreq, MPIR_REQ_SEND, peer, "CTS");
     const MPIDI_peer_t *p = &MPIDI_peers[peer];
     void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
+    if (c->addr && !src && c->len > 0 && p->method->rdma_put &&
+        MPIDI_rndv_iov_ok(&sreq->seg, p, MPIDI_config_int("FERRY_RNDV_PROTOCOL") == 2)) {
+        sreq->rts.sreq = c->rreq; /* remembered for PUT_DONE */
+        sreq->rts.addr = c->addr;
+        sreq->rts.rkey = c->rkey;
+        sreq->bytes_needed = c->len;
+        sreq->bytes_done = 0;
+        put_iov_next(sreq);
+        return;
+    }
     if (c->addr && src && p->method->rdma_put) {
         sreq->rts.sreq = c->rreq; /* remembered for PUT_DONE */
         sreq->cb_rdma.fn = put_done;
