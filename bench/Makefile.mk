@@ -4,3 +4,8 @@ EXTRA_DIST += bench/latbw.c bench/run.sh
 noinst_PROGRAMS += bench/latbw
 bench_latbw_SOURCES = bench/latbw.c
 bench_latbw_LDADD = libmpi.la
+# pack_bench.c: MPI_Pack/Unpack throughput of common shapes (bench/pack_run.sh compares libraries).
+EXTRA_DIST += bench/pack_bench.c bench/pack_run.sh
+noinst_PROGRAMS += bench/pack_bench
+bench_pack_bench_SOURCES = bench/pack_bench.c
+bench_pack_bench_LDADD = libmpi.la

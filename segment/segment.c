@@ -58,17 +58,53 @@ typedef struct walk {
     MPI_Aint done; /* IOV: stream bytes described so far */
 } walk_t;
 
+/* Copies n bytes between non-overlapping buffers.  Small pieces (struct
+ * fields, single elements) are the common case of noncontiguous data and a
+ * memcpy call of variable length costs more than the copy: up to 32 bytes
+ * take two possibly overlapping fixed-size moves instead. */
+static inline void copy_bytes(char *d, const char *s, size_t n)
+{
+    if (n <= 16) {
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + n - 8, 8);
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
+        } else if (n >= 4) {
+            uint32_t a, b;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+        } else if (n > 0) {
+            char a = s[0], b = s[n / 2], c = s[n - 1];
+            d[0] = a;
+            d[n / 2] = b;
+            d[n - 1] = c;
+        }
+    } else if (n <= 32) {
+        uint64_t a[2], b[2];
+        memcpy(a, s, 16);
+        memcpy(b, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, b, 16);
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
 /* One contiguous piece of user memory.  Returns 1 when the walk must stop
  * (the iovec is full) before this piece. */
 static inline int piece(walk_t *w, uintptr_t addr, MPI_Aint len)
 {
     switch (w->op) {
     case OP_PACK:
-        memcpy(w->stream, (const void *)addr, len);
+        copy_bytes(w->stream, (const char *)addr, len);
         w->stream += len;
         return 0;
     case OP_UNPACK:
-        memcpy((void *)addr, w->stream, len);
+        copy_bytes((char *)addr, w->stream, len);
         w->stream += len;
         return 0;
     default:
@@ -91,7 +127,7 @@ static inline int piece(walk_t *w, uintptr_t addr, MPI_Aint len)
  * so that small blocks (a double, a complex) compile to plain moves instead
  * of a memcpy call each.  These carry most of the bytes of a large
  * noncontiguous message. */
-#define RUN_SIZES(X) X(1) X(2) X(4) X(8) X(12) X(16) X(24) X(32)
+#define RUN_SIZES(X) X(1) X(2) X(4) X(8) X(12) X(16) X(24) X(32) X(48) X(64) X(128)
 
 #define PACK_VEC_CASE(N)                                                                           \
     case N:                                                                                        \
@@ -104,7 +140,7 @@ static void pack_vec(char *dst, uintptr_t src, MPI_Aint n, MPI_Aint bl, MPI_Aint
         RUN_SIZES(PACK_VEC_CASE)
     default:
         for (MPI_Aint i = 0; i < n; i++, dst += bl)
-            memcpy(dst, (const void *)(src + (uintptr_t)(i * stride)), bl);
+            copy_bytes(dst, (const char *)(src + (uintptr_t)(i * stride)), bl);
     }
 }
 
@@ -119,7 +155,7 @@ static void unpack_vec(uintptr_t dst, const char *s, MPI_Aint n, MPI_Aint bl, MP
         RUN_SIZES(UNPACK_VEC_CASE)
     default:
         for (MPI_Aint i = 0; i < n; i++, s += bl)
-            memcpy((void *)(dst + (uintptr_t)(i * stride)), s, bl);
+            copy_bytes((char *)(dst + (uintptr_t)(i * stride)), s, bl);
     }
 }
 
@@ -134,7 +170,7 @@ static void pack_blk(char *dst, uintptr_t base, const MPI_Aint *displs, MPI_Aint
         RUN_SIZES(PACK_IDX_CASE)
     default:
         for (MPI_Aint i = 0; i < n; i++, dst += bl)
-            memcpy(dst, (const void *)(base + (uintptr_t)displs[i]), bl);
+            copy_bytes(dst, (const char *)(base + (uintptr_t)displs[i]), bl);
     }
 }
 
@@ -150,13 +186,52 @@ static void unpack_blk(uintptr_t base, const char *s, const MPI_Aint *displs, MP
         RUN_SIZES(UNPACK_IDX_CASE)
     default:
         for (MPI_Aint i = 0; i < n; i++, s += bl)
-            memcpy((void *)(base + (uintptr_t)displs[i]), s, bl);
+            copy_bytes((char *)(base + (uintptr_t)displs[i]), s, bl);
     }
 }
 
-static int walk_full(const MPIR_Dataloop *L, uintptr_t base, walk_t *w);
 static int walk_range(const MPIR_Dataloop *L, uintptr_t base, MPI_Aint first, MPI_Aint last,
                       walk_t *w);
+
+static int walk_full(const MPIR_Dataloop *L, uintptr_t base, walk_t *w);
+
+/* n whole consecutive elements of C from addr, ee apart.  A leaf loop packed
+ * or unpacked many times (an array of structs) runs here without a call per
+ * element. */
+static int walk_run(const MPIR_Dataloop *C, uintptr_t addr, MPI_Aint ee, MPI_Aint n, walk_t *w)
+{
+    if (!C->child && w->op != OP_IOV) {
+        int pack = w->op == OP_PACK;
+        if (C->kind == MPIR_DL_VECTOR && C->count == 1) {
+            /* one block per element: a vector of them */
+            if (pack)
+                pack_vec(w->stream, addr + (uintptr_t)C->disp0, n, C->blocklen, ee);
+            else
+                unpack_vec(addr + (uintptr_t)C->disp0, w->stream, n, C->blocklen, ee);
+            w->stream += n * C->size;
+            return 0;
+        }
+        if (C->kind == MPIR_DL_INDEXED) {
+            const MPI_Aint *d = C->displs, *len = C->blocklens, k = C->count;
+            char *st = w->stream;
+            for (MPI_Aint j = 0; j < n; j++) {
+                uintptr_t b = addr + (uintptr_t)(j * ee);
+                if (pack)
+                    for (MPI_Aint i = 0; i < k; st += len[i], i++)
+                        copy_bytes(st, (const char *)(b + (uintptr_t)d[i]), len[i]);
+                else
+                    for (MPI_Aint i = 0; i < k; st += len[i], i++)
+                        copy_bytes((char *)(b + (uintptr_t)d[i]), st, len[i]);
+            }
+            w->stream = st;
+            return 0;
+        }
+    }
+    for (MPI_Aint j = 0; j < n; j++)
+        if (walk_full(C, addr + (uintptr_t)(j * ee), w))
+            return 1;
+    return 0;
+}
 
 /* Packed bytes [first, last) of consecutive elements of C at addr, addr + ee,
  * ..., each es packed bytes; whole elements take the fast path. */
@@ -165,16 +240,19 @@ static int walk_elems(const MPIR_Dataloop *C, uintptr_t addr, MPI_Aint ee, MPI_A
 {
     MPI_Aint j = first / es, r = first - j * es;
     while (first < last) {
+        if (r == 0 && last - j * es >= es) {
+            MPI_Aint n = (last - j * es) / es; /* whole elements from j */
+            if (walk_run(C, addr + (uintptr_t)(j * ee), ee, n, w))
+                return 1;
+            j += n;
+            first = j * es;
+            continue;
+        }
         MPI_Aint stop = last - j * es;
         if (stop > es)
             stop = es;
-        uintptr_t ea = addr + (uintptr_t)(j * ee);
-        if (r == 0 && stop == es) {
-            if (walk_full(C, ea, w))
-                return 1;
-        } else if (walk_range(C, ea, r, stop, w)) {
+        if (walk_range(C, addr + (uintptr_t)(j * ee), r, stop, w))
             return 1;
-        }
         first = j * es + stop;
         j++;
         r = 0;
