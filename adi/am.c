@@ -156,8 +156,13 @@ static int submit(int peer, MPIDI_sendop_t *proto)
     MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
     if (!p)
         return err;
-    if (p->failed_code)
+    if (p->failed_code) {
+        /* As try_op does for any error: the payload event is over (a stream's
+         * event is its caller's to complete). */
+        if (proto->req && !proto->chunk)
+            MPIDI_send_payload_done(proto->req, p->failed_code);
         return p->failed_code;
+    }
     /* Anything already parked for this peer goes first: order per peer is
      * what MPI's non-overtaking rule rests on. */
     if (!p->deferred_head) {
@@ -166,9 +171,13 @@ static int submit(int peer, MPIDI_sendop_t *proto)
             return rc;
     }
     MPIDI_sendop_t *op = malloc(sizeof(*op));
-    if (!op)
-        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory queueing a message to rank %d",
-                               peer);
+    if (!op) {
+        int err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory queueing a message to rank %d",
+                                  peer);
+        if (proto->req && !proto->chunk)
+            MPIDI_send_payload_done(proto->req, err);
+        return err;
+    }
     *op = *proto;
     enqueue(p, op);
     return MPI_SUCCESS;
