@@ -77,6 +77,11 @@ _Static_assert(sizeof(MPIDI_TCP_frame_t) == 16, "frame layout (doc/methods/tcp.m
 /* am_send answers MPIDI_AGAIN when a peer's queue holds more than this, so a
  * huge stream (or a slow receiver) cannot pile up unbounded copies. */
 #define MPIDI_TCP_QUEUE_MAX (4 * 1024 * 1024)
+/* A non-contiguous payload whose pieces average at least IOV_MIN_PIECE
+ * bytes and fit SEG_IOV iovecs is written from the user's memory; smaller
+ * pieces are packed, which is cheaper than the kernel walking them. */
+#define MPIDI_TCP_SEG_IOV 16
+#define MPIDI_TCP_IOV_MIN_PIECE 2048
 /* Iovecs gathered into one sendmsg from queued frames. */
 #define MPIDI_TCP_IOV_BATCH 64
 /* Events taken from epoll per progress call, and recv calls per socket per
@@ -121,16 +126,18 @@ typedef struct MPIDI_TCP_sock {
 /* ---- Send queue ---- */
 
 /* One frame (or what is left of it) waiting for the socket.  iov[0] is the
- * frame header and active-message header, kept in hdr[]; iov[1] the payload:
- * the caller's memory when cookie is set (MPIDI_INPROGRESS was returned),
- * else data[] or a packed copy we own. */
+ * frame header and active-message header, kept in hdr[]; iov[1..niov) the
+ * payload: the caller's memory (one piece, or the pieces of a
+ * non-contiguous buffer) when cookie is set (MPIDI_INPROGRESS was
+ * returned), else data[] or a packed copy we own. */
 typedef struct MPIDI_TCP_sendq {
     struct MPIDI_TCP_sendq *next;
-    struct iovec iov[2];
+    int niov;
     int iov_first; /* first iovec with bytes left */
     size_t left;   /* bytes not yet written */
     void *cookie;  /* for MPIDU_op_done once written; NULL if we own the payload */
     void *owned;   /* malloc'ed payload copy, freed with the entry */
+    struct iovec iov[1 + MPIDI_TCP_SEG_IOV];
     char hdr[MPIDI_TCP_MAX_FRAME_HDR];
     char data[]; /* small payload copies */
 } MPIDI_TCP_sendq_t;

@@ -77,8 +77,9 @@ int MPIDI_TCP_flush(int peer)
         struct iovec iov[MPIDI_TCP_IOV_BATCH];
         int niov = 0;
         size_t total = 0;
-        for (MPIDI_TCP_sendq_t *e = p->sq_head; e && niov + 2 <= MPIDI_TCP_IOV_BATCH; e = e->next) {
-            for (int k = e->iov_first; k < 2; k++) {
+        for (MPIDI_TCP_sendq_t *e = p->sq_head;
+             e && niov + (e->niov - e->iov_first) <= MPIDI_TCP_IOV_BATCH; e = e->next) {
+            for (int k = e->iov_first; k < e->niov; k++) {
                 if (e->iov[k].iov_len) {
                     iov[niov++] = e->iov[k];
                     total += e->iov[k].iov_len;
@@ -98,18 +99,20 @@ int MPIDI_TCP_flush(int peer)
         made = 1;
         size_t done = (size_t)n;
         p->sq_bytes -= done;
-        while (done > 0 || (p->sq_head && p->sq_head->left == 0)) {
+        while (p->sq_head && (done > 0 || p->sq_head->left == 0)) {
             MPIDI_TCP_sendq_t *e = p->sq_head;
-            struct iovec *v = &e->iov[e->iov_first];
-            size_t take = done < v->iov_len ? done : v->iov_len;
-            v->iov_base = (char *)v->iov_base + take;
-            v->iov_len -= take;
-            e->left -= take;
-            done -= take;
-            if (v->iov_len == 0 && e->iov_first < 1)
-                e->iov_first++;
+            while (done > 0 && e->iov_first < e->niov) {
+                struct iovec *v = &e->iov[e->iov_first];
+                size_t take = done < v->iov_len ? done : v->iov_len;
+                v->iov_base = (char *)v->iov_base + take;
+                v->iov_len -= take;
+                e->left -= take;
+                done -= take;
+                if (v->iov_len == 0)
+                    e->iov_first++;
+            }
             if (e->left > 0)
-                continue;
+                break;
             p->sq_head = e->next;
             if (!p->sq_head)
                 p->sq_tail = NULL;
@@ -129,37 +132,67 @@ int MPIDI_TCP_flush(int peer)
     return made;
 }
 
-/* Queues what sendmsg did not take of a frame: `sent` bytes of the frame
- * header (hdr, hlen bytes) and payload (len bytes) are gone.  Returns
- * MPIDI_INPROGRESS when the entry keeps reading the caller's payload. */
-static int enqueue_rest(MPIDI_TCP_peer_t *p, const char *hdr, size_t hlen, const char *payload,
-                        size_t len, void *packed, size_t sent, void *cookie)
+/* Queues what sendmsg did not take of a frame: iov[0] is the frame header
+ * (hlen bytes), iov[1..niov) the payload (plen bytes), `sent` bytes are gone.
+ * A payload in the caller's memory (inplace) is copied when little is left,
+ * else the entry keeps reading it and MPIDI_INPROGRESS is returned. */
+static int enqueue_rest(MPIDI_TCP_peer_t *p, const struct iovec *iov, int niov, size_t plen,
+                        int inplace, void *packed, size_t sent, void *cookie)
 {
+    size_t hlen = iov[0].iov_len;
     size_t hsent = sent < hlen ? sent : hlen;
-    size_t psent = sent - hsent;
-    size_t pleft = len - psent;
-    int copy = !packed && pleft <= MPIDI_TCP_COPY_MAX;
+    size_t psent = sent - hsent, pleft = plen - psent;
+    /* Copy the rest when it is small, and always from a stack buffer (not
+     * inplace and not packed: the caller's `small`). */
+    int copy = !packed && (!inplace || pleft <= MPIDI_TCP_COPY_MAX);
     MPIDI_TCP_sendq_t *e = malloc(sizeof(*e) + (copy ? pleft : 0));
     if (!e) {
         free(packed);
         return MPIDU_err_create(MPI_ERR_NO_MEM, "tcp: out of memory queueing %zu bytes", pleft);
     }
-    memcpy(e->hdr, hdr + hsent, hlen - hsent);
+    memcpy(e->hdr, iov[0].iov_base, hlen);
     e->iov[0].iov_base = e->hdr;
-    e->iov[0].iov_len = hlen - hsent;
-    e->iov_first = hlen - hsent ? 0 : 1;
-    e->left = hlen - hsent + pleft;
+    e->iov[0].iov_len = hlen;
+    e->niov = 1;
     e->owned = packed;
     e->cookie = NULL;
+    size_t skip = hsent; /* bytes at the front of e->iov already written */
     if (copy) {
-        memcpy(e->data, payload + psent, pleft);
-        e->iov[1].iov_base = e->data;
+        /* Gather what is left of the payload (it may be several pieces). */
+        size_t at = 0, pskip = psent;
+        for (int k = 1; k < niov; k++) {
+            size_t l = iov[k].iov_len;
+            if (pskip >= l) {
+                pskip -= l;
+                continue;
+            }
+            memcpy(e->data + at, (char *)iov[k].iov_base + pskip, l - pskip);
+            at += l - pskip;
+            pskip = 0;
+        }
+        if (pleft) {
+            e->iov[1].iov_base = e->data;
+            e->iov[1].iov_len = pleft;
+            e->niov = 2;
+        }
     } else {
-        e->iov[1].iov_base = (char *)payload + psent;
-        if (!packed)
+        for (int k = 1; k < niov; k++)
+            e->iov[e->niov++] = iov[k];
+        skip += psent;
+        if (inplace)
             e->cookie = cookie; /* the caller's memory: it must stay until written */
     }
-    e->iov[1].iov_len = pleft;
+    e->iov_first = 0;
+    e->left = hlen - hsent + pleft;
+    while (skip > 0) {
+        struct iovec *v = &e->iov[e->iov_first];
+        size_t take = skip < v->iov_len ? skip : v->iov_len;
+        v->iov_base = (char *)v->iov_base + take;
+        v->iov_len -= take;
+        skip -= take;
+        if (v->iov_len == 0)
+            e->iov_first++;
+    }
     sendq_append(p, e);
     return e->cookie ? MPIDI_INPROGRESS : MPI_SUCCESS;
 }
@@ -195,25 +228,43 @@ int MPIDI_TCP_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
         return MPIDI_AGAIN;
 
     char fh[MPIDI_TCP_MAX_FRAME_HDR];
-    MPIDI_TCP_frame_t f = {
-        .handler = (uint16_t)handler, .hdr_len = (uint16_t)hdr_len, .payload_len = len};
+    MPIDI_TCP_frame_t f = {.handler = (uint16_t)handler, .hdr_len = (uint16_t)hdr_len,
+                           .payload_len = len};
     memcpy(fh, &f, sizeof(f));
     memcpy(fh + sizeof(f), hdr, hdr_len);
-    size_t hlen = sizeof(f) + hdr_len;
+    struct iovec iov[1 + MPIDI_TCP_SEG_IOV];
+    int niov = 1, inplace = 0;
+    iov[0].iov_base = fh;
+    iov[0].iov_len = sizeof(f) + hdr_len;
 
-    const char *payload = NULL;
     void *packed = NULL;
     if (len) {
-        payload = MPIR_Segment_contig_ptr(seg, first);
-        if (!payload) {
-            /* Not one piece of memory: pack (the pipeline's chunks keep this
-             * bounded by max_send). */
+        void *ptr = MPIR_Segment_contig_ptr(seg, first);
+        if (ptr) {
+            iov[1].iov_base = ptr;
+            iov[1].iov_len = len;
+            niov = 2;
+            inplace = 1;
+        } else if (len > MPIDI_TCP_COPY_MAX &&
+                   seg->size / MPIR_Segment_pieces(seg) >= MPIDI_TCP_IOV_MIN_PIECE) {
+            /* Large pieces of a non-contiguous buffer: write them in place. */
+            size_t upto = last;
+            int k = MPIR_Segment_to_iov(seg, first, &upto, iov + 1, MPIDI_TCP_SEG_IOV);
+            if (upto == last) {
+                niov = 1 + k;
+                inplace = 1;
+            }
+        }
+        if (!inplace) {
+            /* Small pieces: pack (the pipeline's chunks keep this bounded by max_send). */
             char *buf = len <= sizeof(small) ? small : (packed = malloc(len));
             if (!buf)
                 return MPIDU_err_create(MPI_ERR_NO_MEM, "tcp: out of memory packing %zu bytes",
                                         len);
             MPIR_Segment_pack(seg, first, last, buf);
-            payload = buf;
+            iov[1].iov_base = buf;
+            iov[1].iov_len = len;
+            niov = 2;
         }
     }
 
@@ -221,8 +272,7 @@ int MPIDI_TCP_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     MPIDI_TCP_sock_t *s = p->sock;
     if (p->state == MPIDI_TCP_PEER_UP && !p->sq_head && s->hs_out_sent == s->hs_out_len) {
         /* The common case: straight from the caller's memory to the socket. */
-        struct iovec iov[2] = {{fh, hlen}, {(void *)payload, len}};
-        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1};
+        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)niov};
         ssize_t n;
         do {
             n = sendmsg(s->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -233,12 +283,13 @@ int MPIDI_TCP_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
             return p->fail_code;
         }
         sent = n > 0 ? (size_t)n : 0;
-        if (sent == hlen + len) {
+        if (sent == iov[0].iov_len + len) {
             free(packed);
             return MPI_SUCCESS;
         }
     }
-    int rc = enqueue_rest(p, fh, hlen, payload, len, packed, sent, cookie);
+    /* A small packed payload lives in `small`: enqueue_rest copies it. */
+    int rc = enqueue_rest(p, iov, niov, len, inplace, packed, sent, cookie);
     if (rc > 0)
         return rc; /* an error code */
     if (p->state == MPIDI_TCP_PEER_UP)
@@ -251,9 +302,10 @@ int MPIDI_TCP_send_bye(int peer)
 {
     MPIDI_TCP_peer_t *p = &MPIDI_TCP_state.peers[peer];
     MPIDI_TCP_frame_t f = {.handler = MPIDI_TCP_BYE};
+    struct iovec iov = {&f, sizeof(f)};
     if (p->bye_sent)
         return MPI_SUCCESS;
-    int rc = enqueue_rest(p, (const char *)&f, sizeof(f), NULL, 0, NULL, 0, NULL);
+    int rc = enqueue_rest(p, &iov, 1, 0, 0, NULL, 0, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     p->bye_sent = 1;

@@ -1,0 +1,229 @@
+#!/bin/bash
+# run.sh: end-to-end checks of the tcp method and multi-host launching: loopback, 16 ranks on
+# the cores there are, a port range, a killed rank, refused and unreachable connections, and
+# jobs over two "hosts" made of network namespaces under our mpiexec and MPICH's Hydra.
+#
+# usage: test/tcp/run.sh [PREFIX]
+#   PREFIX/bin/mpicc and PREFIX/bin/mpiexec are used (or $MPICC and $MPIEXEC if set).
+# Prints "PASS name", "FAIL name: details" or "SKIP name: reason" per check, then
+# "N passed, N failed, N skipped"; exits 1 if any check failed.  The namespace checks need
+# root (ip netns add); without it they are reported as skipped.  Every namespace, link and
+# address is made here, in a private subnet that exists only inside the namespaces, and is
+# removed at the end, also on failure or interruption.
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+prefix=${1:-}
+MPICC=${MPICC:-${prefix:+$prefix/bin/}mpicc}
+MPIEXEC=${MPIEXEC:-${prefix:+$prefix/bin/}mpiexec}
+MPIEXEC=$(command -v "$MPIEXEC" || echo "$MPIEXEC")
+NSHOST=$here/nshost
+
+passed=0 failed=0 skipped=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ferry-tcp.XXXXXX")
+OUT=$TMP/out
+ERR=$TMP/err
+NS_A= NS_B=
+
+cleanup() {
+    local ns pid
+    for ns in $NS_A $NS_B; do
+        # Processes of ours still in the namespace (a test that went wrong) keep it alive.
+        for pid in $(ip netns pids "$ns" 2>/dev/null); do
+            kill -9 "$pid" 2>/dev/null
+        done
+        ip netns del "$ns" 2>/dev/null
+    done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
+show() { tr '\n' '|' <"$1" | cut -c1-400; }
+# run SECONDS CMD...: stdout/stderr to $OUT/$ERR; sets rc and secs (wall time).
+run() {
+    local limit=$1 t0
+    shift
+    t0=$(date +%s.%N)
+    timeout -k 5 "$limit" "$@" >"$OUT" 2>"$ERR"
+    rc=$?
+    secs=$(echo "$(date +%s.%N) - $t0" | bc)
+}
+within() { [ "$(echo "$secs < $1" | bc)" = 1 ]; }
+no_errors() { [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; }
+details() { echo "rc=$rc ${secs}s stdout='$(show "$OUT")' stderr='$(show "$ERR")'"; }
+
+for prog in tcp_exchange tcp_kill; do
+    if ! "$MPICC" -O2 -Wall -o "$TMP/$prog" "$here/$prog.c" >"$TMP/build.log" 2>&1; then
+        fail "build_$prog" "$(show "$TMP/build.log")"
+        echo "$passed passed, $failed failed, $skipped skipped"
+        exit 1
+    fi
+done
+EXCHANGE=$TMP/tcp_exchange
+KILL=$TMP/tcp_kill
+
+# ---- one host, loopback only ----
+# FERRY_TCP_IF=lo keeps every connection on loopback, also the failed attempts.
+export FERRY_METHODS=tcp FERRY_TCP_IF=lo
+
+run 120 "$MPIEXEC" -n 2 "$EXCHANGE" 3
+if no_errors; then pass loopback_n2; else fail loopback_n2 "$(details)"; fi
+
+run 120 "$MPIEXEC" -n 4 -genv FERRY_EAGER_LIMIT 0 -genv FERRY_PIPELINE_CHUNK 5000 "$EXCHANGE" 1
+if no_errors; then pass loopback_n4_all_rendezvous; else fail loopback_n4_all_rendezvous "$(details)"; fi
+
+run 120 "$MPIEXEC" -n 3 -genv FERRY_TCP_SNDBUF 4096 -genv FERRY_TCP_RCVBUF 4096 "$EXCHANGE" 1
+if no_errors; then pass loopback_tiny_socket_buffers; else fail loopback_tiny_socket_buffers "$(details)"; fi
+
+# More ranks than cores: every rank talks to every other one over its own connection.
+run 300 "$MPIEXEC" -n 16 "$EXCHANGE" 1
+if no_errors; then pass oversubscribed_n16; else fail oversubscribed_n16 "$(details)"; fi
+
+# A port range: 4 ranks fit in 4 ports; 2 ranks in 1 port cannot both listen.
+port=$((20000 + RANDOM % 20000))
+run 60 env FERRY_TCP_PORT_MIN=$port FERRY_TCP_PORT_MAX=$((port + 3)) "$MPIEXEC" -n 4 "$EXCHANGE" 1
+if no_errors; then pass port_range_fits; else fail port_range_fits "$(details)"; fi
+run 60 env FERRY_TCP_PORT_MIN=$port FERRY_TCP_PORT_MAX=$port "$MPIEXEC" -n 2 "$EXCHANGE" 1
+if [ $rc != 0 ] && grep -q "found no free port in FERRY_TCP_PORT_MIN..MAX = $port..$port" "$ERR" &&
+    grep -q 'Address already in use (errno 98)' "$ERR" && within 10; then
+    pass port_in_use
+else
+    fail port_in_use "$(details)"
+fi
+
+run 30 env FERRY_TCP_IF=nosuch0 "$MPIEXEC" -n 2 "$EXCHANGE" 1
+if [ $rc != 0 ] && grep -q 'FERRY_TCP_IF="nosuch0" matches no address of this host' "$ERR"; then
+    pass tcp_if_matches_nothing
+else
+    fail tcp_if_matches_nothing "$(details)"
+fi
+
+# ---- a rank that dies ----
+# Errors returned: every survivor gets MPI_ERR_OTHER naming the dead rank, within seconds.
+check_survivors() { # NAME PATTERN
+    local n
+    n=$(grep -c "error from rank 3 after .*(MPI_ERR_OTHER): .*$2" "$OUT")
+    if [ "$n" = 3 ] && within 10; then pass "$1"; else fail "$1" "$n of 3 survivors saw it; $(details)"; fi
+}
+run 60 env TCP_KILL_ERRORS=return "$MPIEXEC" -disable-auto-cleanup -n 4 "$KILL" kill
+check_survivors killed_rank_errors_returned 'lost its connection to rank 3: .*\(EOF\|errno\)'
+# The default handler ends the job with the message.
+run 60 "$MPIEXEC" -disable-auto-cleanup -n 4 "$KILL" kill
+if [ $rc != 0 ] && grep -q 'Fatal error in MPI_Sendrecv: tcp: rank [0-2] lost its connection to rank 3' "$ERR" &&
+    within 10; then
+    pass killed_rank_fatal_handler
+else
+    fail killed_rank_fatal_handler "$(details)"
+fi
+# And by default mpiexec ends the job itself when a rank dies.
+run 60 "$MPIEXEC" -n 4 "$KILL" kill
+if [ $rc = 137 ] && grep -q 'mpiexec: rank 3 (pid [0-9]*) killed by signal 9' "$ERR" && within 10; then
+    pass killed_rank_job_ends
+else
+    fail killed_rank_job_ends "$(details)"
+fi
+# A peer that is gone before the first connection: refused, retried, reported.
+run 60 env TCP_KILL_ERRORS=return "$MPIEXEC" -disable-auto-cleanup -n 4 "$KILL" exit
+check_survivors refused_connection 'cannot connect to rank 3 after 5 attempts.*Connection refused (errno 111)'
+
+# ---- two hosts made of network namespaces ----
+unset FERRY_METHODS FERRY_TCP_IF
+ns_setup() {
+    local id=$$
+    NS_A=ferry-tcp-$id-a
+    NS_B=ferry-tcp-$id-b
+    ip netns add "$NS_A" 2>"$TMP/ns.err" || { NS_A= NS_B=; return 1; }
+    ip netns add "$NS_B" 2>>"$TMP/ns.err" || return 1
+    ip link add "fta$id" type veth peer name "ftb$id" 2>>"$TMP/ns.err" || return 1
+    ip link set "fta$id" netns "$NS_A" && ip link set "ftb$id" netns "$NS_B" || return 1
+    # The hosts' subnet (IPv4 and IPv6) exists only on this veth pair.
+    ip -n "$NS_A" addr add 10.201.0.1/24 dev "fta$id" &&
+        ip -n "$NS_B" addr add 10.201.0.2/24 dev "ftb$id" &&
+        ip -n "$NS_A" addr add fd77:201::1/64 dev "fta$id" nodad &&
+        ip -n "$NS_B" addr add fd77:201::2/64 dev "ftb$id" nodad || return 1
+    # Addresses no route leads to from the other namespace (for the unreachable check).
+    ip -n "$NS_A" addr add 10.202.1.1/32 dev lo && ip -n "$NS_B" addr add 10.202.2.1/32 dev lo ||
+        return 1
+    ip -n "$NS_A" link set lo up && ip -n "$NS_B" link set lo up &&
+        ip -n "$NS_A" link set "fta$id" up && ip -n "$NS_B" link set "ftb$id" up
+}
+
+if ! ns_setup; then
+    why="cannot create network namespaces ($(show "$TMP/ns.err")); needs root and ip netns"
+    for c in ours_exec_tcp ours_ssh_shm_and_tcp ours_ipv6 ours_killed_remote_rank \
+        ours_unreachable hydra_launcher_exec hydra_bootstrap_exec; do
+        skip "$c" "$why"
+    done
+else
+    NSRUN=(ip netns exec "$NS_A") # the launcher runs on host A
+    # 4 ranks on 2 hosts, tcp everywhere; `ip netns exec` starts the ranks (exec style).
+    # The namespaces share a host name, so peers on the other host look local and tcp first
+    # tries their loopback address, which reaches the wrong namespace: refused or another
+    # process (whose handshake says so), then the veth address.
+    run 120 "${NSRUN[@]}" env FERRY_METHODS=tcp FERRY_VERBOSE=2 "$MPIEXEC" -hosts "$NS_A:2,$NS_B:2" \
+        -launcher-exec "ip netns exec" "$EXCHANGE" 1
+    if no_errors && grep -q 'rank 0: tcp connection to rank 2 up' "$ERR"; then
+        pass ours_exec_tcp
+    else
+        fail ours_exec_tcp "$(details)"
+    fi
+
+    # The same with nshost (ssh style, and each namespace gets its own host name): ranks on
+    # one host use shm, across hosts tcp.
+    check_mix() { # NAME
+        if no_errors && grep -q 'rank 0 reaches rank 1 by shm' "$ERR" &&
+            grep -q 'rank 0 reaches rank 2 by tcp' "$ERR" &&
+            grep -q 'rank 3 reaches rank 1 by tcp' "$ERR" &&
+            grep -q 'rank 3 reaches rank 2 by shm' "$ERR"; then
+            pass "$1"
+        else
+            fail "$1" "$(details)"
+        fi
+    }
+    run 120 "${NSRUN[@]}" env FERRY_VERBOSE=1 "$MPIEXEC" -hosts "$NS_A,$NS_B" -ppn 2 \
+        -launcher ssh -launcher-exec "$NSHOST" "$EXCHANGE" 1
+    check_mix ours_ssh_shm_and_tcp
+
+    run 120 "${NSRUN[@]}" env FERRY_METHODS=tcp FERRY_TCP_IF=fd77:201::/64 FERRY_VERBOSE=2 "$MPIEXEC" \
+        -hosts "$NS_A,$NS_B" -launcher-exec "$NSHOST" "$EXCHANGE" 1
+    if no_errors && grep -q 'tcp connection to rank 1 up (we connected to \[fd77:201::2\]' "$ERR"; then
+        pass ours_ipv6
+    else
+        fail ours_ipv6 "$(details)"
+    fi
+
+    # The victim (rank 3) is on the other host than rank 0.
+    run 60 "${NSRUN[@]}" env FERRY_METHODS=tcp TCP_KILL_ERRORS=return "$MPIEXEC" -disable-auto-cleanup \
+        -hosts "$NS_A,$NS_B" -ppn 2 -launcher-exec "$NSHOST" "$KILL" kill
+    check_survivors ours_killed_remote_rank 'lost its connection to rank 3: .*\(EOF\|errno\)'
+
+    # Each rank publishes only an address the other host has no route to.
+    run 60 "${NSRUN[@]}" env FERRY_METHODS=tcp FERRY_TCP_IF=10.202.0.0/16 FERRY_TCP_CONNECT_RETRIES=2 \
+        "$MPIEXEC" -hosts "$NS_A,$NS_B" -launcher-exec "$NSHOST" "$EXCHANGE" 1
+    if [ $rc != 0 ] && grep -q 'cannot connect to rank [01] after 3 attempts over 1 address; last: 10.202.[12].1:[0-9]*: Network is unreachable (errno 101)' "$ERR" &&
+        within 15; then
+        pass ours_unreachable
+    else
+        fail ours_unreachable "$(details)"
+    fi
+
+    if command -v mpiexec.hydra >/dev/null 2>&1; then
+        # Hydra's ssh launcher runs its proxy through nshost; the proxies reach mpiexec.hydra
+        # on host A's veth address.
+        run 120 "${NSRUN[@]}" env FERRY_VERBOSE=1 mpiexec.hydra -hosts "$NS_A,$NS_B" \
+            -ppn 2 -launcher ssh -launcher-exec "$NSHOST" -localhost 10.201.0.1 "$EXCHANGE" 1
+        check_mix hydra_launcher_exec
+        run 120 "${NSRUN[@]}" env FERRY_METHODS=tcp mpiexec.hydra -hosts "$NS_A:2,$NS_B:2" -n 4 \
+            -bootstrap ssh -bootstrap-exec "$NSHOST" -localhost 10.201.0.1 "$EXCHANGE" 1
+        if no_errors; then pass hydra_bootstrap_exec; else fail hydra_bootstrap_exec "$(details)"; fi
+    else
+        skip hydra_launcher_exec "mpiexec.hydra not installed"
+        skip hydra_bootstrap_exec "mpiexec.hydra not installed"
+    fi
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
