@@ -156,8 +156,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     MPIR_CHECK_INIT("MPI_Bcast");
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
-    if (!err && !(err = MPIR_Check_count(count)) && !(err = MPIR_Check_type(datatype)) &&
-        !(err = MPIR_Check_buf(buffer, count)) && (root < 0 || root >= c->size))
+    if (!err && !(err = MPIR_Check_count(count)) && !(err = MPIR_Check_comm_type(datatype)) &&
+        !(err = MPIR_Check_typed_buf(buffer, count, datatype)) && (root < 0 || root >= c->size))
         err = MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root,
                               c->size);
     if (!err)

@@ -1,7 +1,7 @@
 /* type_bottom.c: MPI_BOTTOM with a struct type of absolute addresses (MPI_Get_address) that
  * gathers separate variables, small and large (a 1 MiB array among scalars), sent and received
- * that way; MPI_Aint_add/MPI_Aint_diff; a NULL buffer with a predefined type and a count is
- * still an error (MPI_ERR_BUFFER). */
+ * that way, and broadcast; MPI_Aint_add/MPI_Aint_diff; a NULL buffer with a predefined type and a
+ * count is still an error (MPI_ERR_BUFFER). */
 #include "mtest.h"
 
 #include <stdlib.h>
@@ -69,9 +69,18 @@ int main(int argc, char **argv)
         }
     }
 
+    /* MPI_Bcast from MPI_BOTTOM with the same type. */
+    a = mtest_rank == 0 ? 1234 : 0;
+    b[2] = mtest_rank == 0 ? -7.5 : 0;
+    memcpy(c, mtest_rank == 0 ? "boats" : "-----", 5);
+    int rc = MPI_Bcast(MPI_BOTTOM, 1, small, 0, MPI_COMM_WORLD);
+    MTEST_CHECK_RC(errs, rc, "MPI_Bcast of MPI_BOTTOM");
+    if (a != 1234 || b[2] != -7.5 || memcmp(c, "boats", 5))
+        MTEST_FAIL(errs, "MPI_Bcast of a struct at MPI_BOTTOM: int %d double %g", a, b[2]);
+
     /* A NULL buffer is still wrong with a predefined type. */
     if (mtest_size > 1) {
-        int rc = MPI_Send(NULL, 1, MPI_INT, partner < mtest_size ? partner : 0, 9, MPI_COMM_WORLD);
+        rc = MPI_Send(NULL, 1, MPI_INT, partner < mtest_size ? partner : 0, 9, MPI_COMM_WORLD);
         errs += mtest_check_class(rc, MPI_ERR_BUFFER, "MPI_Send(NULL, 1, MPI_INT)");
     }
     MPI_Type_free(&t);
