@@ -53,7 +53,7 @@ static int exchange(unsigned long long seed, int sender, int receiver, int tag)
     tg_seed(&r, seed);
     int basic = (int)tg_range(&r, 0, TG_NBASICS - 1);
     /* Not long double: its 6 padding bytes need not travel (MPICH does not send them). */
-    if (tg_basics[basic].dt == MPI_LONG_DOUBLE)
+    if (tg_has_padding(tg_basics[basic].dt))
         basic = 0;
     int shape = (int)tg_range(&r, 0, 3); /* 0 both derived, 1 contig sender, 2 contig receiver */
     tg_type *ts = make(&r, basic, shape == 1);
