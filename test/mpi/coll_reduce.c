@@ -410,7 +410,7 @@ static struct val *misread;  /* the known-bug result, when it applies */
 /* The value v of an unsigned type of t->bits bits, read as the signed type of that width. */
 static long long as_signed(const struct rtype *t, long long v)
 {
-    if (t->bits >= 64)
+    if (t->bits == 0 || t->bits >= 64) /* not an integer type, or nothing to narrow */
         return v;
     unsigned long long m = (1ull << t->bits) - 1, u = (unsigned long long)v & m;
     return (u >> (t->bits - 1)) ? (long long)u - (long long)(m + 1) : (long long)u;
