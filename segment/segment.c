@@ -131,8 +131,8 @@ static inline int piece(walk_t *w, uintptr_t addr, MPI_Aint len)
 
 #define PACK_VEC_CASE(N)                                                                           \
     case N:                                                                                        \
-        for (MPI_Aint i = 0; i < n; i++, dst += N)                                                 \
-            memcpy(dst, (const void *)(src + (uintptr_t)(i * stride)), N);                         \
+        _Pragma("GCC unroll 4") for (MPI_Aint i = 0; i < n; i++, dst += N, src += stride)          \
+            memcpy(dst, (const void *)src, N);                                                     \
         return;
 static void pack_vec(char *dst, uintptr_t src, MPI_Aint n, MPI_Aint bl, MPI_Aint stride)
 {
@@ -146,8 +146,8 @@ static void pack_vec(char *dst, uintptr_t src, MPI_Aint n, MPI_Aint bl, MPI_Aint
 
 #define UNPACK_VEC_CASE(N)                                                                         \
     case N:                                                                                        \
-        for (MPI_Aint i = 0; i < n; i++, s += N)                                                   \
-            memcpy((void *)(dst + (uintptr_t)(i * stride)), s, N);                                 \
+        _Pragma("GCC unroll 4") for (MPI_Aint i = 0; i < n; i++, s += N, dst += stride)            \
+            memcpy((void *)dst, s, N);                                                             \
         return;
 static void unpack_vec(uintptr_t dst, const char *s, MPI_Aint n, MPI_Aint bl, MPI_Aint stride)
 {
@@ -161,7 +161,7 @@ static void unpack_vec(uintptr_t dst, const char *s, MPI_Aint n, MPI_Aint bl, MP
 
 #define PACK_IDX_CASE(N)                                                                           \
     case N:                                                                                        \
-        for (MPI_Aint i = 0; i < n; i++, dst += N)                                                 \
+        _Pragma("GCC unroll 4") for (MPI_Aint i = 0; i < n; i++, dst += N)                         \
             memcpy(dst, (const void *)(base + (uintptr_t)displs[i]), N);                           \
         return;
 static void pack_blk(char *dst, uintptr_t base, const MPI_Aint *displs, MPI_Aint n, MPI_Aint bl)
@@ -176,7 +176,7 @@ static void pack_blk(char *dst, uintptr_t base, const MPI_Aint *displs, MPI_Aint
 
 #define UNPACK_IDX_CASE(N)                                                                         \
     case N:                                                                                        \
-        for (MPI_Aint i = 0; i < n; i++, s += N)                                                   \
+        _Pragma("GCC unroll 4") for (MPI_Aint i = 0; i < n; i++, s += N)                           \
             memcpy((void *)(base + (uintptr_t)displs[i]), s, N);                                   \
         return;
 static void unpack_blk(uintptr_t base, const char *s, const MPI_Aint *displs, MPI_Aint n,
