@@ -152,23 +152,13 @@ void MPIDI_handle_rts(int peer, const void *hdr, size_t hdr_len, const void *dat
 int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
                int context_offset, MPIR_Request **req_p)
 {
-    MPIR_Request *rreq = MPIR_Request_create(MPIR_REQ_RECV);
+    MPIR_Request *rreq = MPIDI_Request_create_pt2pt(MPIR_REQ_RECV, buf, count, type, rank, tag,
+                                                    comm, context_offset);
     if (!rreq)
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory allocating a receive request");
     *req_p = rreq;
-    rreq->comm = comm;
-    comm->ref++;
-    MPIR_Segment_init(&rreq->seg, buf, count, type);
-    MPIR_Datatype_add_ref(rreq->seg.dt); /* MPI_Type_free while pending must be safe */
-    rreq->rank = rank;
-    rreq->tag = tag;
-    rreq->context_id = comm->context_id + context_offset;
-    if (rank == MPI_PROC_NULL) {
-        rreq->status.MPI_SOURCE = MPI_PROC_NULL;
-        rreq->status.MPI_TAG = MPI_ANY_TAG;
-        MPIDI_Request_complete_one(rreq);
+    if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    }
     rreq->peer = rank == MPI_ANY_SOURCE ? -1 : MPIR_Comm_world_rank(comm, rank);
     if (rreq->peer >= 0 && MPIDI_peers[rreq->peer].failed_code) {
         int err = MPIDI_peers[rreq->peer].failed_code;

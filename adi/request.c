@@ -118,3 +118,28 @@ void MPIDI_requests_fail_peer(int peer, int mpi_errno)
         }
     }
 }
+
+/* The common start of every point-to-point request: buffer, envelope, and
+ * the references (communicator, datatype) it holds until it is released.
+ * A PROC_NULL operation is complete at once. */
+MPIR_Request *MPIDI_Request_create_pt2pt(MPIR_Request_kind_t kind, const void *buf,
+                                         MPI_Aint count, MPI_Datatype type, int rank, int tag,
+                                         MPIR_Comm *comm, int context_offset)
+{
+    MPIR_Request *req = MPIR_Request_create(kind);
+    if (!req)
+        return NULL;
+    req->comm = comm;
+    comm->ref++;
+    MPIR_Segment_init(&req->seg, buf, count, type);
+    MPIR_Datatype_add_ref(req->seg.dt); /* MPI_Type_free while pending must be safe */
+    req->rank = rank;
+    req->tag = tag;
+    req->context_id = comm->context_id + context_offset;
+    if (rank == MPI_PROC_NULL) {
+        req->status.MPI_SOURCE = MPI_PROC_NULL;
+        req->status.MPI_TAG = MPI_ANY_TAG;
+        MPIDI_Request_complete_one(req);
+    }
+    return req;
+}

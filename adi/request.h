@@ -68,6 +68,11 @@ typedef struct MPIR_Request {
 } MPIR_Request;
 
 MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind);
+/* A send or receive request with its buffer and envelope set (complete at
+ * once for MPI_PROC_NULL); NULL when out of memory. */
+MPIR_Request *MPIDI_Request_create_pt2pt(MPIR_Request_kind_t kind, const void *buf,
+                                         MPI_Aint count, MPI_Datatype type, int rank, int tag,
+                                         MPIR_Comm *comm, int context_offset);
 /* Drops one reference; the object returns to the pool at zero. */
 void MPIR_Request_release(MPIR_Request *req);
 /* Looks up a live request by handle (NULL if it is not one). */

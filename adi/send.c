@@ -27,22 +27,14 @@ MPIR_Request *MPIDI_lookup_request(uint64_t id, int is_send, int peer, const cha
 int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
                MPIR_Comm *comm, int context_offset, int sync, MPIR_Request **req_p)
 {
-    MPIR_Request *sreq = MPIR_Request_create(MPIR_REQ_SEND);
+    MPIR_Request *sreq = MPIDI_Request_create_pt2pt(MPIR_REQ_SEND, buf, count, type, rank, tag,
+                                                    comm, context_offset);
     if (!sreq)
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory allocating a send request");
     *req_p = sreq;
-    sreq->comm = comm;
-    comm->ref++;
-    MPIR_Segment_init(&sreq->seg, buf, count, type);
-    MPIR_Datatype_add_ref(sreq->seg.dt); /* MPI_Type_free while pending must be safe */
-    sreq->rank = rank;
-    sreq->tag = tag;
-    sreq->context_id = comm->context_id + context_offset;
     sreq->is_sync = sync;
-    if (rank == MPI_PROC_NULL) {
-        MPIDI_Request_complete_one(sreq);
+    if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    }
     int peer = MPIR_Comm_world_rank(comm, rank);
     sreq->peer = peer;
     int err = MPI_SUCCESS;
