@@ -157,7 +157,10 @@ int MPIR_Type_darray(int size, int rank, int ndims, const int *gsizes, const int
     for (int k = 0; k < ndims && t; k++) {
         int d = dim(ndims, order, k);
         MPI_Aint g = gsizes[d];
-        MPI_Aint *starts = malloc(g * sizeof(MPI_Aint)), *lens = malloc(g * sizeof(MPI_Aint));
+        /* At most one block for block and none, ceil(g / (p k)) for cyclic(k). */
+        MPI_Aint k = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? 1 : dargs[d];
+        MPI_Aint nmax = distribs[d] == MPI_DISTRIBUTE_CYCLIC ? g / (psizes[d] * k) + 1 : 1;
+        MPI_Aint *starts = malloc(nmax * sizeof(MPI_Aint)), *lens = malloc(nmax * sizeof(MPI_Aint));
         MPIR_Datatype *next = NULL;
         if (starts && lens) {
             MPI_Aint n =
