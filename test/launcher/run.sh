@@ -245,6 +245,87 @@ else
     fail "pmi_server_errors" "rc=$rc replies '$(show "$OUT")', expected '$expect'"
 fi
 
+# ---- several hosts (on this machine: fake launcher commands stand in for ssh) ----
+# fakeexec HOST CMD...: exec style, runs the words as they are; fakessh [-x] HOST STRING...:
+# ssh style, runs the joined words with sh.  Both export FAKE_HOST so ranks can tell.
+printf '%s\n' '#!/bin/sh' 'FAKE_HOST=$1 && export FAKE_HOST && shift && exec "$@"' > "$TMP/fakeexec"
+printf '%s\n' '#!/bin/sh' 'while [ "${1#-}" != "$1" ]; do shift; done' \
+    'FAKE_HOST=$1 && export FAKE_HOST && shift && exec sh -c "$*"' > "$TMP/fakessh"
+# badid HOST CMD...: exec style, but the PMI_ID= word claims rank 99.
+printf '%s\n' '#!/bin/sh' 'shift' 'n=$#' 'while [ $n -gt 0 ]; do' \
+    '    a=$1; shift; case $a in PMI_ID=*) a=PMI_ID=99 ;; esac; set -- "$@" "$a"; n=$((n - 1))' \
+    'done' 'exec "$@"' > "$TMP/badid"
+chmod +x "$TMP/fakeexec" "$TMP/fakessh" "$TMP/badid"
+HOSTS_OPTS="-localhost 127.0.0.1" # PMI over loopback only
+
+run $GUARD "$MPIEXEC" -hosts localhost,hostb:2,hostc $HOSTS_OPTS -launcher-exec "$TMP/fakeexec" \
+    -n 6 "$PMI_HELLO"
+if [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT" && [ ! -s "$ERR" ]; then
+    pass "hosts_exec_style_pmi_port"
+else
+    fail "hosts_exec_style_pmi_port" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+fi
+
+# Arguments with blanks and quotes survive the shell string; placement cycles through the
+# hosts (-ppn 2 overrides their slots); each rank learns its place on its host.
+run $GUARD "$MPIEXEC" -hosts ha:5,hb $HOSTS_OPTS -ppn 2 -n 5 -launcher ssh \
+    -launcher-exec "$TMP/fakessh" sh -c \
+    'echo "$PMI_ID $FAKE_HOST $MPI_LOCALRANKID/$MPI_LOCALNRANKS [$0] [$1] ${PMI_PORT%%:*} ${PMI_FD:-nofd}"' \
+    "a b" "it's \$x"
+got=$(sort "$OUT" | tr '\n' '|')
+want="0 ha 0/3 [a b] [it's \$x] 127.0.0.1 nofd|1 ha 1/3 [a b] [it's \$x] 127.0.0.1 nofd|"
+want+="2 hb 0/2 [a b] [it's \$x] 127.0.0.1 nofd|3 hb 1/2 [a b] [it's \$x] 127.0.0.1 nofd|"
+want+="4 ha 2/3 [a b] [it's \$x] 127.0.0.1 nofd|"
+if [ $rc = 0 ] && [ "$got" = "$want" ]; then
+    pass "hosts_ssh_style_quoting_placement"
+else
+    fail "hosts_ssh_style_quoting_placement" "rc=$rc got '$got' want '$want' stderr='$(show "$ERR")'"
+fi
+
+printf '# two hosts\n  ha:2  \n\nhb # the second\n' > "$TMP/hostfile"
+run $GUARD "$MPIEXEC" -f "$TMP/hostfile" $HOSTS_OPTS -launcher-exec "$TMP/fakeexec" "$PMI_HELLO"
+if [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; then
+    pass "hostfile_pmi"
+else
+    fail "hostfile_pmi" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+fi
+run $GUARD "$MPIEXEC" -f "$TMP/hostfile" $HOSTS_OPTS -launcher-exec "$TMP/fakeexec" \
+    sh -c 'echo $PMI_ID $FAKE_HOST'
+got=$(sort "$OUT" | tr '\n' '|')
+if [ $rc = 0 ] && [ "$got" = "0 ha|1 ha|2 hb|" ]; then
+    pass "hostfile_slots_give_n"
+else
+    fail "hostfile_slots_give_n" "rc=$rc got '$got' stderr='$(show "$ERR")'"
+fi
+
+# A connection claiming a rank that is not a remote rank of the job is refused, and the
+# rank (whose PMI init fails) ends the job.
+run $GUARD "$MPIEXEC" -hosts localhost,hb $HOSTS_OPTS -launcher-exec "$TMP/badid" -n 2 "$PMI_HELLO"
+if [ $rc != 0 ] && grep -q 'refused a PMI connection: pmiid_is_not_a_remote_rank_of_this_job' "$ERR" &&
+    faster_than 10; then
+    pass "pmi_port_bad_id_refused"
+else
+    fail "pmi_port_bad_id_refused" "rc=$rc after ${secs}s stderr='$(show "$ERR")'"
+fi
+
+# The launcher command fails: the job ends with its exit code, naming the host.
+run $GUARD "$MPIEXEC" -hosts hx,hy $HOSTS_OPTS -launcher-exec false -n 2 "$PMI_HELLO"
+if [ $rc = 1 ] && grep -q 'rank [01] (pid [0-9]* on host h[xy]) exited with code 1; killing the job' "$ERR" &&
+    faster_than 10; then
+    pass "launcher_command_fails"
+else
+    fail "launcher_command_fails" "rc=$rc after ${secs}s stderr='$(show "$ERR")'"
+fi
+
+# -disable-auto-cleanup: a failing rank does not stop the others; its code is the job's.
+run $GUARD "$MPIEXEC" -disable-auto-cleanup -n 3 sh -c '[ $PMI_RANK = 1 ] && exit 3; sleep 1; echo done$PMI_RANK'
+if [ $rc = 3 ] && grep -q done0 "$OUT" && grep -q done2 "$OUT" &&
+    grep -q 'exited with code 3; the others go on (-disable-auto-cleanup)' "$ERR"; then
+    pass "disable_auto_cleanup"
+else
+    fail "disable_auto_cleanup" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+fi
+
 # ---- bad usage ----
 check_usage() { # name expected_rc expected_stderr_regex args...
     local name=$1 want=$2 re=$3
@@ -256,6 +337,7 @@ check_usage() { # name expected_rc expected_stderr_regex args...
         fail "$name" "rc=$rc (expected $want) after ${secs}s; stderr='$(show "$ERR")'"
     fi
 }
+printf 'ok\nbad line\n' > "$TMP/bad_hostfile"
 touch "$TMP/not_executable"
 chmod 644 "$TMP/not_executable"
 check_usage usage_no_program 1 'no program to run' -n 2
@@ -264,6 +346,9 @@ check_usage usage_n_abc 1 '\-n abc: the number of ranks' -n abc true
 check_usage usage_unknown_option 1 'unknown option -frobnicate' -frobnicate true
 check_usage usage_not_found 127 'cannot run ferry_no_such_program: command not found' -n 2 ferry_no_such_program
 check_usage usage_not_executable 127 'not executable' -n 2 "$TMP/not_executable"
+check_usage usage_bad_hostfile 1 'hostfile line 2: expected one' -f "$TMP/bad_hostfile" true
+check_usage usage_bad_slots 1 "'a:0': the slot count after ':' must be 1 to" -hosts a:0 true
+check_usage usage_exec_needs_command 1 '\-launcher exec needs -launcher-exec' -hosts farhost -launcher exec true
 run $GUARD env MPIEXEC_TIMEOUT=soon "$MPIEXEC" true
 if [ $rc = 1 ] && grep -q 'MPIEXEC_TIMEOUT=soon is not a positive number' "$ERR"; then
     pass "usage_bad_timeout"
