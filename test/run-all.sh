@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run-all.sh: the whole test suite: build, unit tests, launcher, shm method, the MPI test list
-# under every protocol variant, Hydra, AddressSanitizer+UBSan and valgrind; one summary line.
+# under every protocol variant, Hydra, the list over tcp, tcp end to end (network namespaces),
+# AddressSanitizer+UBSan and valgrind; one summary line.
 #
 #   test/run-all.sh            everything (about 20-30 minutes on 2 cores)
 #   TEST_QUICK=1 test/run-all.sh    no variants, no sanitizer/valgrind parts
@@ -143,14 +144,31 @@ else
     skipped=$((skipped + 1))
 fi
 
+# The MPI test list over tcp alone, on loopback: defaults, then tcp's variants.
+tcplist() {
+    FERRY_METHODS=tcp FERRY_TCP_IF=lo MPICC="$inst/bin/mpicc" MPIEXEC="$inst/bin/mpiexec" \
+        TESTDIR="$top/_build/mpitests-tcp" VARIANTS_FILE=$top/test/tcp/variants \
+        bash test/mpi/runtests "$@"
+}
+if [ "$quick" = 1 ]; then
+    part mpi-tcp tcplist
+else
+    part mpi-tcp tcplist -variants
+fi
+# tcp end to end: loopback, 16 ranks, a killed rank, refused/unreachable connections, port
+# range, and two hosts made of network namespaces under our mpiexec and Hydra.
+part tcp bash test/tcp/run.sh "$inst"
+
 if [ "$quick" != 1 ]; then
-    # AddressSanitizer + UBSan: library and tests instrumented, default and three variants.
+    # AddressSanitizer + UBSan: library and tests instrumented, default and four variants
+    # (the last over tcp).
     san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
     echo "== build-asan (_build-asan, installed in _inst-asan)"
     if single build-asan build "$top/_build-asan" "$top/_inst-asan" CFLAGS="-O1 -g $san" \
         LDFLAGS="$san"; then
         printf '%s\n' FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=pipeline \
-            "FERRY_SHM_CMA=0 FERRY_EAGER_LIMIT=0 FERRY_PIPELINE_CHUNK=4K" >"$logs/asan-variants"
+            "FERRY_SHM_CMA=0 FERRY_EAGER_LIMIT=0 FERRY_PIPELINE_CHUNK=4K" \
+            "FERRY_METHODS=tcp FERRY_TCP_IF=lo" >"$logs/asan-variants"
         part asan env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 VARIANTS_FILE="$logs/asan-variants" \
             MPICC="$top/_inst-asan/bin/mpicc $san" MPIEXEC="$top/_inst-asan/bin/mpiexec" \

@@ -38,25 +38,27 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-pass() { echo "PASS $1"; passed=$((passed + 1)); }
+pass() { echo "PASS $1 (${secs}s)"; passed=$((passed + 1)); }
 fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
 show() { tr '\n' '|' <"$1" | cut -c1-400; }
 # run SECONDS CMD...: stdout/stderr to $OUT/$ERR; sets rc and secs (wall time).
+secs=0
 run() {
     local limit=$1 t0
     shift
     t0=$(date +%s.%N)
     timeout -k 5 "$limit" "$@" >"$OUT" 2>"$ERR"
     rc=$?
-    secs=$(echo "$(date +%s.%N) - $t0" | bc)
+    secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
 }
 within() { [ "$(echo "$secs < $1" | bc)" = 1 ]; }
 no_errors() { [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; }
 details() { echo "rc=$rc ${secs}s stdout='$(show "$OUT")' stderr='$(show "$ERR")'"; }
 
 for prog in tcp_exchange tcp_kill; do
-    if ! "$MPICC" -O2 -Wall -o "$TMP/$prog" "$here/$prog.c" >"$TMP/build.log" 2>&1; then
+    # MPICC may carry flags (e.g. sanitizers): split it into words.
+    if ! $MPICC -O2 -Wall -o "$TMP/$prog" "$here/$prog.c" >"$TMP/build.log" 2>&1; then
         fail "build_$prog" "$(show "$TMP/build.log")"
         echo "$passed passed, $failed failed, $skipped skipped"
         exit 1
