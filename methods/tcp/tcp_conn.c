@@ -72,7 +72,9 @@ void MPIDI_TCP_sock_close(MPIDI_TCP_sock_t *s)
 {
     if (s->state == MPIDI_TCP_SOCK_CLOSED)
         return;
-    /* close() removes the fd from the epoll set. */
+    /* Explicitly: close() alone leaves the registration while a forked child
+     * (between its fork and exec) still holds the socket. */
+    epoll_ctl(MPIDI_TCP_state.epfd, EPOLL_CTL_DEL, s->fd, NULL);
     close(s->fd);
     s->fd = -1;
     s->state = MPIDI_TCP_SOCK_CLOSED;

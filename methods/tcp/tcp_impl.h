@@ -66,8 +66,10 @@ _Static_assert(sizeof(MPIDI_TCP_frame_t) == 16, "frame layout (doc/methods/tcp.m
  * enough that packing a non-contiguous chunk needs a bounded buffer. */
 #define MPIDI_TCP_MAX_SEND (1024 * 1024)
 /* Per-connection staging buffer for incoming frames: many small frames are
- * read with one recv.  A frame that does not fit is read in place. */
-#define MPIDI_TCP_RBUF_SIZE (128 * 1024)
+ * read with one recv.  Frames with 16 KiB of payload or more are read in
+ * place, so this only needs room for a batch of small ones (and it is paid
+ * per connection). */
+#define MPIDI_TCP_RBUF_SIZE (64 * 1024)
 /* A payload at least this big that has not fully arrived is read straight
  * into its destination rather than collected in the staging buffer. */
 #define MPIDI_TCP_DIRECT_MIN (16 * 1024)
@@ -90,6 +92,10 @@ _Static_assert(sizeof(MPIDI_TCP_frame_t) == 16, "frame layout (doc/methods/tcp.m
 #define MPIDI_TCP_READS_PER_POLL 4
 /* Addresses kept from a business card. */
 #define MPIDI_TCP_MAX_ADDRS 16
+/* Rounds over the port range when every port is in use (a port may be
+ * freed meanwhile), and the pause between them. */
+#define MPIDI_TCP_BIND_ROUNDS 3
+#define MPIDI_TCP_BIND_PAUSE_MS 200
 /* How long finalize waits for peers' goodbyes before closing anyway. */
 #define MPIDI_TCP_FINALIZE_WAIT_MS 30000
 

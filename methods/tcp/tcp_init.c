@@ -84,7 +84,12 @@ static int open_listener(int *fd_p, int *port_p)
         /* A listener may reuse a port whose old connections linger in TIME_WAIT. */
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
         int bound = 0;
-        for (long k = 0; k < nports && !bound; k++) {
+        for (long k = 0; k < nports * (pmin ? MPIDI_TCP_BIND_ROUNDS : 1) && !bound; k++) {
+            if (k && k % nports == 0) {
+                /* Every port was in use: wait a little, one may be freed. */
+                struct timespec pause = {0, MPIDI_TCP_BIND_PAUSE_MS * 1000000L};
+                nanosleep(&pause, NULL);
+            }
             int port = pmin ? (int)(pmin + (start + k) % nports) : 0;
             struct sockaddr_storage ss;
             socklen_t len;
@@ -117,10 +122,11 @@ static int open_listener(int *fd_p, int *port_p)
             if (pmin && (err == EADDRINUSE || err == EACCES))
                 return MPIDU_err_create(MPI_ERR_OTHER,
                                         "tcp: rank %d found no free port in "
-                                        "FERRY_TCP_PORT_MIN..MAX = %ld..%ld (%ld tried): %s "
-                                        "(errno %d)",
-                                        MPIDI_TCP_state.rank, pmin, pmax, nports, strerror(err),
-                                        err);
+                                        "FERRY_TCP_PORT_MIN..MAX = %ld..%ld (%ld tried %d times, "
+                                        "%d ms apart): %s (errno %d)",
+                                        MPIDI_TCP_state.rank, pmin, pmax, nports,
+                                        MPIDI_TCP_BIND_ROUNDS, MPIDI_TCP_BIND_PAUSE_MS,
+                                        strerror(err), err);
             continue;
         }
         break;
