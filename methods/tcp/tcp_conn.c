@@ -474,6 +474,9 @@ static void on_hello(MPIDI_TCP_sock_t *s)
             kind = MPIDI_TCP_ACK_DUP;
         else if (p->state == MPIDI_TCP_PEER_CONNECTING && p->out && st->rank < from)
             kind = MPIDI_TCP_ACK_DUP;
+        if (verbose() >= 2 && p->state == MPIDI_TCP_PEER_CONNECTING && p->out)
+            fprintf(stderr, "ferry: rank %d: tcp simultaneous connect with rank %d: %s wins\n",
+                    st->rank, from, kind == MPIDI_TCP_ACK_DUP ? "ours" : "theirs");
     }
     make_hello(&s->hs_out, kind, from);
     s->hs_out_len = sizeof(s->hs_out);

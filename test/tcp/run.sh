@@ -82,6 +82,21 @@ if no_errors; then pass loopback_n4_all_rendezvous; else fail loopback_n4_all_re
 run 120 "$MPIEXEC" -n 3 -genv FERRY_TCP_SNDBUF 4096 -genv FERRY_TCP_RCVBUF 4096 "$EXCHANGE" 1 70000
 if no_errors; then pass loopback_tiny_socket_buffers; else fail loopback_tiny_socket_buffers "$(details)"; fi
 
+# Pairs of ranks connect to each other at the same moment.  Whichever of the two first reads
+# the other's handshake finds its own attempt in flight; both keep the connection the lower
+# rank made.
+simul_pair() { # LOW HIGH
+    grep -Eq "rank $1: tcp simultaneous connect with rank $2: ours wins|rank $2: tcp simultaneous connect with rank $1: theirs wins" "$ERR" &&
+        grep -q "rank $2: tcp connection to rank $1 up (it connected to us)" "$ERR" &&
+        grep -q "rank $1: tcp connection to rank $2 up (we connected to " "$ERR"
+}
+run 60 "$MPIEXEC" -n 4 -genv TCP_EXCHANGE_SIMUL 1 -genv FERRY_VERBOSE 2 "$EXCHANGE" 1 1000
+if no_errors && simul_pair 0 1 && simul_pair 2 3; then
+    pass simultaneous_connect
+else
+    fail simultaneous_connect "$(details)"
+fi
+
 # More ranks than cores: every rank talks to every other one over its own connection.
 run 300 "$MPIEXEC" -n 16 "$EXCHANGE" 1
 if no_errors; then pass oversubscribed_n16; else fail oversubscribed_n16 "$(details)"; fi

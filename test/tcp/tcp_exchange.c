@@ -2,6 +2,9 @@
  * contiguous and strided, with wildcards and synchronous sends; checks every byte.
  *
  * usage: tcp_exchange [ROUNDS [MAXSIZE]]   (default 2 rounds, all sizes up to 2.5 MB)
+ * TCP_EXCHANGE_SIMUL=1 first makes ranks 2k and 2k+1 send to each other at the same moment
+ * (both connect before either reads the other's handshake), so every pair resolves a
+ * simultaneous connect.
  * Prints " No Errors" on rank 0 when all data arrived intact; otherwise a line per fault
  * naming the ranks, size and first wrong byte, and exit status 1. */
 #include <mpi.h>
@@ -135,6 +138,24 @@ static void wildcard_and_sync(int rank, int size)
     }
 }
 
+/* Both ranks of a pair start their connection before either makes progress: the sleep
+ * keeps each one's HELLO unread until the other's attempt is on its way too. */
+static void simultaneous(int rank, int size)
+{
+    int peer = rank ^ 1;
+    unsigned char s[100], r[100];
+    MPI_Request req[2];
+    if (peer >= size)
+        return;
+    for (size_t i = 0; i < sizeof(s); i++)
+        s[i] = pattern(rank, peer, sizeof(s), i);
+    MPI_Irecv(r, sizeof(r), MPI_BYTE, peer, 9, MPI_COMM_WORLD, &req[0]);
+    MPI_Isend(s, sizeof(s), MPI_BYTE, peer, 9, MPI_COMM_WORLD, &req[1]);
+    usleep(200000);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    check(r, peer, rank, sizeof(r), "simultaneous connect");
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 2;
@@ -143,6 +164,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (getenv("TCP_EXCHANGE_SIMUL"))
+        simultaneous(rank, size);
     for (int r = 0; r < rounds && size > 1; r++) {
         all_pairs(rank, size);
         if (max_size >= 320000)
