@@ -103,11 +103,13 @@ int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     if (mpi_errno || done)
         return mpi_errno;
 
-    if (st->nfree == 0) {
-        MPIDI_SHM_reclaim_cells();
-        if (st->nfree == 0)
-            return MPIDI_AGAIN; /* every cell is in flight; the core retries from progress */
-    }
+    /* Take back returned cells before every send, not only when the stack is
+     * empty: the stack is LIFO, so the cell the receiver released last (still
+     * in both caches) is reused, instead of cycling through the whole pool
+     * and touching cold memory on every message. */
+    MPIDI_SHM_reclaim_cells();
+    if (st->nfree == 0)
+        return MPIDI_AGAIN; /* every cell is in flight; the core retries from progress */
     MPIDI_SHM_off_t off = st->free_stack[--st->nfree];
     MPIDI_SHM_cell_t *cell = MPIDI_SHM_abs(off);
 
