@@ -113,8 +113,11 @@ lib_setup() {
             ENVS=("LD_LIBRARY_PATH=$ferry_prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
                   FERRY_METHODS=tcp) ;;
         mpich:tcp)
-            # Debian's MPICH is ch4:ucx: NOLOCAL disables its shm, UCX_TLS
-            # keeps UCX on TCP.
+            # Debian's MPICH 4.0.2 is ch4:ucx and sends even local peers
+            # through UCX (by default over its sysv/posix/cma shm), so
+            # UCX_TLS=self,tcp is what forces TCP; NOLOCAL is kept for builds
+            # with ch4's own shm.  UCX_LOG_LEVEL=info shows the lanes used:
+            # tcp/lo and tcp/eth0, both inside this host.
             CC=(mpicc.mpich)
             RUN=(mpiexec.mpich -n 2)
             ENVS=(MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self) ;;
