@@ -177,7 +177,7 @@ if [ "$quick" != 1 ]; then
     # valgrind (memcheck): a few programs of the list, each rank under valgrind.
     if command -v valgrind >/dev/null; then
         part valgrind env MPICC="$inst/bin/mpicc" MPIEXEC="$top/test/valgrind-mpiexec" \
-            FERRY_MPIEXEC="$inst/bin/mpiexec" TESTDIR="$top/_build/mpitests-vg" TIMEOUT=300 \
+            REAL_MPIEXEC="$inst/bin/mpiexec" TESTDIR="$top/_build/mpitests-vg" TIMEOUT=300 \
             bash test/mpi/runtests -list "$top/test/valgrind-testlist"
     else
         echo "SKIP valgrind: not installed"
