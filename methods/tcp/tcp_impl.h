@@ -212,6 +212,7 @@ typedef struct MPIDI_TCP_state {
     MPIDI_TCP_sock_t *socks; /* every socket not yet freed */
     int nconnecting;         /* peers in PEER_CONNECTING: progress watches their timers */
     int in_progress;         /* re-entrancy guard */
+    unsigned idle_polls;     /* progress calls while only listening (they poll 1 in 64) */
     int finalizing;          /* EOF after our BYE is expected, not a failure */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
