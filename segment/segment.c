@@ -261,6 +261,19 @@ static int walk_elems(const MPIR_Dataloop *C, uintptr_t addr, MPI_Aint ee, MPI_A
 }
 
 /* A whole element of L at base. */
+/* One block of a vector or indexed loop: a single piece when its elements
+ * are leaves (contiguous bytes), else each child element in turn. */
+static int walk_block(const MPIR_Dataloop *c, uintptr_t b, MPI_Aint blocklen, MPI_Aint el_extent,
+                      walk_t *w)
+{
+    if (!c)
+        return piece(w, b, blocklen);
+    for (MPI_Aint j = 0; j < blocklen; j++)
+        if (walk_full(c, b + (uintptr_t)(j * el_extent), w))
+            return 1;
+    return 0;
+}
+
 static int walk_full(const MPIR_Dataloop *L, uintptr_t base, walk_t *w)
 {
     const MPIR_Dataloop *c = L->child;
@@ -278,14 +291,8 @@ static int walk_full(const MPIR_Dataloop *L, uintptr_t base, walk_t *w)
         }
         for (MPI_Aint i = 0; i < L->count; i++) {
             uintptr_t b = base + (uintptr_t)(L->disp0 + i * L->stride);
-            if (!c) {
-                if (piece(w, b, L->blocklen))
-                    return 1;
-                continue;
-            }
-            for (MPI_Aint j = 0; j < L->blocklen; j++)
-                if (walk_full(c, b + (uintptr_t)(j * L->el_extent), w))
-                    return 1;
+            if (walk_block(c, b, L->blocklen, L->el_extent, w))
+                return 1;
         }
         return 0;
     case MPIR_DL_BLKIDX:
@@ -301,27 +308,15 @@ static int walk_full(const MPIR_Dataloop *L, uintptr_t base, walk_t *w)
         }
         for (MPI_Aint i = 0; i < L->count; i++) {
             uintptr_t b = base + (uintptr_t)L->displs[i];
-            if (!c) {
-                if (piece(w, b, L->blocklen))
-                    return 1;
-                continue;
-            }
-            for (MPI_Aint j = 0; j < L->blocklen; j++)
-                if (walk_full(c, b + (uintptr_t)(j * L->el_extent), w))
-                    return 1;
+            if (walk_block(c, b, L->blocklen, L->el_extent, w))
+                return 1;
         }
         return 0;
     case MPIR_DL_INDEXED:
         for (MPI_Aint i = 0; i < L->count; i++) {
             uintptr_t b = base + (uintptr_t)L->displs[i];
-            if (!c) {
-                if (piece(w, b, L->blocklens[i]))
-                    return 1;
-                continue;
-            }
-            for (MPI_Aint j = 0; j < L->blocklens[i]; j++)
-                if (walk_full(c, b + (uintptr_t)(j * L->el_extent), w))
-                    return 1;
+            if (walk_block(c, b, L->blocklens[i], L->el_extent, w))
+                return 1;
         }
         return 0;
     case MPIR_DL_STRUCT:
