@@ -141,7 +141,8 @@ static int check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     return MPI_SUCCESS;
 }
 
-int MPI_Barrier(MPI_Comm comm)
+#pragma weak MPI_Barrier = PMPI_Barrier
+int PMPI_Barrier(MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Barrier");
     MPIR_Comm *c;
@@ -151,7 +152,8 @@ int MPI_Barrier(MPI_Comm comm)
     return MPIR_Err_return(c, "MPI_Barrier", err);
 }
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Bcast");
     MPIR_Comm *c;
@@ -165,7 +167,8 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     return MPIR_Err_return(c, "MPI_Bcast", err);
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Reduce");
@@ -183,7 +186,8 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     return MPIR_Err_return(c, "MPI_Reduce", err);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Allreduce");

@@ -108,7 +108,8 @@ int MPIR_Comm_dup_impl(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_rank(MPI_Comm comm, int *rank)
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     MPIR_CHECK_INIT("MPI_Comm_rank");
     MPIR_Comm *c;
@@ -121,7 +122,8 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_size(MPI_Comm comm, int *size)
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     MPIR_CHECK_INIT("MPI_Comm_size");
     MPIR_Comm *c;
@@ -134,7 +136,8 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     MPIR_CHECK_INIT("MPI_Comm_dup");
     MPIR_Comm *c, *n = NULL;
@@ -149,7 +152,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_free(MPI_Comm *comm)
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm *comm)
 {
     MPIR_CHECK_INIT("MPI_Comm_free");
     MPIR_Comm *c = NULL;
@@ -164,7 +168,8 @@ int MPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     MPIR_CHECK_INIT("MPI_Comm_get_attr");
     static int tag_ub = MPIR_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
@@ -194,7 +199,8 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     MPIR_CHECK_INIT("MPI_Comm_set_errhandler");
     MPIR_Comm *c;
@@ -207,7 +213,8 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     MPIR_CHECK_INIT("MPI_Comm_get_errhandler");
     MPIR_Comm *c;
@@ -220,7 +227,8 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-int MPI_Errhandler_free(MPI_Errhandler *errhandler)
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     MPIR_CHECK_INIT("MPI_Errhandler_free");
     /* The predefined handlers are the only ones; freeing a handle to one just

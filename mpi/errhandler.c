@@ -29,7 +29,8 @@ int MPIR_Err_not_initialized(const char *fname)
     _exit(1);
 }
 
-int MPI_Error_class(int errorcode, int *errorclass)
+#pragma weak MPI_Error_class = PMPI_Error_class
+int PMPI_Error_class(int errorcode, int *errorclass)
 {
     int cls = MPIR_Err_class(errorcode);
     if (errorcode < 0 || !MPIR_Err_class_string(cls))
@@ -42,7 +43,8 @@ int MPI_Error_class(int errorcode, int *errorclass)
     return MPI_SUCCESS;
 }
 
-int MPI_Error_string(int errorcode, char *string, int *resultlen)
+#pragma weak MPI_Error_string = PMPI_Error_string
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     const char *s = errorcode >= 0 ? MPIR_Err_string(errorcode) : NULL;
     if (!s)

@@ -43,9 +43,36 @@ int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int ran
 
 /* Fills status from a completed request (if status is not STATUS_IGNORE). */
 void MPIR_Status_set(MPI_Status *status, const MPIR_Request *req);
-/* Completes a request the user asked about: fills status, frees the request,
- * sets *handle to MPI_REQUEST_NULL; returns the request's error. */
+/* The status of a null or inactive request (source ANY_SOURCE, tag ANY_TAG, count 0). */
+void MPIR_Status_empty(MPI_Status *status);
+/* Completes a request the user asked about: fills status, frees the request
+ * (a persistent one becomes inactive), sets *handle to MPI_REQUEST_NULL;
+ * returns the request's error. */
 int MPIR_Request_finish(MPI_Request *handle, MPIR_Request *req, MPI_Status *status);
+/* Runs the agent until req is complete. */
+void MPIR_Request_wait(MPIR_Request *req);
+int MPIR_Request_cancel(MPIR_Request *req);
+/* Makes child one of parent's events (parent->cc counts it already); the
+ * parent takes over the child's handle reference. */
+void MPIR_Request_adopt(MPIR_Request *parent, MPIR_Request *child);
+
+/* Send modes (MPI-4.1 sec. 3.4) and what a persistent request starts. */
+typedef enum {
+    MPIR_MODE_STANDARD,
+    MPIR_MODE_SYNC,
+    MPIR_MODE_READY,
+    MPIR_MODE_BUFFERED,
+} MPIR_Send_mode_t;
+enum { MPIR_PREQ_RECV = -1 }; /* else preq.op is an MPIR_Send_mode_t */
+
+/* A send in any mode; the request exists unless an error is returned. */
+int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
+                    MPIR_Comm *comm, MPIR_Send_mode_t mode, MPIR_Request **req_p);
+/* Buffered send (mpi/bsend.c): packs into the attached buffer and sends from
+ * there; the returned request is complete at once. */
+int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
+                     MPIR_Comm *comm, MPIR_Request **req_p);
+int MPIR_Bsend_finalize(void);
 
 /* Collectives over point-to-point on the communicator's collective context. */
 int MPIR_Barrier_impl(MPIR_Comm *comm);
