@@ -65,6 +65,11 @@ void MPIR_Request_release(MPIR_Request *req)
     req->unexp_data = NULL;
     free(req->tmpbuf);
     req->tmpbuf = NULL;
+    if (req->linked) {
+        MPIR_Request *l = req->linked;
+        req->linked = NULL;
+        MPIR_Request_release(l);
+    }
     MPIR_Datatype_release(req->seg.dt); /* the reference MPID_Isend/Irecv took */
     req->seg.dt = NULL;
     if (req->comm)

@@ -44,7 +44,6 @@ typedef struct MPIR_Preq {
     const void *buf;
     MPI_Aint count;
     MPI_Datatype type;
-    struct MPIR_Request *inner; /* the started operation, NULL when inactive */
 } MPIR_Preq;
 
 typedef struct MPIR_Greq {
@@ -94,6 +93,10 @@ typedef struct MPIR_Request {
      * its reference (a child telling its parent, a buffered send's space). */
     void (*on_complete)(struct MPIR_Request *req);
     struct MPIR_Request *parent; /* the persistent or composite request that owns this one */
+    /* The operation this request stands for (a started persistent request's
+     * inner one, a buffered send's internal one): a reference released with
+     * this request, so a late MPI_Cancel still reaches it. */
+    struct MPIR_Request *linked;
     void *tmpbuf;                /* freed with the request (packed data of a composite) */
     int user_freed;              /* MPI_Request_free came before completion */
     union {

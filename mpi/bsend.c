@@ -66,7 +66,7 @@ static void wake_flushes(void)
     }
 }
 
-static void block_done(MPIR_Request *req)
+void MPIR_Bsend_block_done(MPIR_Request *req)
 {
     for (block_t *b = att.head; b; b = b->next) {
         if (b->req != req)
@@ -140,20 +140,23 @@ int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int des
     MPIR_Request *sreq = NULL;
     err = MPID_Isend(data, (MPI_Aint)seg.size, MPI_BYTE, dest, tag, comm, 0, 0, &sreq);
     if (!sreq) {
-        block_done(NULL); /* b->req is NULL: frees b */
+        MPIR_Bsend_block_done(NULL); /* b->req is NULL: frees b */
         return err;
     }
     b->req = sreq;
     if (MPIR_Request_is_complete(sreq))
-        block_done(sreq);
+        MPIR_Bsend_block_done(sreq);
     else
-        sreq->on_complete = block_done;
-    MPIR_Request_release(sreq); /* nobody holds its handle */
+        sreq->on_complete = MPIR_Bsend_block_done;
 
-    /* What the user gets is complete: the data has left its buffer. */
+    /* What the user gets is complete: the data has left its buffer.  It
+     * holds the internal send (linked), which MPI_Cancel may still reach. */
     MPIR_Request *ureq = MPIR_Request_create(MPIR_REQ_SEND);
-    if (!ureq)
+    if (!ureq) {
+        MPIR_Request_release(sreq);
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of requests in a buffered send");
+    }
+    ureq->linked = sreq;
     ureq->comm = comm;
     comm->ref++;
     MPIDI_Request_complete_one(ureq);

@@ -49,11 +49,18 @@ int PMPI_Finalize(void)
     MPIR_CHECK_INIT("MPI_Finalize");
     /* A barrier over the device first: a peer may still need us to answer a
      * rendezvous or read our memory until it has finished its own sends. */
-    int err = MPIR_Bsend_finalize();
+    /* MPI_COMM_SELF's attributes are deleted first, while MPI still works
+     * for their callbacks (MPI-4.1 sec. 11.2.4). */
+    int err = MPIR_Attr_delete_all(MPIR_ATTR_COMM, MPI_COMM_SELF);
+    if (!err)
+        err = MPIR_Bsend_finalize();
     if (!err)
         err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
     if (!err)
         err = MPID_Finalize();
+    MPIR_Attr_finalize();
+    MPIR_Group_finalize_all();
+    MPIR_Info_finalize();
     MPIR_initialized = 2;
     return MPIR_Err_return(NULL, "MPI_Finalize", err);
 }

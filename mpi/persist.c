@@ -118,7 +118,6 @@ static void start(MPIR_Request *req)
         MPIDI_Request_complete_one(req);
         return;
     }
-    p->inner = inner;
     MPIR_Request_adopt(req, inner);
 }
 

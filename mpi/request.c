@@ -73,6 +73,11 @@ int MPIR_Request_finish(MPI_Request *handle, MPIR_Request *req, MPI_Status *stat
         }
         MPIR_Status_set(status, req);
         req->u.preq.active = 0;
+        if (req->linked) { /* the operation is over: a cancel cannot reach it now */
+            MPIR_Request *inner = req->linked;
+            req->linked = NULL;
+            MPIR_Request_release(inner);
+        }
         return req->status.MPI_ERROR;
     case MPIR_REQ_GREQ:
         err = greq_query(req, status);
@@ -456,17 +461,68 @@ int PMPI_Request_free(MPI_Request *request)
     return MPIR_Err_return(NULL, "MPI_Request_free", err);
 }
 
+static void child_done(MPIR_Request *child);
+
+/* Whether MPID_Cancel_send would ask the receiver anything for this send
+ * (or a buffered send's internal one). */
+static int send_cancellable(const MPIR_Request *s)
+{
+    if (s->kind == MPIR_REQ_SEND && s->linked)
+        s = s->linked;
+    return s->kind == MPIR_REQ_SEND && s->peer >= 0 && !s->cancel_pending && !s->cancelled;
+}
+
+/* A request that already completed waits again, for its operation's
+ * cancellation answer: one event, and the device's reference.  One still
+ * pending completes with its operation anyway. */
+static void wait_again(MPIR_Request *req)
+{
+    if (req->cc == 0) {
+        req->ref++;
+        req->cc = 1;
+    }
+}
+
+/* The internal send of a buffered send answered a cancel request: its block
+ * may go, and the user's request completes with what the answer said. */
+static void bsend_cancel_done(MPIR_Request *inner)
+{
+    MPIR_Request *user = inner->parent;
+    MPIR_Bsend_block_done(inner);
+    user->cancelled |= inner->cancelled;
+    inner->parent = NULL;
+    MPIDI_Request_complete_one(user);
+}
+
 /* Cancels what a request stands for; the completion call that follows says
- * whether it was (MPI_Test_cancelled). */
+ * whether it was (MPI_Test_cancelled).  A persistent request and a buffered
+ * send reach the operation they started, even when it is complete locally:
+ * its message may still be unmatched at the receiver. */
 int MPIR_Request_cancel(MPIR_Request *req)
 {
     switch (req->kind) {
     case MPIR_REQ_RECV:
         return MPID_Cancel_recv(req);
     case MPIR_REQ_SEND:
-        return MPID_Cancel_send(req);
+        if (!req->linked)
+            return MPID_Cancel_send(req);
+        if (send_cancellable(req)) {
+            wait_again(req);
+            req->linked->parent = req;
+            req->linked->on_complete = bsend_cancel_done;
+            MPID_Cancel_send(req->linked);
+        }
+        return MPI_SUCCESS;
     case MPIR_REQ_PERSISTENT:
-        return req->u.preq.inner ? MPIR_Request_cancel(req->u.preq.inner) : MPI_SUCCESS;
+        if (req->linked && req->linked->kind == MPIR_REQ_RECV)
+            return MPID_Cancel_recv(req->linked);
+        if (req->linked && send_cancellable(req->linked)) {
+            wait_again(req);
+            req->linked->on_complete = child_done; /* it tells this request again */
+            req->linked->parent = req;
+            return MPIR_Request_cancel(req->linked);
+        }
+        return MPI_SUCCESS;
     case MPIR_REQ_GREQ:
         return req->u.greq.cancel_fn
                    ? req->u.greq.cancel_fn(req->u.greq.extra_state, is_done(req))
@@ -518,17 +574,21 @@ static void child_done(MPIR_Request *child)
     }
     parent->cancelled |= child->cancelled;
     MPIR_Request_set_error(parent, child->status.MPI_ERROR);
-    if (parent->kind == MPIR_REQ_PERSISTENT)
-        parent->u.preq.inner = NULL;
-    child->parent = NULL;
-    child->on_complete = NULL;
-    MPIR_Request_release(child); /* the handle reference the parent held */
+    if (parent->kind == MPIR_REQ_COMPOSITE) {
+        child->parent = NULL;
+        child->on_complete = NULL;
+        MPIR_Request_release(child); /* the handle reference the parent held */
+    }
+    /* A persistent request keeps its inner one (linked) until a completion
+     * call, so that MPI_Cancel can still reach the message. */
     MPIDI_Request_complete_one(parent);
 }
 
 void MPIR_Request_adopt(MPIR_Request *parent, MPIR_Request *child)
 {
     child->parent = parent;
+    if (parent->kind == MPIR_REQ_PERSISTENT)
+        parent->linked = child;
     if (is_done(child))
         child_done(child);
     else

@@ -359,6 +359,11 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
             PMPI_Type_free(newtype);
             err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory committing a datatype");
         }
+        /* Attributes go with the copy as their copy callbacks say. */
+        if (!err && (err = MPIR_Attr_copy_all(MPIR_ATTR_TYPE, oldtype, *newtype))) {
+            MPIR_Attr_delete_all(MPIR_ATTR_TYPE, *newtype);
+            PMPI_Type_free(newtype);
+        }
     }
     return MPIR_Err_return(NULL, "MPI_Type_dup", err);
 }
@@ -384,7 +389,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (!err && !(err = check_type(*datatype, &dt))) {
         if (dt->kind == MPIR_DT_BUILTIN) {
             err = MPIR_Err_create(MPI_ERR_TYPE, "Cannot free the predefined datatype %s", dt->name);
-        } else {
+        } else if (!(err = MPIR_Attr_delete_all(MPIR_ATTR_TYPE, *datatype))) {
             /* Parents, pending requests and get_contents copies hold their own
              * references, so they keep the object alive. */
             MPIR_Datatype_release(dt);
