@@ -35,7 +35,7 @@ static attr_t *attrs, **attrs_tail = &attrs;
 static const char *kind_name[] = {"communicator", "datatype", "window"};
 
 /* Predefined attribute keys live above the user's keyval indices. */
-#define KEYVAL_INDEX(k) ((k) & 0x03ffffff)
+#define KEYVAL_INDEX(k) ((k)&0x03ffffff)
 
 int MPIR_Dup_fn(int oldobj, int keyval, void *extra_state, void *attribute_val_in,
                 void *attribute_val_out, int *flag)
@@ -55,24 +55,24 @@ static int create_keyval(const char *fname, MPIR_Attr_kind_t kind, attr_copy_fn 
         return MPIR_Err_return(NULL, fname, MPIR_Err_create(MPI_ERR_ARG, "keyval is NULL"));
     for (int i = 1; i < MAX_KEYVALS; i++) {
         if (!keyvals[i].in_use) {
-            keyvals[i] = (keyval_t){.in_use = 1, .kind = kind, .copy = copy, .del = del,
-                                    .extra_state = extra_state};
+            keyvals[i] = (keyval_t){
+                .in_use = 1, .kind = kind, .copy = copy, .del = del, .extra_state = extra_state};
             *keyval = MPIR_HANDLE_KIND_KEYVAL | i;
             return MPI_SUCCESS;
         }
     }
-    return MPIR_Err_return(NULL, fname,
-                           MPIR_Err_create(MPI_ERR_OTHER, "out of keyvals (%d at most)",
-                                           MAX_KEYVALS - 1));
+    return MPIR_Err_return(
+        NULL, fname,
+        MPIR_Err_create(MPI_ERR_OTHER, "out of keyvals (%d at most)", MAX_KEYVALS - 1));
 }
 
 static int is_predefined(int keyval)
 {
     return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
-           keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_UNIVERSE_SIZE ||
-           keyval == MPI_APPNUM || keyval == MPI_LASTUSEDCODE || keyval == MPI_WIN_BASE ||
-           keyval == MPI_WIN_SIZE || keyval == MPI_WIN_DISP_UNIT ||
-           keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL;
+           keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_UNIVERSE_SIZE || keyval == MPI_APPNUM ||
+           keyval == MPI_LASTUSEDCODE || keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE ||
+           keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR ||
+           keyval == MPI_WIN_MODEL;
 }
 
 static keyval_t *get_keyval(int keyval, MPIR_Attr_kind_t kind, int *err)
@@ -140,10 +140,10 @@ static int call_delete(const attr_t *a)
     if (!k->del)
         return MPI_SUCCESS;
     int rc = k->del(a->handle, a->keyval, a->value, k->extra_state);
-    return rc == MPI_SUCCESS ? rc
-                             : MPIR_Err_create(MPI_ERR_OTHER,
-                                               "the delete callback of keyval %#x returned %d",
-                                               (unsigned)a->keyval, rc);
+    return rc == MPI_SUCCESS
+               ? rc
+               : MPIR_Err_create(MPI_ERR_OTHER, "the delete callback of keyval %#x returned %d",
+                                 (unsigned)a->keyval, rc);
 }
 
 static int set_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *value)
@@ -195,14 +195,29 @@ static int get_predefined(int keyval, void *attribute_val, int *flag)
     appnum = MPIDI_world.appnum;
     int *val = NULL;
     switch (keyval) {
-    case MPI_TAG_UB: val = &tag_ub; break;
-    case MPI_HOST: val = &host; break;
-    case MPI_IO: val = &io; break;
-    case MPI_WTIME_IS_GLOBAL: val = &wtime_global; break;
-    case MPI_UNIVERSE_SIZE: val = &universe; break;
-    case MPI_APPNUM: val = &appnum; break;
-    case MPI_LASTUSEDCODE: val = &lastused; break;
-    default: break;
+    case MPI_TAG_UB:
+        val = &tag_ub;
+        break;
+    case MPI_HOST:
+        val = &host;
+        break;
+    case MPI_IO:
+        val = &io;
+        break;
+    case MPI_WTIME_IS_GLOBAL:
+        val = &wtime_global;
+        break;
+    case MPI_UNIVERSE_SIZE:
+        val = &universe;
+        break;
+    case MPI_APPNUM:
+        val = &appnum;
+        break;
+    case MPI_LASTUSEDCODE:
+        val = &lastused;
+        break;
+    default:
+        break;
     }
     *flag = val != NULL;
     if (val)
@@ -210,8 +225,7 @@ static int get_predefined(int keyval, void *attribute_val, int *flag)
     return MPI_SUCCESS;
 }
 
-static int get_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *attribute_val,
-                    int *flag)
+static int get_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *attribute_val, int *flag)
 {
     if (!attribute_val || !flag)
         return MPIR_Err_create(MPI_ERR_ARG, "attribute_val or flag is NULL");
@@ -229,8 +243,8 @@ static int get_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *attribu
 
 int MPIR_Attr_copy_all(MPIR_Attr_kind_t kind, int old_handle, int new_handle)
 {
-    attr_t *last = attrs_tail == &attrs ? NULL : (attr_t *)((char *)attrs_tail -
-                                                            offsetof(attr_t, next));
+    attr_t *last =
+        attrs_tail == &attrs ? NULL : (attr_t *)((char *)attrs_tail - offsetof(attr_t, next));
     for (attr_t *a = attrs; a; a = a->next) {
         if (a->kind == kind && a->handle == old_handle) {
             keyval_t *k = &keyvals[KEYVAL_INDEX(a->keyval)];
@@ -284,8 +298,8 @@ void MPIR_Attr_finalize(void)
 
 #pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                            MPI_Comm_delete_attr_function *comm_delete_attr_fn,
-                            int *comm_keyval, void *extra_state)
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                            void *extra_state)
 {
     MPIR_CHECK_INIT("MPI_Comm_create_keyval");
     return create_keyval("MPI_Comm_create_keyval", MPIR_ATTR_COMM, comm_copy_attr_fn,
@@ -299,8 +313,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
     return free_keyval("MPI_Comm_free_keyval", MPIR_ATTR_COMM, comm_keyval);
 }
 
-static int comm_attr_op(const char *fname, MPI_Comm comm, int op, int keyval, void *val,
-                        int *flag)
+static int comm_attr_op(const char *fname, MPI_Comm comm, int op, int keyval, void *val, int *flag)
 {
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
@@ -377,8 +390,8 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 
 #pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
-                            MPI_Type_delete_attr_function *type_delete_attr_fn,
-                            int *type_keyval, void *extra_state)
+                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                            void *extra_state)
 {
     MPIR_CHECK_INIT("MPI_Type_create_keyval");
     return create_keyval("MPI_Type_create_keyval", MPIR_ATTR_TYPE, type_copy_attr_fn,

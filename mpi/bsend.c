@@ -28,11 +28,11 @@ _Static_assert(ROUND_UP(sizeof(block_t)) + 2 * ALIGN <= MPI_BSEND_OVERHEAD,
                "a block's header and alignment must fit MPI_BSEND_OVERHEAD");
 
 static struct {
-    void *user;      /* as attached, returned by detach */
-    MPI_Count size;  /* as attached */
-    char *arena;     /* user rounded up to ALIGN */
+    void *user;     /* as attached, returned by detach */
+    MPI_Count size; /* as attached */
+    char *arena;    /* user rounded up to ALIGN */
     size_t arena_size;
-    block_t *head;   /* blocks in use */
+    block_t *head; /* blocks in use */
     unsigned long gen;
 } att;
 
@@ -120,8 +120,9 @@ int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int des
     if (err)
         return err;
     if (!att.arena)
-        return MPIR_Err_create(MPI_ERR_BUFFER, "buffered send of %zu bytes to rank %d with no "
-                                               "buffer attached (MPI_Buffer_attach)",
+        return MPIR_Err_create(MPI_ERR_BUFFER,
+                               "buffered send of %zu bytes to rank %d with no "
+                               "buffer attached (MPI_Buffer_attach)",
                                seg.size, dest);
     block_t *b = block_alloc(seg.size);
     if (!b) {
@@ -193,7 +194,10 @@ static int nothing_pending(void *arg)
 
 /* Waits until every buffered send has left the buffer (MPI-4.1: detach
  * blocks until then). */
-static void drain(void) { MPID_Progress_wait(nothing_pending, NULL); }
+static void drain(void)
+{
+    MPID_Progress_wait(nothing_pending, NULL);
+}
 
 static int detach(void *buffer_addr, MPI_Count *size)
 {

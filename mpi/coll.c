@@ -30,19 +30,18 @@ int MPIR_Coll_send(const void *buf, MPI_Aint count, MPI_Datatype type, int dst, 
                    MPIR_Comm *comm)
 {
     MPIR_Request *req = NULL;
-    int err = MPID_Isend(buf, count, type, dst, TAG(comm, tag), comm, MPIR_CONTEXT_COLL_OFFSET,
-                         0, &req);
+    int err =
+        MPID_Isend(buf, count, type, dst, TAG(comm, tag), comm, MPIR_CONTEXT_COLL_OFFSET, 0, &req);
     if (!req)
         return err;
     return finish(req);
 }
 
-int MPIR_Coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag,
-                   MPIR_Comm *comm)
+int MPIR_Coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag, MPIR_Comm *comm)
 {
     MPIR_Request *req = NULL;
-    int err = MPID_Irecv(buf, count, type, src, TAG(comm, tag), comm, MPIR_CONTEXT_COLL_OFFSET,
-                         &req);
+    int err =
+        MPID_Irecv(buf, count, type, src, TAG(comm, tag), comm, MPIR_CONTEXT_COLL_OFFSET, &req);
     if (!req)
         return err;
     return finish(req);
@@ -123,15 +122,16 @@ int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR
     int size = comm->size, vr = (comm->rank - root + size) % size, mask = 1, err;
     while (mask < size) {
         if (vr & mask) {
-            if ((err = MPIR_Coll_recv(buf, count, type, (vr - mask + root) % size, MPIR_TAG_BCAST, comm)))
+            if ((err = MPIR_Coll_recv(buf, count, type, (vr - mask + root) % size, MPIR_TAG_BCAST,
+                                      comm)))
                 return err;
             break;
         }
         mask <<= 1;
     }
     for (mask >>= 1; mask > 0; mask >>= 1)
-        if (vr + mask < size &&
-            (err = MPIR_Coll_send(buf, count, type, (vr + mask + root) % size, MPIR_TAG_BCAST, comm)))
+        if (vr + mask < size && (err = MPIR_Coll_send(buf, count, type, (vr + mask + root) % size,
+                                                      MPIR_TAG_BCAST, comm)))
             return err;
     return MPI_SUCCESS;
 }
@@ -155,11 +155,13 @@ static int reduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_D
         memcpy(acc, mine, bytes);
     for (int mask = 1; mask < size; mask <<= 1) {
         if (vr & mask) {
-            err = MPIR_Coll_send(acc, count, type, (vr - mask + root) % size, MPIR_TAG_REDUCE, comm);
+            err =
+                MPIR_Coll_send(acc, count, type, (vr - mask + root) % size, MPIR_TAG_REDUCE, comm);
             break;
         }
         if (vr + mask < size) {
-            if ((err = MPIR_Coll_recv(tmp, count, type, (vr + mask + root) % size, MPIR_TAG_REDUCE, comm)))
+            if ((err = MPIR_Coll_recv(tmp, count, type, (vr + mask + root) % size, MPIR_TAG_REDUCE,
+                                      comm)))
                 break;
             MPIR_Op_apply(op, type, tmp, acc, count);
         }
@@ -206,8 +208,8 @@ int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_
     return err ? err : MPIR_Bcast_impl(recvbuf, count, type, 0, comm);
 }
 
-static int check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                        MPI_Op op, int need_recvbuf)
+static int check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                        int need_recvbuf)
 {
     int err;
     if ((err = MPIR_Check_count(count)) || (err = MPIR_Check_type(type)))
@@ -246,8 +248,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     int err = MPIR_Check_comm(comm, &c);
     if (!err && !(err = MPIR_Check_count(count)) && !(err = MPIR_Check_comm_type(datatype)) &&
         !(err = MPIR_Check_typed_buf(buffer, count, datatype)) && !MPIR_Root_ok(c, root))
-        err = MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root,
-                              c->size);
+        err =
+            MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root, c->size);
     if (!err)
         err = MPIR_Bcast_impl(buffer, count, datatype, root, c);
     return MPIR_Err_return(c, "MPI_Bcast", err);
@@ -255,7 +257,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 
 #pragma weak MPI_Reduce = PMPI_Reduce
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm)
+                int root, MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Reduce");
     MPIR_Comm *c;
@@ -264,8 +266,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
         err = MPIR_Err_create(MPI_ERR_COMM, "MPI_Reduce on an intercommunicator is not "
                                             "implemented (doc/api.md)");
     if (!err && (root < 0 || root >= c->size))
-        err = MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root,
-                              c->size);
+        err =
+            MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root, c->size);
     if (!err)
         err = check_reduce(sendbuf, recvbuf, count, datatype, op, c->rank == root);
     if (!err && sendbuf == MPI_IN_PLACE && c->rank != root)
@@ -276,8 +278,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 }
 
 #pragma weak MPI_Allreduce = PMPI_Allreduce
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Allreduce");
     MPIR_Comm *c;

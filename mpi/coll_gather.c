@@ -23,8 +23,8 @@ static int batch_init(batch_t *b, int max)
                    : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for %d requests", max);
 }
 
-static void batch_recv(batch_t *b, void *buf, MPI_Aint count, MPI_Datatype type, int src,
-                       int kind, MPIR_Comm *comm)
+static void batch_recv(batch_t *b, void *buf, MPI_Aint count, MPI_Datatype type, int src, int kind,
+                       MPIR_Comm *comm)
 {
     MPIR_Request *r = NULL;
     int err = MPID_Irecv(buf, count, type, src, comm->coll_tag_base + kind, comm,
@@ -88,9 +88,9 @@ static char *at(const void *buf, MPI_Aint index, MPI_Datatype type)
 /* Every rank's block goes to every rank; displs NULL means rank r's block
  * starts at r * recvcount.  sendbuf MPI_IN_PLACE: the caller's block is in
  * recvbuf already. */
-static int allgatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const MPI_Aint *counts, const MPI_Aint *displs,
-                      MPI_Aint recvcount, MPI_Datatype recvtype, MPIR_Comm *comm)
+static int allgatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Aint *counts, const MPI_Aint *displs, MPI_Aint recvcount,
+                      MPI_Datatype recvtype, MPIR_Comm *comm)
 {
     batch_t b;
     int err = batch_init(&b, 2 * comm->size);
@@ -113,23 +113,22 @@ static int allgatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype send
         if (r != comm->rank)
             batch_send(&b, src, scount, stype, r, MPIR_TAG_ALLGATHER, comm);
     if (sendbuf != MPI_IN_PLACE && !b.err)
-        b.err = local_copy(sendbuf, sendcount, sendtype,
-                           at(recvbuf, displs ? displs[comm->rank] : comm->rank * recvcount,
-                              recvtype),
-                           counts ? counts[comm->rank] : recvcount, recvtype);
+        b.err =
+            local_copy(sendbuf, sendcount, sendtype,
+                       at(recvbuf, displs ? displs[comm->rank] : comm->rank * recvcount, recvtype),
+                       counts ? counts[comm->rank] : recvcount, recvtype);
     return batch_wait(&b);
 }
 
 int MPIR_Allgather_impl(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, MPIR_Comm *comm)
 {
-    return allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
-                      comm);
+    return allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, comm);
 }
 
-static int gatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, const MPI_Aint *counts, const MPI_Aint *displs,
-                   MPI_Aint recvcount, MPI_Datatype recvtype, int root, MPIR_Comm *comm)
+static int gatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Aint *counts, const MPI_Aint *displs, MPI_Aint recvcount,
+                   MPI_Datatype recvtype, int root, MPIR_Comm *comm)
 {
     if (comm->rank != root)
         return MPIR_Coll_send(sendbuf, sendcount, sendtype, root, MPIR_TAG_GATHER, comm);
@@ -142,8 +141,7 @@ static int gatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtyp
         if (r != root)
             batch_recv(&b, at(recvbuf, d, recvtype), n, recvtype, r, MPIR_TAG_GATHER, comm);
         else if (sendbuf != MPI_IN_PLACE && !b.err)
-            b.err = local_copy(sendbuf, sendcount, sendtype, at(recvbuf, d, recvtype), n,
-                               recvtype);
+            b.err = local_copy(sendbuf, sendcount, sendtype, at(recvbuf, d, recvtype), n, recvtype);
     }
     return batch_wait(&b);
 }
@@ -163,8 +161,7 @@ static int scatterv(const void *sendbuf, const MPI_Aint *counts, const MPI_Aint 
         if (r != root)
             batch_send(&b, at(sendbuf, d, sendtype), n, sendtype, r, MPIR_TAG_SCATTER, comm);
         else if (recvbuf != MPI_IN_PLACE && !b.err)
-            b.err = local_copy(at(sendbuf, d, sendtype), n, sendtype, recvbuf, recvcount,
-                               recvtype);
+            b.err = local_copy(at(sendbuf, d, sendtype), n, sendtype, recvbuf, recvcount, recvtype);
     }
     return batch_wait(&b);
 }
@@ -180,8 +177,8 @@ static int alltoallv(const void *sendbuf, const MPI_Aint *scounts, const MPI_Ain
     if (sendbuf == MPI_IN_PLACE) {
         MPI_Aint extent = 0;
         for (int r = 0; r < comm->size; r++) {
-            MPI_Aint end = (rdispls ? rdispls[r] : r * recvcount) + (rcounts ? rcounts[r]
-                                                                             : recvcount);
+            MPI_Aint end =
+                (rdispls ? rdispls[r] : r * recvcount) + (rcounts ? rcounts[r] : recvcount);
             if (end > extent)
                 extent = end;
         }
@@ -217,8 +214,10 @@ static int check_coll(MPI_Comm comm, MPIR_Comm **c, const char *fname)
 {
     int err = MPIR_Check_comm(comm, c);
     if (!err && (*c)->is_inter)
-        err = MPIR_Err_create(MPI_ERR_COMM, "%s on an intercommunicator is not implemented "
-                                            "(doc/api.md)", fname);
+        err = MPIR_Err_create(MPI_ERR_COMM,
+                              "%s on an intercommunicator is not implemented "
+                              "(doc/api.md)",
+                              fname);
     return err;
 }
 
@@ -264,8 +263,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (!err && c->rank == root)
         err = check_buf(recvbuf, recvcount, recvtype);
     if (!err)
-        err = gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
-                      root, c);
+        err = gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
+                      c);
     return MPIR_Err_return(c, "MPI_Gather", err);
 }
 
@@ -313,8 +312,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (!err && (recvbuf != MPI_IN_PLACE || c->rank != root))
         err = check_buf(recvbuf == MPI_IN_PLACE ? NULL : recvbuf, recvcount, recvtype);
     if (!err)
-        err = scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                       root, c);
+        err = scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                       c);
     return MPIR_Err_return(c, "MPI_Scatter", err);
 }
 

@@ -29,21 +29,36 @@ MPIR_Comm *MPIR_Comm_get(MPI_Comm comm)
     return idx < MAX_COMMS ? comms[idx] : NULL;
 }
 
-static void mask_take(int block) { free_mask[block / 32] &= ~(1u << (block % 32)); }
-static void mask_give(int block) { free_mask[block / 32] |= 1u << (block % 32); }
+static void mask_take(int block)
+{
+    free_mask[block / 32] &= ~(1u << (block % 32));
+}
+static void mask_give(int block)
+{
+    free_mask[block / 32] |= 1u << (block % 32);
+}
 
 int MPIR_Comm_init_builtins(int world_rank, int world_size)
 {
     memset(free_mask, 0xff, sizeof(free_mask));
-    world_obj = (MPIR_Comm){.handle = MPI_COMM_WORLD, .ref = 1, .context_id = 0,
-                            .rank = world_rank, .size = world_size,
-                            .errhandler = MPI_ERRORS_ARE_FATAL, .info = MPI_INFO_NULL,
+    world_obj = (MPIR_Comm){.handle = MPI_COMM_WORLD,
+                            .ref = 1,
+                            .context_id = 0,
+                            .rank = world_rank,
+                            .size = world_size,
+                            .errhandler = MPI_ERRORS_ARE_FATAL,
+                            .info = MPI_INFO_NULL,
                             .name = "MPI_COMM_WORLD"};
     self_rank_map[0] = world_rank;
-    self_obj = (MPIR_Comm){.handle = MPI_COMM_SELF, .ref = 1,
-                           .context_id = MPIR_CONTEXT_BLOCK, .rank = 0, .size = 1,
-                           .world_ranks = self_rank_map, .errhandler = MPI_ERRORS_ARE_FATAL,
-                           .info = MPI_INFO_NULL, .name = "MPI_COMM_SELF"};
+    self_obj = (MPIR_Comm){.handle = MPI_COMM_SELF,
+                           .ref = 1,
+                           .context_id = MPIR_CONTEXT_BLOCK,
+                           .rank = 0,
+                           .size = 1,
+                           .world_ranks = self_rank_map,
+                           .errhandler = MPI_ERRORS_ARE_FATAL,
+                           .info = MPI_INFO_NULL,
+                           .name = "MPI_COMM_SELF"};
     mask_take(0);
     mask_take(1);
     comms[0] = &world_obj;
@@ -133,8 +148,10 @@ static int lowest_block(const uint32_t *mask, int *ctx_p)
             return MPI_SUCCESS;
         }
     }
-    return MPIR_Err_create(MPI_ERR_OTHER, "no context id left: too many communicators (%d at "
-                                          "most)", NBLOCKS - 2);
+    return MPIR_Err_create(MPI_ERR_OTHER,
+                           "no context id left: too many communicators (%d at "
+                           "most)",
+                           NBLOCKS - 2);
 }
 
 /* Collective over comm (both groups of an intercommunicator): the first
@@ -165,8 +182,8 @@ int MPIR_Context_agree(MPIR_Comm *comm, int *ctx_p)
 /* For MPI_Intercomm_create, which agrees before the intercommunicator
  * exists: over local, with its leader swapping masks with the remote leader
  * through peer (NULL on the other members). */
-int MPIR_Context_agree_masks(MPIR_Comm *local, int local_leader, MPIR_Comm *peer,
-                             int remote_leader, int *ctx_p)
+int MPIR_Context_agree_masks(MPIR_Comm *local, int local_leader, MPIR_Comm *peer, int remote_leader,
+                             int *ctx_p)
 {
     uint32_t common[MASK_WORDS];
     int err = MPIR_Allreduce_impl(free_mask, common, MASK_WORDS, MPI_UINT32_T, MPI_BAND, local);
@@ -189,8 +206,8 @@ int MPIR_Comm_make_local(MPIR_Comm *inter)
     if (!ranks)
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory making a communicator");
     memcpy(ranks, inter->local_world_ranks, sizeof(int) * inter->size);
-    return MPIR_Comm_new(inter->context_id + MPIR_CONTEXT_LOCAL_OFFSET, inter->rank,
-                         inter->size, ranks, &inter->local_comm);
+    return MPIR_Comm_new(inter->context_id + MPIR_CONTEXT_LOCAL_OFFSET, inter->rank, inter->size,
+                         ranks, &inter->local_comm);
 }
 
 int MPIR_Comm_dup_impl(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
@@ -295,8 +312,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 }
 
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
-                             MPI_Request *request)
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Comm_idup_with_info");
     return idup("MPI_Comm_idup_with_info", comm, info, newcomm, request);
@@ -381,8 +397,8 @@ static int by_key(const void *a, const void *b)
 /* The members of the caller's color in comm, ordered by (key, old rank):
  * their world ranks and the caller's new rank.  Needs every member's
  * (color, key), gathered already. */
-static int split_members(const MPIR_Comm *comm, const int *pairs, int color,
-                         int **world_ranks_p, int *n_p, int *rank_p)
+static int split_members(const MPIR_Comm *comm, const int *pairs, int color, int **world_ranks_p,
+                         int *n_p, int *rank_p)
 {
     split_entry_t *e = malloc(sizeof(*e) * comm->size);
     int *ranks = malloc(sizeof(int) * comm->size);
@@ -439,8 +455,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (!err && !newcomm)
         err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
     if (!err && color < 0 && color != MPI_UNDEFINED)
-        err = MPIR_Err_create(MPI_ERR_ARG, "Invalid color %d (must be >= 0 or MPI_UNDEFINED)",
-                              color);
+        err =
+            MPIR_Err_create(MPI_ERR_ARG, "Invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
     if (!err)
         err = c->is_inter ? MPIR_Intercomm_split_impl(c, color, key, &n)
                           : MPIR_Comm_split_impl(c, color, key, &n);
@@ -472,8 +488,7 @@ static int host_color(MPIR_Comm *comm, int *color_p)
 }
 
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                         MPI_Comm *newcomm)
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     MPIR_CHECK_INIT("MPI_Comm_split_type");
     MPIR_Comm *c, *n = NULL;
@@ -520,7 +535,10 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 }
 
 /* The caller's rank in a group, or MPI_UNDEFINED. */
-static int rank_in(const MPIR_Group *g) { return g->rank; }
+static int rank_in(const MPIR_Group *g)
+{
+    return g->rank;
+}
 
 /* A communicator over group g with an agreed context (NULL for
  * non-members). */
@@ -543,8 +561,9 @@ static int check_subgroup(const MPIR_Comm *comm, const MPIR_Group *g)
         for (int j = 0; j < comm->size && !found; j++)
             found = MPIR_Comm_local_world_rank(comm, j) == g->world_ranks[i];
         if (!found)
-            return MPIR_Err_create(MPI_ERR_GROUP, "the group holds process %d (world rank), "
-                                                  "which is not in the communicator",
+            return MPIR_Err_create(MPI_ERR_GROUP,
+                                   "the group holds process %d (world rank), "
+                                   "which is not in the communicator",
                                    g->world_ranks[i]);
     }
     return MPI_SUCCESS;
@@ -596,8 +615,12 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     if (!err && g->rank == MPI_UNDEFINED)
         err = MPIR_Err_create(MPI_ERR_GROUP, "the caller is not in the group");
     if (!err) {
-        MPIR_Comm sub = {.handle = MPI_COMM_NULL, .ref = 1, .context_id = c->context_id,
-                         .rank = g->rank, .size = g->size, .world_ranks = g->world_ranks,
+        MPIR_Comm sub = {.handle = MPI_COMM_NULL,
+                         .ref = 1,
+                         .context_id = c->context_id,
+                         .rank = g->rank,
+                         .size = g->size,
+                         .world_ranks = g->world_ranks,
                          .coll_tag_base = MPIR_TAG_FROM_USER(tag),
                          .errhandler = MPI_ERRORS_RETURN};
         int ctx;

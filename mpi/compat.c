@@ -14,12 +14,11 @@ int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype 
 }
 
 #pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
-int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
-                       MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                       MPI_Datatype *newtype)
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements,
-                                     oldtype, newtype);
+    return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype,
+                                     newtype);
 }
 
 #pragma weak MPI_Type_struct = PMPI_Type_struct
@@ -81,10 +80,16 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 /* ---- Fortran handles: C handles are ints already, so they convert as
  * themselves (MPI-4.1 sec. 19.3.4). ---- */
 
-#define MPIR_HANDLE_CONVERSIONS(NAME, TYPE)                                                    \
-    MPI_Fint PMPI_##NAME##_c2f(TYPE h) { return (MPI_Fint)h; }                                 \
-    TYPE PMPI_##NAME##_f2c(MPI_Fint h) { return (TYPE)h; }                                     \
-    MPI_Fint MPI_##NAME##_c2f(TYPE h) __attribute__((weak, alias("PMPI_" #NAME "_c2f")));      \
+#define MPIR_HANDLE_CONVERSIONS(NAME, TYPE)                                                        \
+    MPI_Fint PMPI_##NAME##_c2f(TYPE h)                                                             \
+    {                                                                                              \
+        return (MPI_Fint)h;                                                                        \
+    }                                                                                              \
+    TYPE PMPI_##NAME##_f2c(MPI_Fint h)                                                             \
+    {                                                                                              \
+        return (TYPE)h;                                                                            \
+    }                                                                                              \
+    MPI_Fint MPI_##NAME##_c2f(TYPE h) __attribute__((weak, alias("PMPI_" #NAME "_c2f")));          \
     TYPE MPI_##NAME##_f2c(MPI_Fint h) __attribute__((weak, alias("PMPI_" #NAME "_f2c")));
 
 MPIR_HANDLE_CONVERSIONS(Comm, MPI_Comm)

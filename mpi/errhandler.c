@@ -132,8 +132,7 @@ int MPIR_Check_comm_type(MPI_Datatype type)
 {
     int err = MPIR_Check_type(type);
     if (!err && !MPIR_Datatype_get(type)->committed)
-        err = MPIR_Err_create(MPI_ERR_TYPE, "Datatype %#x has not been committed",
-                              (unsigned)type);
+        err = MPIR_Err_create(MPI_ERR_TYPE, "Datatype %#x has not been committed", (unsigned)type);
     return err;
 }
 
@@ -206,9 +205,9 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn
             return MPI_SUCCESS;
         }
     }
-    return MPIR_Err_return(NULL, "MPI_Comm_create_errhandler",
-                           MPIR_Err_create(MPI_ERR_OTHER, "out of error handlers (%d at most)",
-                                           MAX_ERRHANDLERS));
+    return MPIR_Err_return(
+        NULL, "MPI_Comm_create_errhandler",
+        MPIR_Err_create(MPI_ERR_OTHER, "out of error handlers (%d at most)", MAX_ERRHANDLERS));
 }
 
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler

@@ -19,8 +19,7 @@ static void greq_completed(MPIR_Request *req)
 }
 
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
-                        MPI_Grequest_free_function *free_fn,
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                         MPI_Request *request)
 {
@@ -32,7 +31,9 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
     if (!req)
         return MPIR_Err_return(NULL, "MPI_Grequest_start",
                                MPIR_Err_create(MPI_ERR_NO_MEM, "out of requests"));
-    req->u.greq = (MPIR_Greq){.query_fn = query_fn, .free_fn = free_fn, .cancel_fn = cancel_fn,
+    req->u.greq = (MPIR_Greq){.query_fn = query_fn,
+                              .free_fn = free_fn,
+                              .cancel_fn = cancel_fn,
                               .extra_state = extra_state};
     req->on_complete = greq_completed;
     *request = req->handle;

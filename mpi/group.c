@@ -37,8 +37,7 @@ int MPIR_Group_new(int n, int *ranks, MPIR_Group **group_p)
     MPIR_Group *g = slot < 0 ? NULL : calloc(1, sizeof(*g));
     if (!g) {
         free(ranks);
-        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of group objects (%d at most)",
-                               MAX_GROUPS - 1);
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of group objects (%d at most)", MAX_GROUPS - 1);
     }
     g->handle = MPIR_HANDLE_KIND_GROUP | slot;
     g->ref = 1;
@@ -73,7 +72,10 @@ static void group_release(MPIR_Group *g)
     free(g);
 }
 
-static int *alloc_ranks(int n) { return malloc(sizeof(int) * (n > 0 ? n : 1)); }
+static int *alloc_ranks(int n)
+{
+    return malloc(sizeof(int) * (n > 0 ? n : 1));
+}
 
 /* Hands a new group of n ranks to the user (MPI_GROUP_EMPTY when n is 0). */
 static int publish(const char *fname, int n, int *ranks, MPI_Group *newgroup)
@@ -158,8 +160,7 @@ int PMPI_Group_free(MPI_Group *group)
 {
     MPIR_CHECK_INIT("MPI_Group_free");
     MPIR_Group *g = NULL;
-    int err = group ? MPIR_Check_group(*group, &g)
-                    : MPIR_Err_create(MPI_ERR_ARG, "group is NULL");
+    int err = group ? MPIR_Check_group(*group, &g) : MPIR_Err_create(MPI_ERR_ARG, "group is NULL");
     if (err)
         return MPIR_Err_return(NULL, "MPI_Group_free", err);
     group_release(g);
@@ -360,14 +361,16 @@ static int expand_ranges(const MPIR_Group *g, int n, int ranges[][3], int **list
         if (stride == 0)
             return MPIR_Err_create(MPI_ERR_ARG, "stride 0 in range %d", i);
         if (first < 0 || first >= g->size || last < 0 || last >= g->size)
-            return MPIR_Err_create(MPI_ERR_RANK, "range %d (%d, %d, %d) leaves the group of %d",
-                                   i, first, last, stride, g->size);
+            return MPIR_Err_create(MPI_ERR_RANK, "range %d (%d, %d, %d) leaves the group of %d", i,
+                                   first, last, stride, g->size);
         if ((stride > 0 && first > last) || (stride < 0 && first < last))
             continue; /* empty */
         total += (last - first) / stride + 1;
         if (total > g->size)
-            return MPIR_Err_create(MPI_ERR_RANK, "the ranges name more ranks than the group "
-                                                 "has (%d)", g->size);
+            return MPIR_Err_create(MPI_ERR_RANK,
+                                   "the ranges name more ranks than the group "
+                                   "has (%d)",
+                                   g->size);
     }
     int *list = alloc_ranks((int)total), len = 0;
     if (!list)
@@ -382,8 +385,8 @@ static int expand_ranges(const MPIR_Group *g, int n, int ranges[][3], int **list
     return MPI_SUCCESS;
 }
 
-static int range_incl_excl(const char *fname, MPI_Group group, int n, int ranges[][3],
-                           int excl, MPI_Group *newgroup)
+static int range_incl_excl(const char *fname, MPI_Group group, int n, int ranges[][3], int excl,
+                           MPI_Group *newgroup)
 {
     MPIR_Group *g;
     int *list = NULL, len = 0;

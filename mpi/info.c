@@ -40,8 +40,8 @@ static int check_key(const char *key)
         return MPIR_Err_create(MPI_ERR_INFO_KEY, "key is NULL");
     size_t n = strlen(key);
     if (n == 0 || n > MPI_MAX_INFO_KEY)
-        return MPIR_Err_create(MPI_ERR_INFO_KEY, "info key of %zu characters (1..%d allowed)",
-                               n, MPI_MAX_INFO_KEY);
+        return MPIR_Err_create(MPI_ERR_INFO_KEY, "info key of %zu characters (1..%d allowed)", n,
+                               MPI_MAX_INFO_KEY);
     return MPI_SUCCESS;
 }
 
@@ -215,8 +215,10 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
     if (!err)
         err = check_key(key);
     if (!err && (!value || strlen(value) > MPI_MAX_INFO_VAL || !*value))
-        err = MPIR_Err_create(MPI_ERR_INFO_VALUE, "info value for key %s is NULL, empty or "
-                                                  "longer than %d", key, MPI_MAX_INFO_VAL);
+        err = MPIR_Err_create(MPI_ERR_INFO_VALUE,
+                              "info value for key %s is NULL, empty or "
+                              "longer than %d",
+                              key, MPI_MAX_INFO_VAL);
     if (!err && info == MPI_INFO_ENV)
         err = MPIR_Err_create(MPI_ERR_INFO, "MPI_INFO_ENV cannot be changed");
     if (!err)

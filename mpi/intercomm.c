@@ -18,8 +18,8 @@ static int swap_with_remote(MPIR_Comm *inter, const int *mine, int n_mine, int *
     MPIR_Comm *lc = inter->local_comm;
     int n = 0, err = MPI_SUCCESS;
     if (lc->rank == 0)
-        err = MPIR_Coll_sendrecv(&n_mine, sizeof(int), &n, sizeof(int), 0, MPIR_TAG_INTERCOMM,
-                                 inter);
+        err =
+            MPIR_Coll_sendrecv(&n_mine, sizeof(int), &n, sizeof(int), 0, MPIR_TAG_INTERCOMM, inter);
     if (!err)
         err = MPIR_Bcast_impl(&n, 1, MPI_INT, 0, lc);
     int *theirs = err ? NULL : malloc(sizeof(int) * (n > 0 ? n : 1));
@@ -111,12 +111,14 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     for (int i = 0; !err && i < nremote; i++)
         for (int j = 0; j < lc->size && !err; j++)
             if (remote[i] == local[j])
-                err = MPIR_Err_create(MPI_ERR_COMM, "the two groups overlap (world rank %d is "
-                                                    "in both)", remote[i]);
+                err = MPIR_Err_create(MPI_ERR_COMM,
+                                      "the two groups overlap (world rank %d is "
+                                      "in both)",
+                                      remote[i]);
     int ctx;
     if (!err)
-        err = MPIR_Context_agree_masks(lc, local_leader, leader ? &peer : NULL, remote_leader,
-                                       &ctx);
+        err =
+            MPIR_Context_agree_masks(lc, local_leader, leader ? &peer : NULL, remote_leader, &ctx);
     MPIR_Comm *n = NULL;
     if (!err) {
         err = inter_new(ctx, lc->rank, lc->size, local, nremote, remote, &n);

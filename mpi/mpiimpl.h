@@ -17,10 +17,10 @@ int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code);
 /* Reports use of MPI outside Init..Finalize and ends the process. */
 int MPIR_Err_not_initialized(const char *fname) __attribute__((noreturn));
 
-#define MPIR_CHECK_INIT(fname)                                                                 \
-    do {                                                                                       \
-        if (MPIR_initialized != 1)                                                             \
-            MPIR_Err_not_initialized(fname);                                                   \
+#define MPIR_CHECK_INIT(fname)                                                                     \
+    do {                                                                                           \
+        if (MPIR_initialized != 1)                                                                 \
+            MPIR_Err_not_initialized(fname);                                                       \
     } while (0)
 
 /* Each check returns MPI_SUCCESS or an error code whose message names the
@@ -95,19 +95,17 @@ enum {
     MPIR_TAG_INTERCOMM, /* leaders exchanging their groups */
     MPIR_TAG_KINDS = 16
 };
-#define MPIR_TAG_FROM_USER(tag) (-MPIR_TAG_KINDS * (2 + ((tag) & 0x03ffffff)))
+#define MPIR_TAG_FROM_USER(tag) (-MPIR_TAG_KINDS * (2 + ((tag)&0x03ffffff)))
 
 int MPIR_Coll_send(const void *buf, MPI_Aint count, MPI_Datatype type, int dst, int tag,
                    MPIR_Comm *comm);
-int MPIR_Coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag,
-                   MPIR_Comm *comm);
+int MPIR_Coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag, MPIR_Comm *comm);
 int MPIR_Coll_sendrecv(const void *sendbuf, MPI_Aint sendbytes, void *recvbuf, MPI_Aint recvbytes,
                        int peer, int tag, MPIR_Comm *comm);
 /* A valid root: a rank, or MPI_ROOT / MPI_PROC_NULL on an intercommunicator. */
 int MPIR_Root_ok(const MPIR_Comm *comm, int root);
 int MPIR_Allgather_impl(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
-                        MPIR_Comm *comm);
+                        void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, MPIR_Comm *comm);
 int MPIR_Barrier_impl(MPIR_Comm *comm);
 int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm);
 int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
@@ -123,8 +121,8 @@ int *MPIR_Comm_local_ranks(const MPIR_Comm *comm);
 int MPIR_Context_agree(MPIR_Comm *comm, int *ctx_p);
 /* Intercomm_create's agreement: over local, with the leader (peer != NULL on
  * it) swapping masks with the remote leader through peer. */
-int MPIR_Context_agree_masks(MPIR_Comm *local, int local_leader, MPIR_Comm *peer,
-                             int remote_leader, int *ctx_p);
+int MPIR_Context_agree_masks(MPIR_Comm *local, int local_leader, MPIR_Comm *peer, int remote_leader,
+                             int *ctx_p);
 int MPIR_Comm_make_local(MPIR_Comm *inter);
 int MPIR_Comm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);
 int MPIR_Intercomm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);

@@ -7,9 +7,8 @@
  * freeing it (MPI-4.1 sec. 3.9). */
 #include "mpiimpl.h"
 
-static int prequest_init(const char *fname, const void *buf, MPI_Aint count,
-                         MPI_Datatype type, int rank, int tag, MPI_Comm comm, int op,
-                         MPI_Request *request)
+static int prequest_init(const char *fname, const void *buf, MPI_Aint count, MPI_Datatype type,
+                         int rank, int tag, MPI_Comm comm, int op, MPI_Request *request)
 {
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
@@ -36,13 +35,12 @@ static int prequest_init(const char *fname, const void *buf, MPI_Aint count,
     return MPI_SUCCESS;
 }
 
-#define MPIR_PSEND_FAMILY(NAME, CNT, MODE)                                                     \
-    int PMPI_##NAME(const void *buf, CNT count, MPI_Datatype datatype, int dest, int tag,      \
-                    MPI_Comm comm, MPI_Request *request)                                       \
-    {                                                                                          \
-        MPIR_CHECK_INIT("MPI_" #NAME);                                                         \
-        return prequest_init("MPI_" #NAME, buf, count, datatype, dest, tag, comm, MODE,        \
-                             request);                                                         \
+#define MPIR_PSEND_FAMILY(NAME, CNT, MODE)                                                         \
+    int PMPI_##NAME(const void *buf, CNT count, MPI_Datatype datatype, int dest, int tag,          \
+                    MPI_Comm comm, MPI_Request *request)                                           \
+    {                                                                                              \
+        MPIR_CHECK_INIT("MPI_" #NAME);                                                             \
+        return prequest_init("MPI_" #NAME, buf, count, datatype, dest, tag, comm, MODE, request);  \
     }
 
 #pragma weak MPI_Send_init = PMPI_Send_init
@@ -63,12 +61,12 @@ MPIR_PSEND_FAMILY(Rsend_init_c, MPI_Count, MPIR_MODE_READY)
 MPIR_PSEND_FAMILY(Bsend_init_c, MPI_Count, MPIR_MODE_BUFFERED)
 
 #pragma weak MPI_Recv_init = PMPI_Recv_init
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                   MPI_Comm comm, MPI_Request *request)
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Recv_init");
-    return prequest_init("MPI_Recv_init", buf, count, datatype, source, tag, comm,
-                         MPIR_PREQ_RECV, request);
+    return prequest_init("MPI_Recv_init", buf, count, datatype, source, tag, comm, MPIR_PREQ_RECV,
+                         request);
 }
 
 #pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
@@ -76,8 +74,8 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
                      MPI_Comm comm, MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Recv_init_c");
-    return prequest_init("MPI_Recv_init_c", buf, count, datatype, source, tag, comm,
-                         MPIR_PREQ_RECV, request);
+    return prequest_init("MPI_Recv_init_c", buf, count, datatype, source, tag, comm, MPIR_PREQ_RECV,
+                         request);
 }
 
 static int check_prequest(MPI_Request handle, MPIR_Request **req_p)
@@ -126,8 +124,8 @@ int PMPI_Start(MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Start");
     MPIR_Request *req = NULL;
-    int err = request ? check_prequest(*request, &req)
-                      : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
+    int err =
+        request ? check_prequest(*request, &req) : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
     if (err)
         return MPIR_Err_return(req ? req->comm : NULL, "MPI_Start", err);
     start(req);

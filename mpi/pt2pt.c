@@ -16,8 +16,8 @@ int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest
     return *req_p ? MPI_SUCCESS : err;
 }
 
-static int isend(const char *fname, const void *buf, MPI_Aint count, MPI_Datatype type,
-                 int dest, int tag, MPI_Comm comm, MPIR_Send_mode_t mode, MPI_Request *request)
+static int isend(const char *fname, const void *buf, MPI_Aint count, MPI_Datatype type, int dest,
+                 int tag, MPI_Comm comm, MPIR_Send_mode_t mode, MPI_Request *request)
 {
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
@@ -62,8 +62,8 @@ static int wait_one(const char *fname, MPI_Comm comm, MPI_Request *request, MPI_
     return err ? MPIR_Err_return(MPIR_Comm_get(comm), fname, err) : MPI_SUCCESS;
 }
 
-static int send(const char *fname, const void *buf, MPI_Aint count, MPI_Datatype type,
-                int dest, int tag, MPI_Comm comm, MPIR_Send_mode_t mode)
+static int send(const char *fname, const void *buf, MPI_Aint count, MPI_Datatype type, int dest,
+                int tag, MPI_Comm comm, MPIR_Send_mode_t mode)
 {
     MPI_Request r;
     int err = isend(fname, buf, count, type, dest, tag, comm, mode, &r);
@@ -78,19 +78,19 @@ static int recv(const char *fname, void *buf, MPI_Aint count, MPI_Datatype type,
     return err ? err : wait_one(fname, comm, &r, status);
 }
 
-#define MPIR_SEND_FAMILY(NAME, CNT, MODE)                                                      \
-    int PMPI_##NAME(const void *buf, CNT count, MPI_Datatype datatype, int dest, int tag,      \
-                    MPI_Comm comm)                                                             \
-    {                                                                                          \
-        MPIR_CHECK_INIT("MPI_" #NAME);                                                         \
-        return send("MPI_" #NAME, buf, count, datatype, dest, tag, comm, MODE);                \
+#define MPIR_SEND_FAMILY(NAME, CNT, MODE)                                                          \
+    int PMPI_##NAME(const void *buf, CNT count, MPI_Datatype datatype, int dest, int tag,          \
+                    MPI_Comm comm)                                                                 \
+    {                                                                                              \
+        MPIR_CHECK_INIT("MPI_" #NAME);                                                             \
+        return send("MPI_" #NAME, buf, count, datatype, dest, tag, comm, MODE);                    \
     }
-#define MPIR_ISEND_FAMILY(NAME, CNT, MODE)                                                     \
-    int PMPI_##NAME(const void *buf, CNT count, MPI_Datatype datatype, int dest, int tag,      \
-                    MPI_Comm comm, MPI_Request *request)                                       \
-    {                                                                                          \
-        MPIR_CHECK_INIT("MPI_" #NAME);                                                         \
-        return isend("MPI_" #NAME, buf, count, datatype, dest, tag, comm, MODE, request);      \
+#define MPIR_ISEND_FAMILY(NAME, CNT, MODE)                                                         \
+    int PMPI_##NAME(const void *buf, CNT count, MPI_Datatype datatype, int dest, int tag,          \
+                    MPI_Comm comm, MPI_Request *request)                                           \
+    {                                                                                              \
+        MPIR_CHECK_INIT("MPI_" #NAME);                                                             \
+        return isend("MPI_" #NAME, buf, count, datatype, dest, tag, comm, MODE, request);          \
     }
 
 /* The twelve sends: four modes, blocking or not, int or MPI_Count counts. */
@@ -219,9 +219,9 @@ static int isendrecv(const char *fname, const void *sendbuf, MPI_Aint sendcount,
 }
 
 static int sendrecv(const char *fname, const void *sendbuf, MPI_Aint sendcount,
-                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-                    MPI_Aint recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                    MPI_Comm comm, int replace, MPI_Status *status)
+                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Aint recvcount,
+                    MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, int replace,
+                    MPI_Status *status)
 {
     MPIR_Request *req;
     int err = isendrecv(fname, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
@@ -233,13 +233,13 @@ static int sendrecv(const char *fname, const void *sendbuf, MPI_Aint sendcount,
 }
 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                  int recvtag, MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
 {
     MPIR_CHECK_INIT("MPI_Sendrecv");
-    return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                    recvcount, recvtype, source, recvtag, comm, 0, status);
+    return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                    recvtype, source, recvtag, comm, 0, status);
 }
 
 #pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
@@ -263,8 +263,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 
 #pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                            int sendtag, int source, int recvtag, MPI_Comm comm,
-                            MPI_Status *status)
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     MPIR_CHECK_INIT("MPI_Sendrecv_replace_c");
     return sendrecv("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, buf, count,
@@ -288,9 +287,9 @@ static int isendrecv_h(const char *fname, const void *sendbuf, MPI_Aint sendcoun
 }
 
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                   int recvtag, MPI_Comm comm, MPI_Request *request)
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Isendrecv");
     return isendrecv_h("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
@@ -322,8 +321,8 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
                              MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Isendrecv_replace_c");
-    return isendrecv_h("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, buf,
-                       count, datatype, source, recvtag, comm, 1, request);
+    return isendrecv_h("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, buf, count,
+                       datatype, source, recvtag, comm, 1, request);
 }
 
 /* ---- Probes ---- */
@@ -462,8 +461,8 @@ static int imrecv(const char *fname, void *buf, MPI_Aint count, MPI_Datatype typ
         if ((*message & 0xfc000000) == MPIR_HANDLE_KIND_MESSAGE)
             msg = MPIR_Request_get(MPIR_HANDLE_KIND_REQUEST | (*message & 0x03ffffff));
         if (!msg || msg->kind != MPIR_REQ_UNEXP || !msg->comm)
-            err = MPIR_Err_create(MPI_ERR_REQUEST, "Invalid message handle %#x",
-                                  (unsigned)*message);
+            err =
+                MPIR_Err_create(MPI_ERR_REQUEST, "Invalid message handle %#x", (unsigned)*message);
     }
     MPIR_Comm *c = msg ? msg->comm : NULL;
     if (!err)
@@ -472,8 +471,8 @@ static int imrecv(const char *fname, void *buf, MPI_Aint count, MPI_Datatype typ
     if (err)
         return MPIR_Err_return(c, fname, err);
     if (!msg) { /* MPI_MESSAGE_NO_PROC: a receive from MPI_PROC_NULL */
-        err = MPID_Irecv(buf, count, type, MPI_PROC_NULL, 0, MPIR_Comm_get(MPI_COMM_SELF), 0,
-                         req_p);
+        err =
+            MPID_Irecv(buf, count, type, MPI_PROC_NULL, 0, MPIR_Comm_get(MPI_COMM_SELF), 0, req_p);
     } else {
         c->ref++;
         err = MPID_Imrecv(buf, count, type, msg, req_p);
@@ -528,8 +527,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     MPIR_CHECK_INIT("MPI_Imrecv");
     MPIR_Request *req;
     if (!request)
-        return MPIR_Err_return(NULL, "MPI_Imrecv",
-                               MPIR_Err_create(MPI_ERR_ARG, "request is NULL"));
+        return MPIR_Err_return(NULL, "MPI_Imrecv", MPIR_Err_create(MPI_ERR_ARG, "request is NULL"));
     int err = imrecv("MPI_Imrecv", buf, count, datatype, message, &req);
     if (!err)
         *request = req->handle;

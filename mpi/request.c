@@ -43,7 +43,10 @@ static int is_inactive(const MPIR_Request *req)
     return !req || (req->kind == MPIR_REQ_PERSISTENT && !req->u.preq.active);
 }
 
-static int is_done(const MPIR_Request *req) { return MPIR_Request_is_complete(req); }
+static int is_done(const MPIR_Request *req)
+{
+    return MPIR_Request_is_complete(req);
+}
 
 /* A generalized request's status comes from its query function. */
 static int greq_query(MPIR_Request *req, MPI_Status *status)
@@ -136,8 +139,7 @@ static MPIR_Comm *req_comm(const MPIR_Request *req)
 }
 
 /* Finishes one request for a single-request call (Wait, Test, -any). */
-static int finish_one(const char *fname, MPI_Request *handle, MPIR_Request *req,
-                      MPI_Status *status)
+static int finish_one(const char *fname, MPI_Request *handle, MPIR_Request *req, MPI_Status *status)
 {
     MPIR_Comm *comm = req_comm(req);
     comm->ref++; /* the request may take the last reference with it */
@@ -146,17 +148,22 @@ static int finish_one(const char *fname, MPI_Request *handle, MPIR_Request *req,
     return err;
 }
 
-static int wait_done(void *arg) { return is_done(arg); }
+static int wait_done(void *arg)
+{
+    return is_done(arg);
+}
 
-void MPIR_Request_wait(MPIR_Request *req) { MPID_Progress_wait(wait_done, req); }
+void MPIR_Request_wait(MPIR_Request *req)
+{
+    MPID_Progress_wait(wait_done, req);
+}
 
 #pragma weak MPI_Wait = PMPI_Wait
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     MPIR_CHECK_INIT("MPI_Wait");
     MPIR_Request *req = NULL;
-    int err = request ? check_req(*request, &req)
-                      : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
+    int err = request ? check_req(*request, &req) : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
     if (err)
         return MPIR_Err_return(NULL, "MPI_Wait", err);
     if (is_inactive(req)) {
@@ -248,8 +255,8 @@ static int finish_array(const char *fname, int count, MPI_Request reqs[], MPIR_R
     int any_err = 0, first_err = MPI_SUCCESS;
     for (int k = 0; k < count; k++) {
         int i = indices ? indices[k] : k;
-        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
-                                                         : &statuses[indices ? k : i];
+        MPI_Status *st =
+            statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[indices ? k : i];
         if (is_inactive(objs[i])) {
             MPIR_Status_empty(st);
             continue;
@@ -302,8 +309,7 @@ int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
         MPID_Progress_test();
     *flag = all_done(&a);
     if (*flag)
-        err = finish_array("MPI_Testall", count, array_of_requests, objs, NULL,
-                           array_of_statuses);
+        err = finish_array("MPI_Testall", count, array_of_requests, objs, NULL, array_of_statuses);
     free(objs);
     return err;
 }
@@ -379,8 +385,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 {
     MPIR_CHECK_INIT("MPI_Testany");
     if (!flag)
-        return MPIR_Err_return(NULL, "MPI_Testany",
-                               MPIR_Err_create(MPI_ERR_ARG, "flag is NULL"));
+        return MPIR_Err_return(NULL, "MPI_Testany", MPIR_Err_create(MPI_ERR_ARG, "flag is NULL"));
     return complete_any("MPI_Testany", count, array_of_requests, index, flag, status, 0);
 }
 
@@ -437,8 +442,7 @@ int PMPI_Request_free(MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Request_free");
     MPIR_Request *req = NULL;
-    int err = request ? check_req(*request, &req)
-                      : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
+    int err = request ? check_req(*request, &req) : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
     if (!err && !req)
         err = MPIR_Err_create(MPI_ERR_REQUEST, "MPI_Request_free of MPI_REQUEST_NULL");
     if (err)
@@ -524,9 +528,8 @@ int MPIR_Request_cancel(MPIR_Request *req)
         }
         return MPI_SUCCESS;
     case MPIR_REQ_GREQ:
-        return req->u.greq.cancel_fn
-                   ? req->u.greq.cancel_fn(req->u.greq.extra_state, is_done(req))
-                   : MPI_SUCCESS;
+        return req->u.greq.cancel_fn ? req->u.greq.cancel_fn(req->u.greq.extra_state, is_done(req))
+                                     : MPI_SUCCESS;
     default:
         return MPI_SUCCESS; /* composite requests are not cancelled */
     }
@@ -537,8 +540,7 @@ int PMPI_Cancel(MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Cancel");
     MPIR_Request *req = NULL;
-    int err = request ? check_req(*request, &req)
-                      : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
+    int err = request ? check_req(*request, &req) : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
     if (!err && !req)
         err = MPIR_Err_create(MPI_ERR_REQUEST, "MPI_Cancel of MPI_REQUEST_NULL");
     if (!err && is_inactive(req))

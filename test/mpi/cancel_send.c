@@ -2,8 +2,9 @@
  * is cancelled: MPI_Test_cancelled is true and the message is never received (a later receive
  * with the same envelope gets the next message instead), for small (eager) and large
  * (rendezvous) messages, standard and synchronous, locally complete or not, and through a
- * persistent request (each case with its own tag). A send that has matched is not cancelled and its data arrive. A freed
- * active send still delivers its message. Rank 1 receives only after rank 0 says "go". */
+ * persistent request (each case with its own tag). A send that has matched is not cancelled and its
+ * data arrive. A freed active send still delivers its message. Rank 1 receives only after rank 0
+ * says "go". */
 #include "mtest.h"
 
 #include <stdlib.h>
@@ -129,7 +130,9 @@ int main(int argc, char **argv)
             for (int mode = 0; mode < 3; mode++) {
                 char what[64];
                 snprintf(what, sizeof(what), "%s of %d bytes",
-                         mode == 0 ? "Isend" : mode == 1 ? "Issend" : "persistent send",
+                         mode == 0   ? "Isend"
+                         : mode == 1 ? "Issend"
+                                     : "persistent send",
                          sizes[i]);
                 errs += cancel_unmatched(sizes[i], mode, 100 + 3 * i + mode, what);
             }

@@ -110,7 +110,8 @@ static int check_inter(int rank, int size)
     MPI_Comm_size(half, &hsize);
     MTEST_CHECK_INT(errs, (size - color + 1) / 2 - 1 - rank / 2, hrank, "rank after split");
     /* Leaders: the highest even and odd world ranks (rank 0 of each half). */
-    int remote_leader = color == 0 ? (size % 2 ? size - 2 : size - 1) : (size % 2 ? size - 1 : size - 2);
+    int remote_leader =
+        color == 0 ? (size % 2 ? size - 2 : size - 1) : (size % 2 ? size - 1 : size - 2);
     MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, remote_leader, 77, &inter);
     MPI_Comm_test_inter(inter, &flag);
     MTEST_CHECK_INT(errs, 1, flag, "Comm_test_inter");

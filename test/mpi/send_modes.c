@@ -1,9 +1,9 @@
 /* send_modes.c: buffered, ready and persistent sends, matched probes, the -some/-any completion
  * calls and generalized requests (MPI-4.1 ch. 3 and sec. 13.2). Bsend into an attached buffer
  * sized by the standard's rule (Pack_size + MPI_BSEND_OVERHEAD per message), MPI_ERR_BUFFER
- * for a message larger than it, Buffer_detach waiting for messages the receiver takes only later; Rsend to a
- * posted receive; Send_init/Recv_init with Startall, restarted, and Wait on inactive requests;
- * Mprobe+Mrecv and Improbe+Imrecv of small and large messages, MPI_MESSAGE_NO_PROC;
+ * for a message larger than it, Buffer_detach waiting for messages the receiver takes only later;
+ * Rsend to a posted receive; Send_init/Recv_init with Startall, restarted, and Wait on inactive
+ * requests; Mprobe+Mrecv and Improbe+Imrecv of small and large messages, MPI_MESSAGE_NO_PROC;
  * Testany/Testsome/Waitsome with null and inactive requests; Grequest callbacks. */
 #include "mtest.h"
 
@@ -160,7 +160,10 @@ static int f_fn(void *extra)
     freed++;
     return MPI_SUCCESS;
 }
-static int c_fn(void *extra, int complete) { return MPI_SUCCESS; }
+static int c_fn(void *extra, int complete)
+{
+    return MPI_SUCCESS;
+}
 
 static int check_completion(void)
 {
