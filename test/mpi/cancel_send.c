@@ -49,9 +49,12 @@ static int cancel_unmatched(int n, int mode, int tag, const char *what)
         MTEST_CHECK_INT(errs, 1, cancelled_of(&st), "%s: MPI_Test_cancelled", what);
         if (mode == 2)
             MPI_Request_free(&req);
+        /* The marker may be a rendezvous: not waited for before "go". */
         int marker = 4242;
-        MPI_Send(&marker, 1, MPI_INT, 1, tag, MPI_COMM_WORLD);
+        MPI_Request mreq;
+        MPI_Isend(&marker, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, &mreq);
         MPI_Send(NULL, 0, MPI_BYTE, 1, GO_TAG, MPI_COMM_WORLD);
+        MPI_Wait(&mreq, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
         MPI_Status st;
         int count = -1;
