@@ -583,6 +583,17 @@ int PMI_KVS_Get(const char *kvsname, const char *key, char *value, int length)
     return copy_value(key, v, value, length);
 }
 
+int PMIU_get_node_map(int *node_of, int size, int *nnodes_p)
+{
+    char value[PMIU_MAXLINE + 1];
+
+    if (check_init("PMIU_get_node_map"))
+        return PMI_FAIL;
+    if (PMI_KVS_Get(pmi.kvsname, "PMI_process_mapping", value, (int)sizeof(value)) != PMI_SUCCESS)
+        return PMI_FAIL;
+    return PMIU_parse_process_mapping(value, size, node_of, nnodes_p) == 0 ? PMI_SUCCESS : PMI_FAIL;
+}
+
 int PMI_Abort(int exit_code, const char *error_msg)
 {
     PMIU_msg_t msg;
