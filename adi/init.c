@@ -105,6 +105,7 @@ int MPID_Init(void)
         return MPIR_Err_create(MPI_ERR_ARG, "invalid FERRY_ environment variable (see the "
                                             "message above and doc/tuning.md)");
     int spawned;
+    w->rank = -1; /* until PMI says: an error before that names the pid instead */
     if (PMI_Init(&spawned) || PMI_Get_rank(&w->rank) || PMI_Get_size(&w->size) ||
         PMI_KVS_Get_my_name(w->kvsname, sizeof(w->kvsname)))
         return pmi_err("initialisation");
@@ -161,7 +162,10 @@ int MPID_Finalize(void)
 
 void MPID_Abort(int exit_code, const char *msg)
 {
-    fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
+    if (MPIDI_world.rank >= 0)
+        fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
+    else
+        fprintf(stderr, "ferry: pid %ld (rank not known yet): %s\n", (long)getpid(), msg);
     fflush(stderr);
     PMI_Abort(exit_code, NULL); /* NULL: the message is printed once, here */
     /* Without a process manager (or if it did not kill us), end here. */

@@ -1,6 +1,13 @@
 # launcher/Makefile.mk: PMI-1 wire code and client (in libmpi), our mpiexec, and their tests.
 libmpi_la_SOURCES += launcher/pmi_wire.c launcher/pmi_wire.h launcher/pmi_mapping.c \
 	launcher/pmi_client.c launcher/pmi.h
+if FERRY_PMIX
+# The PMIx back end alone sees libpmix's headers, in a convenience library.
+noinst_LTLIBRARIES += libpmiclient_pmix.la
+libpmiclient_pmix_la_SOURCES = launcher/pmi_pmix.c launcher/pmi_pmix.h
+libpmiclient_pmix_la_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS)
+libmpi_la_LIBADD += libpmiclient_pmix.la $(PMIX_LIBS)
+endif
 
 bin_PROGRAMS += mpiexec
 mpiexec_SOURCES = launcher/mpiexec.c launcher/mpiexec.h launcher/mpiexec_args.c \
@@ -23,6 +30,9 @@ test_unit_pmi_mapping_test_CFLAGS = $(AM_CFLAGS)
 test_launcher_pmi_hello_SOURCES = test/launcher/pmi_hello.c launcher/pmi_client.c \
 	launcher/pmi_wire.c launcher/pmi_mapping.c launcher/pmi.h launcher/pmi_wire.h
 test_launcher_pmi_hello_CFLAGS = $(AM_CFLAGS)
+if FERRY_PMIX
+test_launcher_pmi_hello_LDADD = libpmiclient_pmix.la $(PMIX_LIBS)
+endif
 EXTRA_DIST += test/launcher/run.sh
 
 # The launcher checks fork jobs and time kills (about a minute), so they run on
