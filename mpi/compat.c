@@ -185,8 +185,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
             nfree++;
     }
     if (!err && (nnodes % fixed != 0 || (nfree == 0 && fixed != nnodes)))
-        err = MPIR_Err_create(MPI_ERR_DIMS, "%d nodes cannot be split with the given dims",
-                              nnodes);
+        err = MPIR_Err_create(MPI_ERR_DIMS, "%d nodes cannot be split with the given dims", nnodes);
     if (err)
         return MPIR_Err_return(NULL, "MPI_Dims_create", err);
     if (nfree == 0)
@@ -232,9 +231,9 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     (void)info;
     void *p = size >= 0 ? malloc(size > 0 ? (size_t)size : 1) : NULL;
     if (!p || !baseptr)
-        return MPIR_Err_return(NULL, "MPI_Alloc_mem",
-                               MPIR_Err_create(MPI_ERR_NO_MEM, "cannot allocate %ld bytes",
-                                               (long)size));
+        return MPIR_Err_return(
+            NULL, "MPI_Alloc_mem",
+            MPIR_Err_create(MPI_ERR_NO_MEM, "cannot allocate %ld bytes", (long)size));
     *(void **)baseptr = p;
     return MPI_SUCCESS;
 }

@@ -43,8 +43,8 @@ int MPI_Finalize(void)
 {
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    printf("count_calls rank %d: Send=%d Recv=%d Isend=%d Wait=%d Bcast=%d\n", rank, n_send,
-           n_recv, n_isend, n_wait, n_bcast);
+    printf("count_calls rank %d: Send=%d Recv=%d Isend=%d Wait=%d Bcast=%d\n", rank, n_send, n_recv,
+           n_isend, n_wait, n_bcast);
     fflush(stdout);
     return PMPI_Finalize();
 }
