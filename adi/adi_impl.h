@@ -74,7 +74,6 @@ int MPIDI_recvq_remove_posted(MPIR_Request *rreq);
 MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remove);
 void MPIDI_recvq_append_unexp(MPIR_Request *ureq);
 size_t MPIDI_recvq_unexp_bytes(void);
-size_t MPIDI_recvq_unexp_bytes_peak(void);
 void MPIDI_recvq_fail_peer(int peer, int mpi_errno);
 void MPIDI_requests_fail_peer(int peer, int mpi_errno);
 
@@ -105,12 +104,33 @@ void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int
 /* Reports an unrecoverable device error and kills the job. */
 void MPIDI_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-/* Statistics printed at finalize with FERRY_VERBOSE.  Sends are counted by
- * the sender; the rendezvous mode by the receiver, which chooses it. */
+/* FERRY_RNDV_PROTOCOL: the values in the order of its choices in adi/config.c. */
+typedef enum MPIDI_rndv_want {
+    MPIDI_RNDV_WANT_AUTO,
+    MPIDI_RNDV_WANT_READ,
+    MPIDI_RNDV_WANT_WRITE,
+    MPIDI_RNDV_WANT_PIPELINE
+} MPIDI_rndv_want_t;
+/* FERRY_VERBOSE levels. */
+#define MPIDI_VERBOSE_PROTOCOL 3 /* one line per rendezvous: size, mover, fall-back */
+
+/* The device's counters (adi/stats.c), printed at finalize with FERRY_VERBOSE=1 and written to
+ * FERRY_STATS_FILE.  Sends are counted by the sender.  Each rendezvous is counted once, summed
+ * over the job, under the mover that carried its data: read and pipeline by the receiver, which
+ * chooses; write by the receiver when PUT_DONE arrives, or by the sender as pipeline when it
+ * streams instead.  rndv_fallback counts rendezvous that did not use the mover asked for (a
+ * forced FERRY_RNDV_PROTOCOL the method or the buffers cannot do, or a refusal at run time);
+ * rndv_refused the reads and writes a method refused at run time (CMA not permitted). */
 typedef struct MPIDI_stats {
-    unsigned long eager_sent, rndv_sent, rndv_read, rndv_write, rndv_pipeline;
-    unsigned long deferred, unexpected;
+    unsigned long eager_sent, eager_bytes, eager_bytes_max;
+    unsigned long rndv_sent, rndv_read, rndv_write, rndv_pipeline, rndv_fallback, rndv_refused;
+    unsigned long deferred, unexpected, unexpected_bytes_max;
+    unsigned long progress_yields; /* idle polls of a blocking wait that yielded the CPU */
 } MPIDI_stats_t;
 extern MPIDI_stats_t MPIDI_stats;
+/* Registers the device's counters and opens FERRY_STATS_FILE (after PMI gave the rank). */
+int MPIDI_stats_init(void);
+/* Prints (FERRY_VERBOSE) and writes the counters; before the methods finalize. */
+void MPIDI_stats_finalize(void);
 
 #endif /* ADI_IMPL_H_INCLUDED */

@@ -34,11 +34,24 @@ summary_re='^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
 
 # run_limited SECONDS LOG COMMAND...: runs COMMAND with its output in LOG, SIGTERM after SECONDS
 # (SIGKILL 10 s later); returns its exit status, 124 on a timeout (GNU timeout's convention).
+# timeout runs COMMAND in a process group of its own, which a signal to us would not reach:
+# an interrupted run passes its SIGINT/SIGTERM on, so no part outlives it.
+running_pid=
 run_limited() {
-    local limit=$1 log=$2
+    local limit=$1 log=$2 rc
     shift 2
-    timeout -k 10 "$limit" "$@" </dev/null >"$log" 2>&1
+    timeout -k 10 "$limit" "$@" </dev/null >"$log" 2>&1 &
+    running_pid=$!
+    wait "$running_pid"
+    rc=$?
+    running_pid=
+    return $rc
 }
+stop_running() {
+    [ -n "$running_pid" ] && kill -TERM "$running_pid" 2>/dev/null
+    exit 130
+}
+trap stop_running INT TERM
 
 # exit_reason RC LIMIT: why a non-zero status is not an ordinary "some checks failed".
 exit_reason() {
