@@ -27,7 +27,7 @@ static int build_node_map(MPIDI_job_t *job)
         return pmi_err("put of the host name");
     if (PMI_Barrier())
         return pmi_err("barrier");
-    char (*hosts)[MPI_MAX_PROCESSOR_NAME] = calloc(w->size, sizeof(*hosts));
+    char(*hosts)[MPI_MAX_PROCESSOR_NAME] = calloc(w->size, sizeof(*hosts));
     node_of = calloc(w->size, sizeof(int));
     local_ranks = calloc(w->size, sizeof(int));
     if (!hosts || !node_of || !local_ranks) {
@@ -92,13 +92,15 @@ int MPID_Init(void)
         snprintf(w->hostname, sizeof(w->hostname), "localhost");
     w->hostname[sizeof(w->hostname) - 1] = '\0';
 
-    MPIDI_job_t job = {.rank = w->rank, .size = w->size, .kvsname = w->kvsname,
-                       .hostname = w->hostname};
+    MPIDI_job_t job = {
+        .rank = w->rank, .size = w->size, .kvsname = w->kvsname, .hostname = w->hostname};
     if ((err = build_node_map(&job)))
         return err;
     if ((err = MPIDI_stats_init()))
         return err;
     if ((err = MPIDI_methods_init(&job)))
+        return err;
+    if ((err = MPIDI_stats_register_methods()))
         return err;
     if ((err = MPIDI_methods_publish()))
         return err;
@@ -110,7 +112,10 @@ int MPID_Init(void)
     return MPIR_Comm_init_builtins(w->rank, w->size);
 }
 
-static int nothing_left(void *arg) { return !MPIDI_deferred_pending(); }
+static int nothing_left(void *arg)
+{
+    return !MPIDI_deferred_pending();
+}
 
 int MPID_Finalize(void)
 {

@@ -44,11 +44,12 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
         if (!found) {
             char avail[256] = "";
             for (int i = 0; MPIDI_methods_all[i]; i++)
-                snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail), "%s%s",
-                         i ? "," : "", MPIDI_methods_all[i]->name);
+                snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail), "%s%s", i ? "," : "",
+                         MPIDI_methods_all[i]->name);
             return MPIR_Err_create(MPI_ERR_ARG,
                                    "FERRY_METHODS=\"%s\": method \"%.*s\" is not built in "
-                                   "(available: %s)", list, (int)n, s, avail);
+                                   "(available: %s)",
+                                   list, (int)n, s, avail);
         }
         s += n + (s[n] == ',');
     }
@@ -152,6 +153,7 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
             return err;
         p->method = ops;
         p->caps = &MPIDI_active[i].caps;
+        p->stats = &MPIDI_active[i].stats;
         p->eager_limit = eager_limit_for(p->caps);
         if (MPIDI_config_int("FERRY_VERBOSE"))
             fprintf(stderr, "ferry: rank %d reaches rank %d by %s (eager limit %zu)\n",
@@ -164,7 +166,8 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
                  MPIDI_active[i].ops->name);
     return MPIR_Err_create(MPI_ERR_OTHER,
                            "rank %d: no method reaches rank %d (methods in use: %s; see "
-                           "FERRY_METHODS)", MPIDI_world.rank, peer, names);
+                           "FERRY_METHODS)",
+                           MPIDI_world.rank, peer, names);
 }
 
 MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)

@@ -94,7 +94,10 @@ void MPIDI_recvq_append_unexp(MPIR_Request *ureq)
     }
 }
 
-size_t MPIDI_recvq_unexp_bytes(void) { return unexp_bytes; }
+size_t MPIDI_recvq_unexp_bytes(void)
+{
+    return unexp_bytes;
+}
 
 /* Receives naming the lost peer can never match now: fail them.  Wildcard
  * receives stay posted, since another peer may still satisfy them. */

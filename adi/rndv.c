@@ -23,8 +23,10 @@ int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced
 
 static void send_cts(MPIR_Request *rreq, void *addr)
 {
-    MPIDI_cts_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle,
-                         .len = rreq->bytes_needed, .addr = (uint64_t)(uintptr_t)addr};
+    MPIDI_cts_hdr_t c = {.sreq = rreq->rts.sreq,
+                         .rreq = (uint64_t)rreq->handle,
+                         .len = rreq->bytes_needed,
+                         .addr = (uint64_t)(uintptr_t)addr};
     int err = MPIDI_am_send(rreq->peer, MPIDI_AM_CTS, &c, sizeof(c), NULL, 0, 0);
     if (err) {
         MPIR_Request_set_error(rreq, err);
@@ -44,8 +46,8 @@ static void send_fin(MPIR_Request *rreq)
     MPIR_Request_set_error(rreq, err);
 }
 
-static const char *const mover_name[] = {[MPIDI_RNDV_READ] = "read", [MPIDI_RNDV_WRITE] = "write",
-                                          [MPIDI_RNDV_PIPELINE] = "pipeline"};
+static const char *const mover_name[] = {
+    [MPIDI_RNDV_READ] = "read", [MPIDI_RNDV_WRITE] = "write", [MPIDI_RNDV_PIPELINE] = "pipeline"};
 
 /* FERRY_VERBOSE=3: one line per rendezvous, saying which mover it uses and why. */
 static void trace(const MPIR_Request *rreq, int mode, const char *why)
@@ -59,9 +61,9 @@ static void trace(const MPIR_Request *rreq, int mode, const char *why)
 /* fallback: why the mover asked for is not used (NULL when it is). */
 static void start_pipeline(MPIR_Request *rreq, const char *fallback)
 {
-    MPIDI_stats.rndv_pipeline++;
-    if (fallback)
-        MPIDI_stats.rndv_fallback++;
+    MPIDI_peer_t *p = &MPIDI_peers[rreq->peer];
+    MPIDI_COUNT(p, rndv_pipeline, 1);
+    MPIDI_COUNT(p, rndv_fallback, fallback != NULL);
     trace(rreq, MPIDI_RNDV_PIPELINE, fallback);
     rreq->mode = MPIDI_RNDV_PIPELINE;
     send_cts(rreq, NULL);
@@ -75,11 +77,11 @@ static void read_done(MPIR_Request *rreq, int mpi_errno)
         if (MPIDI_config_int("FERRY_VERBOSE"))
             fprintf(stderr, "ferry: rank %d: rdma_get from rank %d failed (%s); using pipeline\n",
                     MPIDI_world.rank, rreq->peer, MPIR_Err_string(mpi_errno));
-        MPIDI_stats.rndv_refused++;
+        MPIDI_COUNT(&MPIDI_peers[rreq->peer], rndv_refused, 1);
         start_pipeline(rreq, "fall-back: the read was refused");
         return;
     }
-    MPIDI_stats.rndv_read++;
+    MPIDI_COUNT(&MPIDI_peers[rreq->peer], rndv_read, 1);
     send_fin(rreq);
     MPIDI_Request_complete_one(rreq);
 }
@@ -137,8 +139,8 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
     }
     MPIDI_rndv_want_t want = MPIDI_config_int("FERRY_RNDV_PROTOCOL");
     void *dst = MPIR_Segment_contig_ptr(&rreq->seg, 0);
-    int can_read = rreq->rts.addr && dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) &&
-                   p->method->rdma_get;
+    int can_read =
+        rreq->rts.addr && dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get;
     int can_write = dst && (p->caps->rndv_modes & MPIDI_RNDV_WRITE) && !p->caps->needs_reg;
     /* A contiguous sender and a noncontiguous receive buffer: read piece by piece. */
     int can_read_iov = rreq->rts.addr && !dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) &&
@@ -205,8 +207,7 @@ void MPIDI_handle_data(int peer, const void *hdr, size_t hdr_len, const void *da
 
 /* Receive in place: a chunk for a contiguous buffer is written straight to
  * its offset; otherwise the method collects it and dispatches it as usual. */
-MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len,
-                                    void **dst_p)
+MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len, void **dst_p)
 {
     MPIR_Request *rreq = data_request(peer, d, len);
     *dst_p = MPIR_Segment_contig_ptr(&rreq->seg, d->offset);
@@ -222,10 +223,9 @@ void MPIDI_data_recv_done(MPIR_Request *rreq, const void *payload, size_t len)
         MPIDI_Request_complete_one(rreq);
 }
 
-void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data,
-                           size_t len)
+void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
     const MPIDI_ctrl_hdr_t *c = hdr;
-    MPIDI_stats.rndv_write++;
+    MPIDI_COUNT(&MPIDI_peers[peer], rndv_write, 1);
     MPIDI_Request_complete_one(MPIDI_lookup_request(c->rreq, 0, peer, "PUT_DONE"));
 }

@@ -46,15 +46,20 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     }
     size_t size = sreq->seg.size;
     sreq->msg_size = size;
-    MPIDI_match_hdr_t m = {.src = comm->rank, .tag = tag, .context_id = sreq->context_id,
-                           .seq = p->send_seq++, .flags = sync ? MPIDI_MATCH_SYNC : 0,
+    MPIDI_match_hdr_t m = {.src = comm->rank,
+                           .tag = tag,
+                           .context_id = sreq->context_id,
+                           .seq = p->send_seq++,
+                           .flags = sync ? MPIDI_MATCH_SYNC : 0,
                            .sreq = (uint64_t)sreq->handle};
 
     if (size <= p->eager_limit) {
-        MPIDI_stats.eager_sent++;
-        MPIDI_stats.eager_bytes += size;
-        if (size > MPIDI_stats.eager_bytes_max)
-            MPIDI_stats.eager_bytes_max = size;
+        MPIDI_COUNT(p, eager_sent, 1);
+        MPIDI_COUNT(p, eager_bytes, size);
+        if (size > p->stats->eager_bytes_max)
+            p->stats->eager_bytes_max = size;
+        if (size > MPIDI_stats.proto.eager_bytes_max)
+            MPIDI_stats.proto.eager_bytes_max = size;
         if (sync)
             sreq->cc++; /* the SYNC_ACK */
         err = MPIDI_am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), sreq, 0, size);
@@ -64,7 +69,7 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     }
 
     /* Rendezvous: the request's one event is the end of the data transfer. */
-    MPIDI_stats.rndv_sent++;
+    MPIDI_COUNT(p, rndv_sent, 1);
     MPIDI_rts_hdr_t rts = {.m = m, .size = size};
     MPIDI_rndv_want_t want = MPIDI_config_int("FERRY_RNDV_PROTOCOL");
     void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
@@ -125,9 +130,10 @@ static void put_iov_done(MPIR_Request *sreq, int mpi_errno);
  * NULL when the pipeline is auto's own choice. */
 static void count_stream_instead_of_write(const MPIR_Request *sreq, int refused, const char *why)
 {
-    MPIDI_stats.rndv_pipeline++;
-    MPIDI_stats.rndv_refused += refused;
-    MPIDI_stats.rndv_fallback += why != NULL;
+    MPIDI_peer_t *p = &MPIDI_peers[sreq->peer];
+    MPIDI_COUNT(p, rndv_pipeline, 1);
+    MPIDI_COUNT(p, rndv_refused, refused);
+    MPIDI_COUNT(p, rndv_fallback, why != NULL);
     if (MPIDI_config_int("FERRY_VERBOSE") >= MPIDI_VERBOSE_PROTOCOL)
         fprintf(stderr, "ferry: rank %d: rendezvous of %zu bytes to rank %d: pipeline%s%s\n",
                 MPIDI_world.rank, sreq->msg_size, sreq->peer, why ? ", fall-back: " : "",

@@ -12,13 +12,15 @@
 MPIDI_stats_t MPIDI_stats;
 
 typedef struct stat_entry {
-    const char *name;
+    char *name; /* a copy */
     const unsigned long *counter;
 } stat_entry_t;
 
 static stat_entry_t *table;
 static int nstats, capacity;
-static int ncore; /* the first ncore entries are the device's own (MPIDI_stats) */
+/* The table: the device's own counters [0, ncore), those methods registered in their init
+ * [ncore, nmethod_end), then each method's protocol counters. */
+static int ncore, nmethod_end;
 static int stats_fd = -1;
 static char *stats_path;
 
@@ -51,9 +53,57 @@ int MPIDU_stat_register(const char *name, const unsigned long *counter_p)
         table = t;
         capacity = cap;
     }
-    table[nstats].name = name;
+    if (!(table[nstats].name = strdup(name)))
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory registering counter %s", name);
     table[nstats].counter = counter_p;
     nstats++;
+    return MPI_SUCCESS;
+}
+
+/* The protocol counters of one method, or their sums, as prefix + their name. */
+static int register_proto(const char *prefix, MPIDI_proto_stats_t *s)
+{
+    const struct {
+        const char *name;
+        const unsigned long *counter;
+    } proto[] = {
+        {"eager_sent", &s->eager_sent},
+        {"eager_bytes", &s->eager_bytes},
+        {"eager_bytes_max", &s->eager_bytes_max},
+        {"rndv_sent", &s->rndv_sent},
+        {"rndv_read", &s->rndv_read},
+        {"rndv_write", &s->rndv_write},
+        {"rndv_pipeline", &s->rndv_pipeline},
+        {"rndv_fallback", &s->rndv_fallback},
+        {"rndv_refused", &s->rndv_refused},
+    };
+    char name[96];
+    int err;
+    for (size_t i = 0; i < sizeof(proto) / sizeof(proto[0]); i++) {
+        snprintf(name, sizeof(name), "%s%s", prefix, proto[i].name);
+        if ((err = MPIDU_stat_register(name, proto[i].counter)))
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Every built method's, so that a condition on a method this run did not start reads zeros
+ * (while a misspelt name is still missing). */
+int MPIDI_stats_register_methods(void)
+{
+    static MPIDI_proto_stats_t not_started; /* stays zero */
+    char prefix[64];
+    int err;
+    nmethod_end = nstats;
+    for (int m = 0; MPIDI_methods_all[m]; m++) {
+        MPIDI_proto_stats_t *s = &not_started;
+        for (int i = 0; i < MPIDI_nactive; i++)
+            if (MPIDI_active[i].ops == MPIDI_methods_all[m])
+                s = &MPIDI_active[i].stats;
+        snprintf(prefix, sizeof(prefix), "%s_", MPIDI_methods_all[m]->name);
+        if ((err = register_proto(prefix, s)))
+            return err;
+    }
     return MPI_SUCCESS;
 }
 
@@ -63,21 +113,14 @@ int MPIDI_stats_init(void)
         const char *name;
         const unsigned long *counter;
     } core[] = {
-        {"eager_sent", &MPIDI_stats.eager_sent},
-        {"eager_bytes", &MPIDI_stats.eager_bytes},
-        {"eager_bytes_max", &MPIDI_stats.eager_bytes_max},
-        {"rndv_sent", &MPIDI_stats.rndv_sent},
-        {"rndv_read", &MPIDI_stats.rndv_read},
-        {"rndv_write", &MPIDI_stats.rndv_write},
-        {"rndv_pipeline", &MPIDI_stats.rndv_pipeline},
-        {"rndv_fallback", &MPIDI_stats.rndv_fallback},
-        {"rndv_refused", &MPIDI_stats.rndv_refused},
         {"deferred", &MPIDI_stats.deferred},
         {"unexpected", &MPIDI_stats.unexpected},
         {"unexpected_bytes_max", &MPIDI_stats.unexpected_bytes_max},
         {"progress_yields", &MPIDI_stats.progress_yields},
     };
-    int err;
+    int err = register_proto("", &MPIDI_stats.proto);
+    if (err)
+        return err;
     for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
         if ((err = MPIDU_stat_register(core[i].name, core[i].counter)))
             return err;
@@ -100,19 +143,33 @@ int MPIDI_stats_init(void)
     return MPI_SUCCESS;
 }
 
+static void print_proto(const char *by, const MPIDI_proto_stats_t *p)
+{
+    fprintf(stderr,
+            "ferry: rank %d: %s%seager %lu, rendezvous %lu (read %lu, write %lu, pipeline %lu, "
+            "fall-backs %lu, refused %lu)",
+            MPIDI_world.rank, by, *by ? ": " : "", p->eager_sent, p->rndv_sent, p->rndv_read,
+            p->rndv_write, p->rndv_pipeline, p->rndv_fallback, p->rndv_refused);
+}
+
 static void print_verbose(void)
 {
     const MPIDI_stats_t *s = &MPIDI_stats;
-    fprintf(stderr,
-            "ferry: rank %d: eager %lu, rendezvous %lu (read %lu, write %lu, pipeline %lu, "
-            "fall-backs %lu, refused %lu), deferred %lu, unexpected %lu (peak %lu bytes held)\n",
-            MPIDI_world.rank, s->eager_sent, s->rndv_sent, s->rndv_read, s->rndv_write,
-            s->rndv_pipeline, s->rndv_fallback, s->rndv_refused, s->deferred, s->unexpected,
-            s->unexpected_bytes_max);
-    /* The counters methods registered, after the core's own (printed above). */
+    print_proto("", &s->proto);
+    fprintf(stderr, ", deferred %lu, unexpected %lu (peak %lu bytes held)\n", s->deferred,
+            s->unexpected, s->unexpected_bytes_max);
+    /* Per method, where there were messages, when more than one method runs. */
+    for (int i = 0; i < MPIDI_nactive; i++) {
+        const MPIDI_proto_stats_t *p = &MPIDI_active[i].stats;
+        if (p->eager_sent + p->rndv_sent + p->rndv_read + p->rndv_write + p->rndv_pipeline) {
+            print_proto(MPIDI_active[i].ops->name, p);
+            fputc('\n', stderr);
+        }
+    }
+    /* The counters methods registered themselves. */
     char line[1024];
     size_t n = 0;
-    for (int i = ncore; i < nstats; i++) {
+    for (int i = ncore; i < nmethod_end; i++) {
         int w = snprintf(line + n, sizeof(line) - n, "%s%s %lu", n ? ", " : "", table[i].name,
                          *table[i].counter);
         if (w < 0 || (size_t)w >= sizeof(line) - n)
@@ -145,7 +202,9 @@ void MPIDI_stats_finalize(void)
     }
     free(stats_path);
     stats_path = NULL;
+    for (int i = 0; i < nstats; i++)
+        free(table[i].name);
     free(table);
     table = NULL;
-    nstats = capacity = ncore = 0;
+    nstats = capacity = ncore = nmethod_end = 0;
 }

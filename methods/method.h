@@ -21,26 +21,26 @@
 
 /* What the core tells a method about the job at init. */
 typedef struct MPIDI_job {
-    int rank;              /* world rank of this process */
-    int size;              /* world size */
-    const char *kvsname;   /* unique per job: use it to name shared objects */
+    int rank;            /* world rank of this process */
+    int size;            /* world size */
+    const char *kvsname; /* unique per job: use it to name shared objects */
     const char *hostname;
-    int node_id;           /* index of this node (ranks with equal node ids share a host) */
-    int nlocal;            /* ranks on this node, including this one */
-    int local_index;       /* this rank's position among them */
+    int node_id;            /* index of this node (ranks with equal node ids share a host) */
+    int nlocal;             /* ranks on this node, including this one */
+    int local_index;        /* this rank's position among them */
     const int *local_ranks; /* world ranks on this node, ascending; nlocal entries */
-    const int *node_of;    /* node id of every world rank; size entries */
+    const int *node_of;     /* node id of every world rank; size entries */
 } MPIDI_job_t;
 
 /* Limits and capabilities a method reports from init. */
 typedef struct MPIDI_method_caps {
-    size_t size;            /* sizeof(MPIDI_method_caps_t), so the struct can grow */
-    size_t max_hdr;         /* largest header am_send accepts */
-    size_t eager_limit;     /* default largest payload sent eagerly */
-    size_t max_send;        /* largest payload of one am_send (pipeline chunk bound) */
-    unsigned rndv_modes;    /* MPIDI_RNDV_* mask */
-    int needs_reg;          /* rdma needs mem_reg keys */
-    int exclusivity;        /* among methods that reach a peer, the highest wins */
+    size_t size;         /* sizeof(MPIDI_method_caps_t), so the struct can grow */
+    size_t max_hdr;      /* largest header am_send accepts */
+    size_t eager_limit;  /* default largest payload sent eagerly */
+    size_t max_send;     /* largest payload of one am_send (pipeline chunk bound) */
+    unsigned rndv_modes; /* MPIDI_RNDV_* mask */
+    int needs_reg;       /* rdma needs mem_reg keys */
+    int exclusivity;     /* among methods that reach a peer, the highest wins */
 } MPIDI_method_caps_t;
 
 typedef struct MPIDI_method_ops {
@@ -67,8 +67,8 @@ typedef struct MPIDI_method_ops {
      * memory (it calls MPIDU_op_done(cookie) when done), MPIDI_AGAIN when it
      * took nothing, or an MPI error code.  Messages to one peer arrive in the
      * order they were accepted. */
-    int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len,
-                   const MPIR_Segment *seg, size_t first, size_t last, void *cookie);
+    int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len, const MPIR_Segment *seg,
+                   size_t first, size_t last, void *cookie);
 
     /* Polls the method and dispatches what arrived.  Sets *made_progress_p to 1
      * only when something really happened (a message or a completion). */
@@ -89,8 +89,8 @@ typedef struct MPIDI_method_ops {
 
 /* Delivers one incoming active message.  hdr and payload are valid only
  * during the call; the core copies what it keeps. */
-void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t payload_len);
+void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t payload_len);
 /* Optional receive in place, for methods that read a byte stream (tcp).
  * When the header of an active message has arrived but not its payload of
  * payload_len bytes, a method may ask the core where that payload belongs.

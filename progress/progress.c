@@ -49,6 +49,12 @@ void MPID_Progress_wait(int (*done)(void *arg), void *arg)
     }
 }
 
-static int req_done(void *arg) { return MPIR_Request_is_complete(arg); }
+static int req_done(void *arg)
+{
+    return MPIR_Request_is_complete(arg);
+}
 
-void MPID_Wait(MPIR_Request *req) { MPID_Progress_wait(req_done, req); }
+void MPID_Wait(MPIR_Request *req)
+{
+    MPID_Progress_wait(req_done, req);
+}

@@ -3,9 +3,10 @@
 # method, the MPI test list with its protocol variants, Hydra, the list over tcp, tcp end to
 # end (network namespaces), AddressSanitizer+UBSan and valgrind; one summary line.
 #
-#   test/run-all.sh                 everything (see test/README.md for the time budget)
+#   test/run-all.sh                 everything: each test list once per method, its protocol
+#                                   variants on the lines marked "variants" (test/README.md)
 #   TEST_QUICK=1 test/run-all.sh    no variants, no sanitizer/valgrind parts
-#   TEST_FULL=1 test/run-all.sh     the protocol variants on every line of the test lists
+#   TEST_FULL=1 test/run-all.sh     the protocol variants on every line of the lists (slow)
 #
 # Installs missing Debian packages first (test/debian-packages) as root or with sudo.  Builds in
 # _build (installed to _inst) and _build-asan (_inst-asan) at the top of the tree; each part's
@@ -34,7 +35,10 @@ if ! check build 1800 test/build.sh "$top/_build" "$top/_inst"; then
 fi
 inst=$top/_inst
 mpi_env=(env MPICC="$inst/bin/mpicc" MPIEXEC="$inst/bin/mpiexec")
-[ "$quick" = 1 ] || variants=-variants
+# Parts that run a test list with its variants get vlimit seconds (the full coverage needs hours).
+variants=-variants vlimit=2400
+[ "${TEST_FULL:-0}" = 1 ] && variants=-all-variants vlimit=14400
+[ "$quick" = 1 ] && variants=
 
 # Each part: part NAME TIME-LIMIT-SECONDS COMMAND [ARGS...] (a program printing PASS/FAIL/SKIP
 # lines and a summary; see test/parts.sh).
@@ -43,8 +47,9 @@ part launcher 600 bash test/launcher/run.sh _build/mpiexec _build/test/launcher/
 part shm-method 1200 env SHM_RUN_SLOW=$((1 - quick)) sh test/methods/shm_run.sh "$top/_build/shm-method"
 check install 300 test/install_check.sh "$inst"
 part errors 300 bash test/errors/run.sh "$inst"
+part variables 300 test/variables/run.sh "$inst"
 # The MPI test list over our mpiexec: defaults, then the variants of test/variants.
-part mpi 2400 "${mpi_env[@]}" TESTDIR="$top/_build/mpitests" VARIANTS_FILE=test/variants \
+part mpi $vlimit "${mpi_env[@]}" TESTDIR="$top/_build/mpitests" VARIANTS_FILE=test/variants \
     test/mpi/runtests ${variants:-}
 # The same library under MPICH's Hydra (PMI over PMI_FD from another launcher).
 if command -v mpiexec.hydra >/dev/null; then
@@ -54,7 +59,7 @@ else
     skip_part hydra "mpiexec.hydra not installed"
 fi
 # The MPI test list over tcp alone, on loopback: defaults, then tcp's variants.
-part mpi-tcp 2400 "${mpi_env[@]}" FERRY_METHODS=tcp FERRY_TCP_IF=lo \
+part mpi-tcp $vlimit "${mpi_env[@]}" FERRY_METHODS=tcp FERRY_TCP_IF=lo \
     TESTDIR="$top/_build/mpitests-tcp" VARIANTS_FILE=test/tcp/variants test/mpi/runtests ${variants:-}
 # tcp end to end: loopback, 16 ranks, a killed rank, refused/unreachable connections, port
 # range, and two hosts made of network namespaces under our mpiexec and Hydra.
@@ -67,10 +72,10 @@ if [ "$quick" != 1 ]; then
     echo "== build-asan (_build-asan, installed in _inst-asan)"
     if check build-asan 1800 test/build.sh "$top/_build-asan" "$top/_inst-asan" \
         CFLAGS="-O1 -g $san" LDFLAGS="$san"; then
-        part asan 2400 env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
+        part asan $vlimit env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 VARIANTS_FILE=test/asan-variants \
             MPICC="$top/_inst-asan/bin/mpicc $san" MPIEXEC="$top/_inst-asan/bin/mpiexec" \
-            TESTDIR="$top/_build-asan/mpitests" test/mpi/runtests -variants
+            TESTDIR="$top/_build-asan/mpitests" test/mpi/runtests ${variants:-}
     fi
     # valgrind (memcheck): a few programs of the list, each rank under valgrind.
     part valgrind 2400 "${mpi_env[@]}" MPIEXEC="$top/test/valgrind-mpiexec" \

@@ -91,6 +91,25 @@ expect_check check_ok 30 'exit 0' "1 0"
 expect_check check_fails 30 'echo "all good"; exit 3' "0 1"
 expect_check check_hangs 2 'sleep 60' "0 1"
 
+# An interrupted run stops the part it is running: nothing of it lives on.
+fake sleeper 'sleep 300 & echo $! >"$(dirname "$0")/sleeper.pid"; wait'
+(
+    logs=$scratch/logs
+    . "$here/parts.sh"
+    part sleeper 600 "$scratch/sleeper" >/dev/null
+) &
+runner=$!
+for _ in $(seq 50); do [ -s sleeper.pid ] && break; sleep 0.1; done
+kill -TERM $runner
+wait $runner
+gone=1
+for _ in $(seq 50); do
+    kill -0 "$(cat sleeper.pid 2>/dev/null)" 2>/dev/null || { gone=0; break; }
+    sleep 0.1
+done
+verdict part_interrupted_leaves_nothing $gone "pid $(cat sleeper.pid 2>/dev/null) still runs"
+[ $gone = 0 ] || kill "$(cat sleeper.pid)" 2>/dev/null
+
 # The unit part: a build directory whose "make check" fails before running anything, with the
 # logs of an earlier passing run left behind, must fail; fake unit tests that pass, fail, skip
 # (exit 77), crash or hang are each counted as such, the hang within the per-test limit.

@@ -85,23 +85,28 @@ static int cancel_unmatched(size_t len, int sync, int use_test, int tag, int *nc
             rc = MPI_Wait(&rreq, &rst);
             MTEST_CHECK_RC(errs, rc, "%s: MPI_Wait of the receive", what);
             if (cancelled_of(&rst) != 1)
-                MTEST_FAIL(errs, "%s: the send was reported cancelled, but the receive "
-                           "posted after MPI_Cancel matched it", what);
+                MTEST_FAIL(errs,
+                           "%s: the send was reported cancelled, but the receive "
+                           "posted after MPI_Cancel matched it",
+                           what);
             else if (len && mtest_check_guard(buf, 0, len, what))
-                MTEST_FAIL(errs, "%s: the send was reported cancelled, but the buffer of the "
-                           "receive posted after MPI_Cancel was written", what);
+                MTEST_FAIL(errs,
+                           "%s: the send was reported cancelled, but the buffer of the "
+                           "receive posted after MPI_Cancel was written",
+                           what);
             /* A later receive on the tag gets the marker, not the cancelled message. */
             rc = MPI_Recv(buf, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &rst);
             MTEST_CHECK_RC(errs, rc, "%s: receive of the marker", what);
             if (len && mtest_check_bytes(buf, len, MARKER_SEED, what))
-                MTEST_FAIL(errs, "%s: the send was reported cancelled, but a later receive "
-                           "got it instead of the marker sent after it", what);
+                MTEST_FAIL(errs,
+                           "%s: the send was reported cancelled, but a later receive "
+                           "got it instead of the marker sent after it",
+                           what);
         } else {
             /* Not cancelled: the send completed normally, so the message is received whole. */
             rc = MPI_Wait(&rreq, &rst);
             MTEST_CHECK_RC(errs, rc, "%s: MPI_Wait of the receive", what);
-            MTEST_CHECK_INT(errs, 0, cancelled_of(&rst), "%s: receive's MPI_Test_cancelled",
-                            what);
+            MTEST_CHECK_INT(errs, 0, cancelled_of(&rst), "%s: receive's MPI_Test_cancelled", what);
             errs += mtest_check_status(&rst, 0, tag, MPI_BYTE, (int)len, what);
             if (len && mtest_check_bytes(buf, len, tag, what))
                 MTEST_FAIL(errs, "%s: the send was not cancelled, but its data is wrong", what);
@@ -121,8 +126,7 @@ static int cancel_received(size_t len, int sync, int tag)
 {
     int errs = 0, rc;
     char what[128];
-    snprintf(what, sizeof what, "received %s of %zu bytes", sync ? "MPI_Issend" : "MPI_Isend",
-             len);
+    snprintf(what, sizeof what, "received %s of %zu bytes", sync ? "MPI_Issend" : "MPI_Isend", len);
     char *buf = mtest_malloc(len ? len : 1);
     if (mtest_rank == 0) {
         MPI_Request req;

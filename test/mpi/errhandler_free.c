@@ -32,8 +32,10 @@ static int get_free(MPI_Comm comm, MPI_Errhandler expected, const char *what)
     rc = MPI_Errhandler_free(&eh);
     MTEST_CHECK_RC(errs, rc, "%s: MPI_Errhandler_free", what);
     if (eh != MPI_ERRHANDLER_NULL)
-        MTEST_FAIL(errs, "%s: the handle is %#x after MPI_Errhandler_free, not "
-                   "MPI_ERRHANDLER_NULL", what, (unsigned)eh);
+        MTEST_FAIL(errs,
+                   "%s: the handle is %#x after MPI_Errhandler_free, not "
+                   "MPI_ERRHANDLER_NULL",
+                   what, (unsigned)eh);
     return errs;
 }
 
