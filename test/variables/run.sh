@@ -109,5 +109,90 @@ expect poll_spins_0 gt 1 progress_yields 0
 job FERRY_POLL_SPINS=2147483647 -- 1 8 0.3
 expect poll_spins_max eval 'eq 1 progress_yields 0 && eq 0 progress_yields 0'
 
+# Where the host permits cross-memory attach between sibling processes (an independent probe:
+# two children of one parent, one reading the other), a forced read must read, none refused:
+# so a read variant that reports SKIP on this host would be a bug, not the host.
+cat >"$tmp/cmaprobe.c" <<'EOF2'
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile char secret[64] = "cma probe";
+int main(void)
+{
+    int fd[2];
+    if (pipe(fd))
+        return 2;
+    pid_t holder = fork();
+    if (holder == 0) {
+        pause(); /* keeps secret alive until killed */
+        return 0;
+    }
+    pid_t reader = fork();
+    if (reader == 0) {
+        char buf[64] = "";
+        struct iovec l = {buf, sizeof buf}, r = {(void *)secret, sizeof secret};
+        return process_vm_readv(holder, &l, 1, &r, 1, 0) == sizeof buf ? 0 : 1;
+    }
+    int st = 0;
+    waitpid(reader, &st, 0);
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+EOF2
+if cc -o "$tmp/cmaprobe" "$tmp/cmaprobe.c" 2>"$tmp/err" && "$tmp/cmaprobe"; then
+    job FERRY_RNDV_PROTOCOL=read -- 3 1048576
+    expect cma_permitted_reads eval 'eq 1 shm_rndv_read 3 && eq 1 shm_rndv_refused 0'
+else
+    echo "SKIP cma_permitted_reads: this host refuses process_vm_readv between siblings"
+    skipped=$((skipped + 1))
+fi
+
+# A host that refuses cross-memory attach (simulated: process_vm_readv/writev fail with EPERM,
+# as under a restrictive ptrace_scope): each forced read falls back to the pipeline, counted as
+# refused, and the read variant of test/variants reports SKIP, not a pass.
+cat >"$tmp/nocma.c" <<'EOF2'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/uio.h>
+ssize_t process_vm_readv(pid_t p, const struct iovec *l, unsigned long nl,
+                         const struct iovec *r, unsigned long nr, unsigned long f)
+{
+    errno = EPERM;
+    return -1;
+}
+ssize_t process_vm_writev(pid_t p, const struct iovec *l, unsigned long nl,
+                          const struct iovec *r, unsigned long nr, unsigned long f)
+{
+    errno = EPERM;
+    return -1;
+}
+EOF2
+if cc -shared -fPIC -o "$tmp/nocma.so" "$tmp/nocma.c" 2>"$tmp/err"; then
+    job LD_PRELOAD="$tmp/nocma.so" FERRY_RNDV_PROTOCOL=read -- 3 1048576
+    expect cma_refused_counted eval 'eq 1 shm_rndv_refused 3 && eq 1 shm_rndv_fallback 3 &&
+        eq 1 shm_rndv_pipeline 3 && eq 1 shm_rndv_read 0'
+    echo "sendrecv_sizes 2 variants" >"$tmp/list"
+    grep '^FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=read ' "$here/../variants" >"$tmp/variants"
+    LD_PRELOAD="$tmp/nocma.so" MPICC="$prefix/bin/mpicc" MPIEXEC="$mpiexec" TESTDIR="$tmp/rt" \
+        VARIANTS_FILE="$tmp/variants" timeout -k 5 300 "$here/../mpi/runtests" -list "$tmp/list" \
+        -variants >"$tmp/out" 2>&1
+    if grep -q '^SKIP sendrecv_sizes(np=2 FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=read)' "$tmp/out" &&
+        grep -q '^SKIP variant-ran(FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=read)' "$tmp/out" &&
+        [ "$(tail -n 1 "$tmp/out")" = "2 passed, 0 failed, 2 skipped" ]; then
+        echo "PASS cma_refused_read_variant_skips"
+        passed=$((passed + 1))
+    else
+        echo "FAIL cma_refused_read_variant_skips: $(tr '\n' '|' <"$tmp/out" | cut -c1-800)"
+        failed=$((failed + 1))
+    fi
+else
+    echo "SKIP cma_refused: cc cannot build a shared object: $(head -c 200 "$tmp/err")"
+    skipped=$((skipped + 1))
+fi
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]
