@@ -1,16 +1,16 @@
-/* cancel_send.c: MPI_Cancel of sends (MPI-4.1 3.8.4).  Either the cancellation succeeds or the
- * send does, never both: a send reported cancelled (MPI_Test_cancelled true) must never be
- * received, not by a receive posted meanwhile nor by a later one (a marker sent after it on the
- * same tag arrives instead); a send reported not cancelled must be received whole.  Both answers
- * are correct when nothing had matched yet, so both are accepted; a send that the receiver had
- * already received cannot be cancelled.  Sizes from empty to rendezvous-sized, standard and
- * synchronous mode, completion by MPI_Wait and by an MPI_Test loop.  Ranks 0 and 1 take part. */
+/* cancel_send.c: MPI_Cancel of sends (MPI-4.1 sec. 3.8.4). A send whose message has not matched
+ * is cancelled: MPI_Test_cancelled is true and the message is never received (a later receive
+ * with the same envelope gets the next message instead), for small (eager) and large
+ * (rendezvous) messages, standard and synchronous, locally complete or not, and through a
+ * persistent request (each case with its own tag). A send that has matched is not cancelled and its
+ * data arrive. A freed active send still delivers its message. Rank 1 receives only after rank 0
+ * says "go". */
 #include "mtest.h"
 
 #include <stdlib.h>
 
-#define NOTE_TAG 900
-#define MARKER_SEED 4242
+#define GO_TAG 999
+#define BIG (1 << 20)
 
 static int cancelled_of(const MPI_Status *st)
 {
@@ -19,137 +19,104 @@ static int cancelled_of(const MPI_Status *st)
     return flag;
 }
 
-static int complete(MPI_Request *req, MPI_Status *st, int use_test, const char *what)
+/* Rank 0: sends n bytes with tag, cancels, waits; the message must be gone. Then sends a marker
+ * with the same tag: rank 1's receive must get the marker (size 4), never the cancelled data. */
+static int cancel_unmatched(int n, int mode, int tag, const char *what)
 {
-    int errs = 0, rc;
-    if (!use_test) {
-        rc = MPI_Wait(req, st);
-        MTEST_CHECK_RC(errs, rc, "%s: MPI_Wait", what);
-        return errs;
-    }
-    int flag = 0;
-    double t0 = MPI_Wtime();
-    while (!flag && MPI_Wtime() - t0 < 60) {
-        rc = MPI_Test(req, &flag, st);
-        MTEST_CHECK_RC(errs, rc, "%s: MPI_Test", what);
-        if (rc != MPI_SUCCESS)
-            break;
-    }
-    MTEST_CHECK_INT(errs, 1, flag, "%s: MPI_Test loop completed within 60 s", what);
-    return errs;
-}
-
-/* The sender cancels before the receiver has posted anything; the receiver posts its receive
- * only once MPI_Cancel has returned, then learns the outcome. */
-static int cancel_unmatched(size_t len, int sync, int use_test, int tag, int *ncancelled)
-{
-    int errs = 0, rc, outcome = -1;
-    char what[128];
-    snprintf(what, sizeof what, "unmatched %s of %zu bytes (%s)", sync ? "MPI_Issend" : "MPI_Isend",
-             len, use_test ? "MPI_Test" : "MPI_Wait");
-    char *buf = mtest_malloc(len ? len : 1);
-    MPI_Request req;
-    MPI_Status st;
-
-    if (mtest_rank == 0) {
-        mtest_fill_bytes(buf, len, tag);
-        rc = sync ? MPI_Issend(buf, (int)len, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req)
-                  : MPI_Isend(buf, (int)len, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req);
-        MTEST_CHECK_RC(errs, rc, "%s: send", what);
-        rc = MPI_Cancel(&req);
-        MTEST_CHECK_RC(errs, rc, "%s: MPI_Cancel", what);
-        MPI_Send(NULL, 0, MPI_BYTE, 1, NOTE_TAG, MPI_COMM_WORLD);
-        errs += complete(&req, &st, use_test, what);
-        MTEST_CHECK_INT(errs, MPI_REQUEST_NULL, req, "%s: request after completion", what);
-        outcome = cancelled_of(&st);
-        if (outcome != 0 && outcome != 1)
-            MTEST_FAIL(errs, "%s: MPI_Test_cancelled gave %d", what, outcome);
-        MPI_Send(&outcome, 1, MPI_INT, 1, NOTE_TAG, MPI_COMM_WORLD);
-        if (outcome == 1) {
-            /* The marker takes the cancelled message's place in the order on this tag. */
-            mtest_fill_bytes(buf, len, MARKER_SEED);
-            MPI_Send(buf, (int)len, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
+    int rank, errs = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char *buf = mtest_malloc(n > 4 ? n : 4);
+    if (rank == 0) {
+        MPI_Request req;
+        MPI_Status st;
+        mtest_fill_bytes(buf, n, 5);
+        if (mode == 0)
+            MPI_Isend(buf, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req);
+        else if (mode == 1)
+            MPI_Issend(buf, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req);
+        else {
+            MPI_Send_init(buf, n, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req);
+            MPI_Start(&req);
         }
-    } else {
-        MPI_Request rreq;
-        MPI_Status rst;
-        MPI_Recv(NULL, 0, MPI_BYTE, 0, NOTE_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        mtest_fill_guard(buf, len);
-        rc = MPI_Irecv(buf, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &rreq);
-        MTEST_CHECK_RC(errs, rc, "%s: MPI_Irecv", what);
-        MPI_Recv(&outcome, 1, MPI_INT, 0, NOTE_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (outcome == 1) {
-            /* Cancelled: our receive must not have matched it.  Cancel the receive; if it had
-             * matched, its cancel fails and it completes with the message. */
-            MPI_Cancel(&rreq);
-            rc = MPI_Wait(&rreq, &rst);
-            MTEST_CHECK_RC(errs, rc, "%s: MPI_Wait of the receive", what);
-            if (cancelled_of(&rst) != 1)
-                MTEST_FAIL(errs,
-                           "%s: the send was reported cancelled, but the receive "
-                           "posted after MPI_Cancel matched it",
-                           what);
-            else if (len && mtest_check_guard(buf, 0, len, what))
-                MTEST_FAIL(errs,
-                           "%s: the send was reported cancelled, but the buffer of the "
-                           "receive posted after MPI_Cancel was written",
-                           what);
-            /* A later receive on the tag gets the marker, not the cancelled message. */
-            rc = MPI_Recv(buf, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &rst);
-            MTEST_CHECK_RC(errs, rc, "%s: receive of the marker", what);
-            if (len && mtest_check_bytes(buf, len, MARKER_SEED, what))
-                MTEST_FAIL(errs,
-                           "%s: the send was reported cancelled, but a later receive "
-                           "got it instead of the marker sent after it",
-                           what);
-        } else {
-            /* Not cancelled: the send completed normally, so the message is received whole. */
-            rc = MPI_Wait(&rreq, &rst);
-            MTEST_CHECK_RC(errs, rc, "%s: MPI_Wait of the receive", what);
-            MTEST_CHECK_INT(errs, 0, cancelled_of(&rst), "%s: receive's MPI_Test_cancelled", what);
-            errs += mtest_check_status(&rst, 0, tag, MPI_BYTE, (int)len, what);
-            if (len && mtest_check_bytes(buf, len, tag, what))
-                MTEST_FAIL(errs, "%s: the send was not cancelled, but its data is wrong", what);
+        if (mode == 0 && n <= 64) {
+            /* Let the eager send complete locally first: a cancel must still reach it. */
+            int flag = 0;
+            for (int i = 0; i < 100 && !flag; i++)
+                MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE);
         }
+        MTEST_CHECK_RC(errs, MPI_Cancel(&req), "%s: MPI_Cancel", what);
+        MTEST_CHECK_RC(errs, MPI_Wait(&req, &st), "%s: MPI_Wait", what);
+        MTEST_CHECK_INT(errs, 1, cancelled_of(&st), "%s: MPI_Test_cancelled", what);
+        if (mode == 2)
+            MPI_Request_free(&req);
+        /* The marker may be a rendezvous: not waited for before "go". */
+        int marker = 4242;
+        MPI_Request mreq;
+        MPI_Isend(&marker, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, &mreq);
+        MPI_Send(NULL, 0, MPI_BYTE, 1, GO_TAG, MPI_COMM_WORLD);
+        MPI_Wait(&mreq, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Status st;
+        int count = -1;
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, GO_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(buf, n > 4 ? n : 4, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        MTEST_CHECK_INT(errs, 4, count, "%s: the message after the cancelled one", what);
+        MTEST_CHECK_INT(errs, 4242, *(int *)buf, "%s: the marker's value", what);
+        int flag = 1;
+        MPI_Iprobe(0, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        MTEST_CHECK_INT(errs, 0, flag, "%s: a cancelled message still waits", what);
     }
-    *ncancelled += outcome == 1;
-    /* Nothing of this case may be left over for the next one. */
-    int pending = 0;
-    MPI_Iprobe(mtest_rank == 0 ? 1 : 0, tag, MPI_COMM_WORLD, &pending, MPI_STATUS_IGNORE);
-    MTEST_CHECK_INT(errs, 0, pending, "%s: a message left on the tag", what);
     free(buf);
     return errs;
 }
 
-/* The receiver has the whole message before the sender cancels: the cancel must fail. */
-static int cancel_received(size_t len, int sync, int tag)
+/* A matched send cannot be cancelled: the receive is posted and has completed first. */
+static int cancel_matched(int n, const char *what)
 {
-    int errs = 0, rc;
-    char what[128];
-    snprintf(what, sizeof what, "received %s of %zu bytes", sync ? "MPI_Issend" : "MPI_Isend", len);
-    char *buf = mtest_malloc(len ? len : 1);
-    if (mtest_rank == 0) {
+    int rank, errs = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char *buf = mtest_malloc(n);
+    if (rank == 0) {
         MPI_Request req;
         MPI_Status st;
-        mtest_fill_bytes(buf, len, tag);
-        rc = sync ? MPI_Issend(buf, (int)len, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req)
-                  : MPI_Isend(buf, (int)len, MPI_BYTE, 1, tag, MPI_COMM_WORLD, &req);
-        MTEST_CHECK_RC(errs, rc, "%s: send", what);
-        MPI_Recv(NULL, 0, MPI_BYTE, 1, NOTE_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        rc = MPI_Cancel(&req);
-        MTEST_CHECK_RC(errs, rc, "%s: MPI_Cancel", what);
-        rc = MPI_Wait(&req, &st);
-        MTEST_CHECK_RC(errs, rc, "%s: MPI_Wait", what);
-        MTEST_CHECK_INT(errs, 0, cancelled_of(&st),
-                        "%s: MPI_Test_cancelled of a send already received", what);
-    } else {
-        MPI_Status rst;
-        rc = MPI_Recv(buf, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &rst);
-        MTEST_CHECK_RC(errs, rc, "%s: MPI_Recv", what);
-        errs += mtest_check_status(&rst, 0, tag, MPI_BYTE, (int)len, what);
-        if (len && mtest_check_bytes(buf, len, tag, what))
-            MTEST_FAIL(errs, "%s: data wrong", what);
-        MPI_Send(NULL, 0, MPI_BYTE, 0, NOTE_TAG, MPI_COMM_WORLD);
+        mtest_fill_bytes(buf, n, 9);
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, GO_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Issend(buf, n, MPI_BYTE, 1, 8, MPI_COMM_WORLD, &req);
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, GO_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* received */
+        MPI_Cancel(&req);
+        MPI_Wait(&req, &st);
+        MTEST_CHECK_INT(errs, 0, cancelled_of(&st), "%s: Test_cancelled of a matched send", what);
+    } else if (rank == 1) {
+        MPI_Request req;
+        MPI_Irecv(buf, n, MPI_BYTE, 0, 8, MPI_COMM_WORLD, &req);
+        MPI_Send(NULL, 0, MPI_BYTE, 0, GO_TAG, MPI_COMM_WORLD);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        errs += mtest_check_bytes(buf, n, 9, what);
+        MPI_Send(NULL, 0, MPI_BYTE, 0, GO_TAG, MPI_COMM_WORLD);
+    }
+    free(buf);
+    return errs;
+}
+
+/* MPI_Request_free of an active send: the message is still delivered. */
+static int free_active(int n)
+{
+    int rank, errs = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char *buf = mtest_malloc(n);
+    if (rank == 0) {
+        MPI_Request req;
+        mtest_fill_bytes(buf, n, 11);
+        MPI_Isend(buf, n, MPI_BYTE, 1, 9, MPI_COMM_WORLD, &req);
+        MTEST_CHECK_RC(errs, MPI_Request_free(&req), "MPI_Request_free of an active send");
+        MTEST_CHECK_INT(errs, (int)MPI_REQUEST_NULL, (int)req, "handle after Request_free");
+        /* The buffer may be reused once the receiver says it has the data. */
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, GO_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Recv(buf, n, MPI_BYTE, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        errs += mtest_check_bytes(buf, n, 11, "data of a freed send");
+        MPI_Send(NULL, 0, MPI_BYTE, 0, GO_TAG, MPI_COMM_WORLD);
     }
     free(buf);
     return errs;
@@ -157,27 +124,25 @@ static int cancel_received(size_t len, int sync, int tag)
 
 int main(int argc, char **argv)
 {
-    static const size_t sizes[] = {0, 8, 1000, 100000, 4u << 20};
-    int errs = 0, tag = 1, ncancelled = 0, nunmatched = 0;
+    int errs = 0, size;
     MTest_Init(&argc, &argv);
-    if (mtest_size < 2) {
-        if (mtest_rank == 0)
-            printf("cancel_send needs 2 processes\n");
-        return MTest_Finalize(1);
-    }
-    if (mtest_rank <= 1) {
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-            for (int sync = 0; sync <= 1; sync++) {
-                errs += cancel_unmatched(sizes[s], sync, 0, tag++, &ncancelled);
-                errs += cancel_unmatched(sizes[s], sync, 1, tag++, &ncancelled);
-                errs += cancel_received(sizes[s], sync, tag++);
-                nunmatched += 2;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size >= 2) {
+        const int sizes[] = {0, 8, 4000, BIG};
+        for (int i = 0; i < 4; i++)
+            for (int mode = 0; mode < 3; mode++) {
+                char what[64];
+                snprintf(what, sizeof(what), "%s of %d bytes",
+                         mode == 0   ? "Isend"
+                         : mode == 1 ? "Issend"
+                                     : "persistent send",
+                         sizes[i]);
+                errs += cancel_unmatched(sizes[i], mode, 100 + 3 * i + mode, what);
             }
-        }
-        /* Both answers are correct; which one this MPI gives is worth seeing. */
-        if (mtest_rank == 0)
-            printf("%d of %d sends cancelled before any receive was posted\n", ncancelled,
-                   nunmatched);
+        errs += cancel_matched(8, "matched Issend of 8 bytes");
+        errs += cancel_matched(BIG, "matched Issend of 1 MiB");
+        errs += free_active(8);
+        errs += free_active(BIG);
     }
     return MTest_Finalize(errs);
 }
