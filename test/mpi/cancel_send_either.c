@@ -68,7 +68,9 @@ static int cancel_unmatched(size_t len, int sync, int use_test, int tag, int *nc
             MTEST_FAIL(errs, "%s: MPI_Test_cancelled gave %d", what, outcome);
         MPI_Send(&outcome, 1, MPI_INT, 1, NOTE_TAG, MPI_COMM_WORLD);
         if (outcome == 1) {
-            /* The marker takes the cancelled message's place in the order on this tag. */
+            /* The marker takes the cancelled message's place in the order on this tag; it goes
+             * only once rank 1 has cancelled the receive it posted, which it must not match. */
+            MPI_Recv(NULL, 0, MPI_BYTE, 1, NOTE_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             mtest_fill_bytes(buf, len, MARKER_SEED);
             MPI_Send(buf, (int)len, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
         }
@@ -96,6 +98,8 @@ static int cancel_unmatched(size_t len, int sync, int use_test, int tag, int *nc
                            "%s: the send was reported cancelled, but the buffer of the "
                            "receive posted after MPI_Cancel was written",
                            what);
+            /* Our receive is out of the way: the marker may come. */
+            MPI_Send(NULL, 0, MPI_BYTE, 0, NOTE_TAG, MPI_COMM_WORLD);
             /* A later receive on the tag gets the marker, not the cancelled message. */
             rc = MPI_Recv(buf, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &rst);
             MTEST_CHECK_RC(errs, rc, "%s: receive of the marker", what);
