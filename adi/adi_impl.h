@@ -99,8 +99,7 @@ void MPIDI_handle_sync_ack(int peer, const void *hdr, size_t hdr_len, const void
 void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
 void MPIDI_handle_data(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
 void MPIDI_handle_fin(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
-void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data,
-                           size_t len);
+void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
 void MPIDI_handle_cancel_send(int peer, const void *hdr, size_t hdr_len, const void *data,
                               size_t len);
 void MPIDI_handle_cancel_resp(int peer, const void *hdr, size_t hdr_len, const void *data,
@@ -151,6 +150,16 @@ extern MPIDI_stats_t MPIDI_stats;
         (p)->stats->counter += (n);                                                                \
         MPIDI_stats.proto.counter += (n);                                                          \
     } while (0)
+/* An eager send of size bytes to peer p, for its method and in the sum. */
+static inline void MPIDI_count_eager(MPIDI_peer_t *p, size_t size)
+{
+    MPIDI_COUNT(p, eager_sent, 1);
+    MPIDI_COUNT(p, eager_bytes, size);
+    if (size > p->stats->eager_bytes_max)
+        p->stats->eager_bytes_max = size;
+    if (size > MPIDI_stats.proto.eager_bytes_max)
+        MPIDI_stats.proto.eager_bytes_max = size;
+}
 /* Registers the protocol counters of each started method (after MPIDI_methods_init). */
 int MPIDI_stats_register_methods(void);
 /* Registers the device's counters and opens FERRY_STATS_FILE (after PMI gave the rank). */

@@ -55,12 +55,7 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     sreq->send_seq = m.seq;
 
     if (size <= p->eager_limit) {
-        MPIDI_COUNT(p, eager_sent, 1);
-        MPIDI_COUNT(p, eager_bytes, size);
-        if (size > p->stats->eager_bytes_max)
-            p->stats->eager_bytes_max = size;
-        if (size > MPIDI_stats.proto.eager_bytes_max)
-            MPIDI_stats.proto.eager_bytes_max = size;
+        MPIDI_count_eager(p, size);
         if (sync)
             sreq->cc++; /* the SYNC_ACK */
         err = MPIDI_am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), sreq, 0, size);
