@@ -47,10 +47,17 @@ part launcher 600 bash test/launcher/run.sh _build/mpiexec _build/test/launcher/
 part shm-method 1200 env SHM_RUN_SLOW=$((1 - quick)) sh test/methods/shm_run.sh "$top/_build/shm-method"
 check install 300 test/install_check.sh "$inst"
 part errors 300 bash test/errors/run.sh "$inst"
+# The profiling interface from outside: an LD_PRELOAD tool and a statically linked one.
+part profiling 300 bash test/profiling/run.sh "$inst"
 part variables 300 test/variables/run.sh "$inst"
 # The MPI test list over our mpiexec: defaults, then the variants of test/variants.
 part mpi $vlimit "${mpi_env[@]}" TESTDIR="$top/_build/mpitests" VARIANTS_FILE=test/variants \
     test/mpi/runtests ${variants:-}
+# Messages beyond 2 GiB (MPI_Send_c ...): once, on shm, not under the variants.
+if [ "$quick" != 1 ]; then
+    part mpi-large 1200 "${mpi_env[@]}" TESTDIR="$top/_build/mpitests-large" \
+        test/mpi/runtests -list test/mpi/testlist.large
+fi
 # The same library under MPICH's Hydra (PMI over PMI_FD from another launcher).
 if command -v mpiexec.hydra >/dev/null; then
     part hydra 1200 "${mpi_env[@]}" MPIEXEC=mpiexec.hydra TESTDIR="$top/_build/mpitests" \
