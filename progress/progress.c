@@ -51,8 +51,10 @@ void MPID_Progress_wait(int (*done)(void *arg), void *arg)
             idle = 0;
             continue;
         }
-        if (++idle > spins_before_yield)
+        if (++idle > spins_before_yield) {
+            MPIDI_stats.progress_yields++;
             sched_yield();
+        }
     }
 }
 
