@@ -20,7 +20,6 @@ static const char why_nbc[] = "nonblocking collectives are not implemented (one 
                               "completion inside its start call could deadlock a correct program)";
 static const char why_part[] = "partitioned communication is not implemented";
 static const char why_sess[] = "the sessions model is not implemented (use MPI_Init)";
-static const char why_err[] = "user-defined error classes and codes are not implemented";
 
 /* ---- One-sided communication ---- */
 
@@ -783,21 +782,3 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 }
 
 /* ---- User error classes ---- */
-
-#pragma weak MPI_Add_error_class = PMPI_Add_error_class
-int PMPI_Add_error_class(int *errorclass)
-{
-    return refuse("MPI_Add_error_class", why_err);
-}
-
-#pragma weak MPI_Add_error_code = PMPI_Add_error_code
-int PMPI_Add_error_code(int errorclass, int *errorcode)
-{
-    return refuse("MPI_Add_error_code", why_err);
-}
-
-#pragma weak MPI_Add_error_string = PMPI_Add_error_string
-int PMPI_Add_error_string(int errorcode, const char *string)
-{
-    return refuse("MPI_Add_error_string", why_err);
-}
