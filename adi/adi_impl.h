@@ -33,6 +33,7 @@ typedef struct MPIDI_peer {
     uint16_t recv_seq;
     MPIDI_sendop_t *deferred_head, *deferred_tail;
     int failed_code; /* non-zero once the connection is lost */
+    int wild_code;   /* the error of a wildcard receive that this loss makes fail */
 } MPIDI_peer_t;
 
 extern MPIDI_peer_t *MPIDI_peers;
@@ -67,16 +68,32 @@ int MPIDI_deferred_progress(void);
 int MPIDI_deferred_pending(void);
 
 /* Matching engine (adi/recvq.c). */
+/* Takes the earliest posted receive that (context, comm rank src, tag) fits. */
 MPIR_Request *MPIDI_recvq_find_posted(int context_id, int src, int tag);
-void MPIDI_recvq_append_posted(MPIR_Request *rreq);
+/* Queues a receive; an MPI error if memory for its bin ran out. */
+int MPIDI_recvq_append_posted(MPIR_Request *rreq);
 int MPIDI_recvq_remove_posted(MPIR_Request *rreq);
 /* Finds the first unexpected message matching; remove != 0 takes it out. */
 MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remove);
-void MPIDI_recvq_append_unexp(MPIR_Request *ureq);
+int MPIDI_recvq_append_unexp(MPIR_Request *ureq);
 size_t MPIDI_recvq_unexp_bytes(void);
 size_t MPIDI_recvq_unexp_bytes_peak(void);
-void MPIDI_recvq_fail_peer(int peer, int mpi_errno);
+/* Fails the posted receives the lost peer could have satisfied: those naming
+ * it (mpi_errno) and wildcard ones on a communicator it belongs to (wild_errno). */
+void MPIDI_recvq_fail_peer(int peer, int mpi_errno, int wild_errno);
+/* The first of the lost world ranks that is a member of comm, or -1. */
+int MPIDI_recvq_comm_lost_peer(const MPIR_Comm *comm, const int *lost, int nlost);
+void MPIDI_recvq_finalize(void);
 void MPIDI_requests_fail_peer(int peer, int mpi_errno);
+/* World ranks whose connection is lost, in the order they were lost (adi/am.c). */
+extern int *MPIDI_lost_peers;
+extern int MPIDI_nlost;
+/* The error a wildcard receive on comm gets because a member is lost, or 0. */
+int MPIDI_wildcard_lost_code(const MPIR_Comm *comm);
+/* Fails the pending work of peers lost since the last call (the end of
+ * every progress call: never from inside a call into a method). */
+void MPIDI_lost_peers_fail(void);
+int MPIDI_lost_peers_pending(void);
 
 /* Protocols (adi/send.c, adi/recv.c, adi/rndv.c). */
 void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,

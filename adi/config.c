@@ -42,8 +42,11 @@ static cfg_var_t vars[] = {
     {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,
      "bytes per shm cell, header included (the shm eager limit follows it)"},
     {"FERRY_SHM_NUM_CELLS", CFG_INT, "64", 4, 65536, NULL, "shm cells each rank owns"},
+    {"FERRY_SHM_LIVENESS_MS", CFG_INT, "200", 0, 60000, NULL,
+     "ms between checks that the ranks of this node are alive (0: never)"},
     {"FERRY_TCP_IF", CFG_STR, "", 0, 0, NULL,
-     "interfaces or CIDRs whose addresses tcp uses (empty: all but loopback, + loopback on a node)"},
+     "interfaces or CIDRs whose addresses tcp uses (empty: all but loopback, + loopback on a "
+     "node)"},
     {"FERRY_TCP_PORT_MIN", CFG_INT, "0", 0, 65535, NULL,
      "lowest port the tcp listener may take (0: any free port)"},
     {"FERRY_TCP_PORT_MAX", CFG_INT, "0", 0, 65535, NULL,
@@ -58,6 +61,9 @@ static cfg_var_t vars[] = {
      "milliseconds one tcp connect() may take before the next address is tried"},
     {"FERRY_TCP_CONNECT_RETRIES", CFG_INT, "4", 0, 1000, NULL,
      "rounds over a peer's addresses after the first before tcp reports it unreachable"},
+    {"FERRY_TCP_KEEPALIVE", CFG_INT, "30", 0, 86400, NULL,
+     "seconds after which a tcp peer that answers nothing (not even keepalives) is lost (0: "
+     "never)"},
 };
 
 #define NVARS (sizeof(vars) / sizeof(vars[0]))

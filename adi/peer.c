@@ -62,8 +62,12 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
         a->ops = ops;
         a->caps.size = sizeof(a->caps);
         int err = ops->init(job, &a->caps);
-        if (err)
+        if (err) {
+            /* A method cleans up its own failed init; the ones before it
+             * are finalized here. */
+            MPIDI_methods_finalize();
             return err;
+        }
         order[MPIDI_nactive] = *list ? pos : -a->caps.exclusivity;
         MPIDI_nactive++;
     }
@@ -79,8 +83,12 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
         }
     }
     MPIDI_peers = calloc(job->size, sizeof(*MPIDI_peers));
-    if (!MPIDI_peers)
+    MPIDI_lost_peers = malloc(sizeof(int) * (size_t)job->size);
+    MPIDI_nlost = 0;
+    if (!MPIDI_peers || !MPIDI_lost_peers) {
+        MPIDI_methods_finalize();
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for %d peers", job->size);
+    }
     return MPI_SUCCESS;
 }
 
@@ -124,6 +132,9 @@ int MPIDI_methods_finalize(void)
     MPIDI_nactive = 0;
     free(MPIDI_peers);
     MPIDI_peers = NULL;
+    free(MPIDI_lost_peers);
+    MPIDI_lost_peers = NULL;
+    MPIDI_nlost = 0;
     return ret;
 }
 

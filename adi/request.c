@@ -47,6 +47,7 @@ MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
     r->cc = 1;
     r->ref = 2; /* the user's handle and the device's work */
     r->status.MPI_ERROR = MPI_SUCCESS;
+    r->peer = -1; /* no partner yet: a lost peer must not fail it */
     r->cb_send.fn = MPIDI_send_payload_done;
     r->cb_send.req = r;
     r->cb_rdma.req = r;

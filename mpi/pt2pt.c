@@ -131,12 +131,14 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     if (err)
         return MPIR_Err_return(c, "MPI_Iprobe", err);
     MPI_Status st;
-    MPID_Iprobe(source, tag, c, 0, flag, &st);
-    if (!*flag) {
+    err = MPID_Iprobe(source, tag, c, 0, flag, &st);
+    if (!*flag && !err) {
         /* Nothing yet: let the agent look once, as a polling loop expects. */
         MPID_Progress_test();
-        MPID_Iprobe(source, tag, c, 0, flag, &st);
+        err = MPID_Iprobe(source, tag, c, 0, flag, &st);
     }
+    if (err)
+        return MPIR_Err_return(c, "MPI_Iprobe", err);
     if (*flag && status != MPI_STATUS_IGNORE) {
         st.MPI_ERROR = status->MPI_ERROR;
         st.cancelled_ = 0;
@@ -146,7 +148,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 }
 
 typedef struct {
-    int source, tag, flag;
+    int source, tag, flag, err;
     MPIR_Comm *comm;
     MPI_Status st;
 } probe_arg_t;
@@ -154,8 +156,8 @@ typedef struct {
 static int probe_found(void *arg)
 {
     probe_arg_t *p = arg;
-    MPID_Iprobe(p->source, p->tag, p->comm, 0, &p->flag, &p->st);
-    return p->flag;
+    p->err = MPID_Iprobe(p->source, p->tag, p->comm, 0, &p->flag, &p->st);
+    return p->flag || p->err;
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
@@ -169,6 +171,8 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         return MPIR_Err_return(c, "MPI_Probe", err);
     probe_arg_t p = {.source = source, .tag = tag, .comm = c};
     MPID_Progress_wait(probe_found, &p);
+    if (p.err)
+        return MPIR_Err_return(c, "MPI_Probe", p.err);
     if (status != MPI_STATUS_IGNORE) {
         p.st.MPI_ERROR = status->MPI_ERROR;
         p.st.cancelled_ = 0;

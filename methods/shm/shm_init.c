@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpi.h"
@@ -49,10 +50,9 @@ static int read_config(void)
     return MPI_SUCCESS;
 }
 
-/* shm_open names start with '/' and contain no other '/'.  The cell
- * geometry is part of the name: a rank started with different tunables then
- * maps a different segment (which post_init reports) instead of resizing and
- * corrupting the shared one under its peers. */
+/* shm_open names start with '/' and contain no other '/'.  One name per job
+ * and node; a rank started with other tunables than local rank 0 finds the
+ * segment of another size and says so (only rank 0 ever sizes it). */
 static int make_name(const MPIDI_job_t *job)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
@@ -69,8 +69,7 @@ static int make_name(const MPIDI_job_t *job)
     if (job->kvsname[i] != '\0')
         return MPIDU_err_create(MPI_ERR_OTHER, "shm: kvsname '%s' is longer than %zu characters",
                                 job->kvsname, sizeof(kvs) - 1);
-    snprintf(st->name, sizeof(st->name), "/ferry-shm-%s-n%d-%zux%zu", kvs, job->node_id,
-             st->cell_size, st->num_cells);
+    snprintf(st->name, sizeof(st->name), "/ferry-shm-%s-n%d", kvs, job->node_id);
     return MPI_SUCCESS;
 }
 
@@ -155,6 +154,7 @@ static void init_own_region(void)
     ctrl->cell_size = st->cell_size;
     ctrl->num_cells = st->num_cells;
     ctrl->nlocal = (uint64_t)st->nlocal;
+    atomic_store_explicit(&ctrl->finalized, 0, memory_order_relaxed);
     MPIDI_SHM_queue_init(&ctrl->recvq);
     MPIDI_SHM_queue_init(&ctrl->freeq);
     memset(region + st->fbox_off, 0, (size_t)st->nlocal * MPIDI_SHM_FBOX_SIZE);
@@ -172,50 +172,102 @@ static void init_own_region(void)
     atomic_store_explicit(&ctrl->magic, MPIDI_SHM_MAGIC, memory_order_release);
 }
 
+/* Local rank 0 creates the segment (O_EXCL: never one that exists, whoever
+ * made it); the others open it, waiting until it exists with its full size.
+ * So once any rank has removed the name (every failure path does, and
+ * post_init after the barrier), nobody can create it again: a start-up that
+ * fails halfway leaves nothing in /dev/shm, even when the launcher kills the
+ * other ranks before they get to their own clean-up.  Owner and mode are
+ * checked, so an object another user planted under the (predictable) name
+ * is refused, never mapped. */
+static int open_segment(int *fd_p)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    struct stat sb;
+    int fd;
+
+    if (st->me == 0) {
+        fd = shm_open(st->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0)
+            return MPIDU_err_create(MPI_ERR_OTHER, "shm_open(%s) on rank %d: %s (errno %d)%s",
+                                    st->name, world_rank, strerror(errno), errno,
+                                    errno == EEXIST ? ": a segment of that name exists already "
+                                                      "(left by a crashed job, or made by "
+                                                      "someone else); remove it"
+                                                    : "");
+        st->created = st->opened = 1;
+        if (ftruncate(fd, (off_t)st->seg_size) < 0) {
+            int err = errno;
+            close(fd);
+            return MPIDU_err_create(MPI_ERR_OTHER, "ftruncate(%s, %zu) on rank %d: %s (errno %d)",
+                                    st->name, st->seg_size, world_rank, strerror(err), err);
+        }
+        *fd_p = fd;
+        return MPI_SUCCESS;
+    }
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        fd = shm_open(st->name, O_RDWR, 0);
+        if (fd >= 0) {
+            if (fstat(fd, &sb) < 0) {
+                int err = errno;
+                close(fd);
+                return MPIDU_err_create(MPI_ERR_OTHER, "fstat(%s) on rank %d: %s (errno %d)",
+                                        st->name, world_rank, strerror(err), err);
+            }
+            if (sb.st_uid != geteuid() || (sb.st_mode & 077) != 0) {
+                close(fd);
+                return MPIDU_err_create(MPI_ERR_OTHER,
+                                        "shm segment %s on rank %d belongs to uid %u with mode "
+                                        "%03o, not to us (uid %u) with mode 600: refused",
+                                        st->name, world_rank, (unsigned)sb.st_uid,
+                                        (unsigned)(sb.st_mode & 0777), (unsigned)geteuid());
+            }
+            st->opened = 1; /* ours: a failure from here on removes the name */
+            if ((size_t)sb.st_size == st->seg_size) {
+                *fd_p = fd;
+                return MPI_SUCCESS;
+            }
+            close(fd);
+            if (sb.st_size != 0)
+                return MPIDU_err_create(MPI_ERR_OTHER,
+                                        "shm segment %s has %lld bytes, rank %d needs %zu: "
+                                        "local rank 0 (world rank %d) has other "
+                                        "FERRY_SHM_CELL_SIZE or FERRY_SHM_NUM_CELLS",
+                                        st->name, (long long)sb.st_size, world_rank, st->seg_size,
+                                        st->local_ranks[0]);
+            /* created, not yet sized: wait */
+        } else if (errno != ENOENT) {
+            return MPIDU_err_create(MPI_ERR_OTHER, "shm_open(%s) on rank %d: %s (errno %d)",
+                                    st->name, world_rank, strerror(errno), errno);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >=
+            MPIDI_SHM_ATTACH_WAIT_MS)
+            return MPIDU_err_create(MPI_ERR_OTHER,
+                                    "shm: rank %d waited %d s for local rank 0 (world rank %d) "
+                                    "to create %s",
+                                    world_rank, MPIDI_SHM_ATTACH_WAIT_MS / 1000, st->local_ranks[0],
+                                    st->name);
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
 static int map_segment(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    int mpi_errno = MPI_SUCCESS;
-    struct stat sb;
-
-    /* Every local rank opens with O_CREAT: whoever comes first creates it,
-     * no leader election, no race on who initialises what. */
-    int fd = shm_open(st->name, O_CREAT | O_RDWR, 0600);
-    if (fd < 0)
-        return MPIDU_err_create(MPI_ERR_OTHER, "shm_open(%s) on rank %d: %s (errno %d)", st->name,
-                                world_rank, strerror(errno), errno);
-
-    /* Only grow: every rank computes the same size (the geometry is in the
-     * name), so an existing object of another size is a stale leftover. */
-    if (fstat(fd, &sb) < 0) {
-        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "fstat(%s) on rank %d: %s (errno %d)", st->name,
-                                     world_rank, strerror(errno), errno);
-        goto close_fd;
-    }
-    if ((size_t)sb.st_size != st->seg_size) {
-        if ((size_t)sb.st_size > st->seg_size) {
-            mpi_errno = MPIDU_err_create(MPI_ERR_OTHER,
-                                         "shm segment %s has %lld bytes, expected %zu (stale?)",
-                                         st->name, (long long)sb.st_size, st->seg_size);
-            goto close_fd;
-        }
-        if (ftruncate(fd, (off_t)st->seg_size) < 0) {
-            mpi_errno =
-                MPIDU_err_create(MPI_ERR_OTHER, "ftruncate(%s, %zu) on rank %d: %s (errno %d)",
-                                 st->name, st->seg_size, world_rank, strerror(errno), errno);
-            goto close_fd;
-        }
-    }
-
+    int fd = -1;
+    int mpi_errno = open_segment(&fd);
+    if (mpi_errno)
+        return mpi_errno;
     void *p = mmap(NULL, st->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
+    if (p == MAP_FAILED)
         mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "mmap(%s, %zu) on rank %d: %s (errno %d)",
                                      st->name, st->seg_size, world_rank, strerror(errno), errno);
-        goto close_fd;
-    }
-    st->base = p;
-
-close_fd:
+    else
+        st->base = p;
     close(fd); /* the mapping keeps the object alive */
     return mpi_errno;
 }
@@ -284,8 +336,9 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
 unmap_segment:
     munmap(st->base, st->seg_size);
 unlink_segment:
-    /* Whoever fails removes the name, so no file outlives a failed start. */
-    if (shm_unlink(st->name) < 0 && errno != ENOENT)
+    /* Whoever fails removes the name, so no file outlives a failed start
+     * (unless it is another's: refused above, or never made). */
+    if (st->opened && shm_unlink(st->name) < 0 && errno != ENOENT)
         fprintf(stderr, "shm_unlink(%s): %s (errno %d)\n", st->name, strerror(errno), errno);
 free_state:
     free_private();
@@ -328,6 +381,7 @@ int MPIDI_SHM_post_init(void)
                                     world_rank, st->num_cells, st->cell_size, st->nlocal);
         st->pids[i] = (pid_t)c->pid;
     }
+    MPIDI_SHM_liveness_init();
     return MPI_SUCCESS;
 }
 
@@ -336,10 +390,14 @@ int MPIDI_SHM_finalize(void)
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
 
     if (st->base != NULL) {
+        /* Release: peers that see us gone and then this flag (acquire) know
+         * we exited in order, after everything we did in the segment. */
+        atomic_store_explicit(&MPIDI_SHM_ctrl(st->me)->finalized, 1, memory_order_release);
         if (!st->unlinked && shm_unlink(st->name) < 0 && errno != ENOENT)
             fprintf(stderr, "shm_unlink(%s): %s (errno %d)\n", st->name, strerror(errno), errno);
         munmap(st->base, st->seg_size);
     }
+    MPIDI_SHM_liveness_finalize();
     free_private();
     return MPI_SUCCESS;
 }

@@ -34,6 +34,25 @@ int MPIDI_TCP_set_sockopts(int fd)
         return errno;
     if (st->rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &st->rcvbuf, sizeof(int)) != 0)
         return errno;
+    /* A host that vanishes (power, cable, a crashed kernel) closes nothing:
+     * without probes an idle connection would wait for it forever.  The
+     * kernel probes after a third of FERRY_TCP_KEEPALIVE idle seconds, four
+     * times a sixth apart, and drops the connection unanswered: the peer is
+     * failed about FERRY_TCP_KEEPALIVE seconds after it went silent.
+     * TCP_USER_TIMEOUT gives data in flight the same bound (keepalive
+     * probes are only sent on an idle connection). */
+    if (st->keepalive_s > 0) {
+        int idle = st->keepalive_s / 3 > 0 ? st->keepalive_s / 3 : 1;
+        int intvl = st->keepalive_s / 6 > 0 ? st->keepalive_s / 6 : 1;
+        int cnt = 4;
+        unsigned user_ms = (unsigned)st->keepalive_s * 1000u;
+        if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)) != 0 ||
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)) != 0 ||
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl)) != 0 ||
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt)) != 0 ||
+            setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms)) != 0)
+            return errno;
+    }
     return 0;
 }
 
@@ -138,7 +157,7 @@ static void peer_closed(int peer)
 
 /* ---- connecting ---- */
 
-static void start_attempt(int peer);
+static int start_attempt(int peer, int first);
 static void on_connected(MPIDI_TCP_sock_t *s);
 
 static void make_hello(MPIDI_TCP_hello_t *h, int kind, int to)
@@ -218,13 +237,21 @@ static void attempt_failed(int peer, const char *fmt, ...)
         MPIDI_TCP_sock_close(p->out);
     p->out = NULL;
     p->addr_idx++;
-    start_attempt(peer);
+    start_attempt(peer, 0);
+}
+
+static int out_of_resources(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
 }
 
 /* Tries the peer's addresses from addr_idx on; when all of them failed,
  * waits and starts another round, up to FERRY_TCP_CONNECT_RETRIES more,
- * then fails the peer with the last reason. */
-static void start_attempt(int peer)
+ * then fails the peer with the last reason.  No socket for the very first
+ * attempt (out of descriptors or memory) is returned as an errno, for the
+ * operation that asked for the connection; later, it is one more failed
+ * attempt, retried after a pause (descriptors may be freed meanwhile). */
+static int start_attempt(int peer, int first)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
     MPIDI_TCP_peer_t *p = &st->peers[peer];
@@ -237,9 +264,12 @@ static void start_attempt(int peer)
         if (err) {
             if (fd >= 0)
                 close(fd);
-            MPIDI_TCP_peer_fail(peer, "tcp: rank %d: socket for rank %d: %s (errno %d)", st->rank,
-                                peer, strerror(err), err);
-            return;
+            if (first && out_of_resources(err))
+                return err;
+            snprintf(p->last_err, sizeof(p->last_err), "socket for %s: %s (errno %d)",
+                     MPIDI_TCP_addr_str(a, addr, sizeof(addr)), strerror(err), err);
+            p->addr_idx++;
+            continue;
         }
         int rc;
         do {
@@ -260,11 +290,13 @@ static void start_attempt(int peer)
                                  peer, &p->out);
         if (err) {
             close(fd);
-            MPIDI_TCP_peer_fail(peer,
-                                "tcp: rank %d: adding the socket for rank %d to epoll: %s "
-                                "(errno %d)",
-                                st->rank, peer, strerror(err), err);
-            return;
+            p->out = NULL;
+            if (first && out_of_resources(err))
+                return err;
+            snprintf(p->last_err, sizeof(p->last_err), "adding a socket to epoll: %s (errno %d)",
+                     strerror(err), err);
+            p->addr_idx++;
+            continue;
         }
         p->deadline = MPIDI_TCP_now_ms() + st->connect_timeout_ms;
         if (rc == 0) {
@@ -274,7 +306,7 @@ static void start_attempt(int peer)
             if ((err = hs_write(p->out)))
                 attempt_failed(peer, "sending HELLO: %s (errno %d)", strerror(err), err);
         }
-        return;
+        return 0;
     }
     /* Every address failed in this round. */
     p->round++;
@@ -285,12 +317,13 @@ static void start_attempt(int peer)
                             st->rank, peer, p->round, p->round == 1 ? "" : "s", p->naddrs,
                             p->naddrs == 1 ? "" : "es",
                             p->naddrs ? p->last_err : "no usable address in its business card");
-        return;
+        return 0;
     }
     /* Back off 100 ms, 200 ms, ... up to 1.6 s between rounds. */
     int shift = p->round - 1 < 4 ? p->round - 1 : 4;
     p->retry_at = MPIDI_TCP_now_ms() + (100LL << shift);
     p->addr_idx = 0;
+    return 0;
 }
 
 /* Lazy: the core calls this when it binds the peer, at its first message;
@@ -312,7 +345,17 @@ int MPIDI_TCP_connect(int peer, const char *card)
     p->addr_idx = 0;
     p->round = 0;
     p->retry_at = 0;
-    start_attempt(peer);
+    int err = start_attempt(peer, 1);
+    if (err) {
+        /* Nothing started: the peer stays unconnected, and the operation
+         * that asked gets the error; a later one tries again. */
+        p->state = MPIDI_TCP_PEER_NONE;
+        st->nconnecting--;
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "tcp: rank %d cannot open a socket to connect to rank %d: %s "
+                                "(errno %d)",
+                                st->rank, peer, strerror(err), err);
+    }
     return MPI_SUCCESS;
 }
 
@@ -335,7 +378,7 @@ void MPIDI_TCP_conn_timers(void)
                                st->connect_timeout_ms);
         } else if (!p->out && p->retry_at && now >= p->retry_at) {
             p->retry_at = 0;
-            start_attempt(i);
+            start_attempt(i, 0);
         }
     }
 }
@@ -497,6 +540,35 @@ static void on_hello(MPIDI_TCP_sock_t *s)
     peer_up(from, s);
 }
 
+/* Out of descriptors (or memory), accept fails while the connection waits
+ * in the backlog, and a level-triggered listener would be reported again at
+ * once, forever: stop listening for a while instead, 100 ms at first, twice
+ * as long each time it happens again, at most 1.6 s.  The connector's side
+ * is established in the backlog meanwhile; it gets its answer later. */
+static void accept_backoff(int err)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    st->accept_pause_ms = st->accept_pause_ms ? st->accept_pause_ms * 2 : 100;
+    if (st->accept_pause_ms > 1600)
+        st->accept_pause_ms = 1600;
+    st->accept_resume_at = MPIDI_TCP_now_ms() + st->accept_pause_ms;
+    struct epoll_event ev = {.events = 0, .data.ptr = st->listener};
+    epoll_ctl(st->epfd, EPOLL_CTL_MOD, st->listener->fd, &ev);
+    if (verbose())
+        fprintf(stderr, "ferry: rank %d: tcp accept: %s (errno %d); not accepting for %ld ms\n",
+                st->rank, strerror(err), err, st->accept_pause_ms);
+}
+
+void MPIDI_TCP_accept_timer(void)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    if (!st->accept_resume_at || MPIDI_TCP_now_ms() < st->accept_resume_at)
+        return;
+    st->accept_resume_at = 0;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = st->listener};
+    epoll_ctl(st->epfd, EPOLL_CTL_MOD, st->listener->fd, &ev);
+}
+
 void MPIDI_TCP_accept(void)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
@@ -505,11 +577,14 @@ void MPIDI_TCP_accept(void)
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK && verbose())
+            if (out_of_resources(errno))
+                accept_backoff(errno);
+            else if (errno != EAGAIN && errno != EWOULDBLOCK && verbose())
                 fprintf(stderr, "ferry: rank %d: tcp accept: %s (errno %d)\n", st->rank,
                         strerror(errno), errno);
             return;
         }
+        st->accept_pause_ms = 0;
         MPIDI_TCP_sock_t *s;
         if (MPIDI_TCP_set_sockopts(fd) != 0 ||
             MPIDI_TCP_sock_add(fd, MPIDI_TCP_SOCK_WAIT_HELLO, -1, &s))

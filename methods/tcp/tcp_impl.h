@@ -214,12 +214,15 @@ typedef struct MPIDI_TCP_state {
     int in_progress;         /* re-entrancy guard */
     unsigned idle_polls;     /* progress calls while only listening (they poll 1 in 64) */
     int finalizing;          /* EOF after our BYE is expected, not a failure */
+    long accept_pause_ms;    /* accept ran out of descriptors: current pause, 0 if none */
+    long long accept_resume_at; /* ms: when to listen again; 0 if listening */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
     size_t eager_limit;
     int sndbuf, rcvbuf;
     long connect_timeout_ms;
     int connect_retries;
+    int keepalive_s; /* a silent peer is failed after about this long; 0: never */
 
     /* This host's addresses and netmasks, to prefer peers' addresses on a
      * shared subnet. */
@@ -253,6 +256,8 @@ int MPIDI_TCP_sock_add(int fd, MPIDI_TCP_sock_state_t state, int peer, MPIDI_TCP
 void MPIDI_TCP_sock_close(MPIDI_TCP_sock_t *s);
 void MPIDI_TCP_sock_want_out(MPIDI_TCP_sock_t *s, int on);
 void MPIDI_TCP_accept(void);
+/* Listens again once an accept pause (out of descriptors) is over. */
+void MPIDI_TCP_accept_timer(void);
 void MPIDI_TCP_sock_event(MPIDI_TCP_sock_t *s, unsigned events);
 void MPIDI_TCP_conn_timers(void);
 /* EOF on the connection of peer: an orderly close or a failure. */

@@ -34,7 +34,8 @@ static uint64_t job_hash(const char *s)
  *   FERRY_TCP_EAGER_LIMIT      default eager limit of tcp peers
  *   FERRY_TCP_SNDBUF/_RCVBUF   SO_SNDBUF/SO_RCVBUF, 0 keeps the kernel's autotuning
  *   FERRY_TCP_CONNECT_TIMEOUT  ms one TCP connect may take
- *   FERRY_TCP_CONNECT_RETRIES  rounds over a peer's addresses after the first */
+ *   FERRY_TCP_CONNECT_RETRIES  rounds over a peer's addresses after the first
+ *   FERRY_TCP_KEEPALIVE        seconds of silence after which a peer is failed (0: never) */
 static void read_config(void)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
@@ -45,6 +46,7 @@ static void read_config(void)
     st->rcvbuf = (int)MPIDU_config_int("FERRY_TCP_RCVBUF");
     st->connect_timeout_ms = MPIDU_config_int("FERRY_TCP_CONNECT_TIMEOUT");
     st->connect_retries = (int)MPIDU_config_int("FERRY_TCP_CONNECT_RETRIES");
+    st->keepalive_s = (int)MPIDU_config_int("FERRY_TCP_KEEPALIVE");
 }
 
 /* Binds to the wildcard address (IPv6 dual stack when the kernel has IPv6,

@@ -42,6 +42,8 @@ int MPIDI_TCP_progress(int *made_progress_p)
 
     if (st->nconnecting > 0)
         MPIDI_TCP_conn_timers();
+    if (st->accept_resume_at)
+        MPIDI_TCP_accept_timer();
     int n;
     do {
         n = epoll_wait(st->epfd, evs, MPIDI_TCP_EVENTS, 0);

@@ -189,6 +189,8 @@ long MPIDU_config_int(const char *name)
         def = 64;
     else if (strcmp(name, "FERRY_SHM_CMA") == 0)
         def = 1;
+    else if (strcmp(name, "FERRY_SHM_LIVENESS_MS") == 0)
+        def = 200;
     else {
         fprintf(stderr, "unknown config variable %s\n", name);
         abort();
@@ -559,9 +561,21 @@ static int rank_main(void)
         setenv("FERRY_SHM_NUM_CELLS", "32", 1);
 
     memset(&caps, 0, sizeof(caps));
-    quiet_errors = expect_init_error;
+    int mismatched = geometry_mismatch && me == nprocs - 1;
+    quiet_errors = expect_init_error || mismatched;
     int rc = MPIDI_shm_ops.init(&job, &caps);
     quiet_errors = 0;
+    if (mismatched) {
+        /* Only local rank 0 sizes the segment: another geometry finds it of
+         * the wrong size, fails, and removes the name. */
+        if (rc == MPI_SUCCESS || !strstr(last_error, "FERRY_SHM_NUM_CELLS"))
+            FAIL("init with another geometry returned %d (%s), expected a size error", rc,
+                 last_error);
+        barrier();
+        barrier();
+        barrier();
+        goto free_job;
+    }
     if (expect_init_error) {
         if (rc == MPI_SUCCESS || rc == MPIDI_AGAIN)
             FAIL("init returned %d, expected an error", rc);
@@ -602,18 +616,18 @@ static int rank_main(void)
     }
 
     barrier(); /* stands in for the core's PMI barrier */
-    /* Proves the leftover check below can see our segments at all (two when
-     * one rank uses another geometry). */
-    if (me == 0 && leftovers_quiet() != 1 + geometry_mismatch)
+    /* Proves the leftover check below can see our segment at all (none when
+     * a rank with another geometry has failed and removed the name). */
+    if (me == 0 && leftovers_quiet() != 1 - geometry_mismatch)
         FAIL("before post_init, /dev/shm holds %d segments named after %s, expected %d",
-             leftovers_quiet(), kvsname, 1 + geometry_mismatch);
+             leftovers_quiet(), kvsname, 1 - geometry_mismatch);
     barrier();
     quiet_errors = geometry_mismatch;
     rc = MPIDI_shm_ops.post_init();
     quiet_errors = 0;
     if (geometry_mismatch) {
         if (rc == MPI_SUCCESS)
-            FAIL("post_init succeeded although rank %d used another cell count", nprocs - 1);
+            FAIL("post_init succeeded although rank %d failed its init", nprocs - 1);
         barrier();
         MPIDI_shm_ops.finalize();
         goto free_job;
