@@ -122,6 +122,11 @@ void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int
 /* Reports an unrecoverable device error and kills the job. */
 void MPIDI_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/* The job's secret (adi/job_key.c): obtained (or drawn by rank 0 and put)
+ * at start-up, before the first barrier; wiped at finalize. */
+int MPIDI_job_key_init(void);
+void MPIDI_job_key_finalize(void);
+
 /* Statistics printed at finalize with FERRY_VERBOSE.  Sends are counted by
  * the sender; the rendezvous mode by the receiver, which chooses it. */
 typedef struct MPIDI_stats {

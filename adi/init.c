@@ -94,6 +94,10 @@ int MPID_Init(void)
 
     MPIDI_job_t job = {.rank = w->rank, .size = w->size, .kvsname = w->kvsname,
                        .hostname = w->hostname};
+    /* Before the first barrier: under another process manager rank 0 puts
+     * the secret it draws, and the others read it after a barrier. */
+    if ((err = MPIDI_job_key_init()))
+        return err;
     if ((err = build_node_map(&job)))
         goto fn_fail;
     /* From here a failure finalizes the methods started (methods_init does
@@ -139,6 +143,7 @@ int MPID_Finalize(void)
                 MPIDI_stats.deferred, MPIDI_stats.unexpected, MPIDI_recvq_unexp_bytes_peak());
     int err = MPIDI_methods_finalize();
     MPIDI_recvq_finalize();
+    MPIDI_job_key_finalize();
     MPIR_Comm_finalize_all();
     free(node_of);
     free(local_ranks);

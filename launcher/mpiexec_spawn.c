@@ -218,7 +218,8 @@ static char **remote_argv(int rank, const opts_t *o)
     words_add(&cmd, "-u");
     words_add(&cmd, "PMI_SIZE");
     words_add(&cmd, "PMI_PORT=%s", job.pmi_port);
-    words_add(&cmd, "PMI_ID=%d", rank);
+    /* The token proves to our PMI_PORT that the connection is this rank's. */
+    words_add(&cmd, "PMI_ID=%d:%s", rank, job.ranks[rank].token);
     words_add(&cmd, "PMI_SPAWNED=0");
     words_add(&cmd, "MPI_LOCALRANKID=%d", job.local_index[rank]);
     words_add(&cmd, "MPI_LOCALNRANKS=%d", node_nranks(rank));

@@ -116,6 +116,18 @@ void MPIDU_peer_failed(int peer, int mpi_errno, const char *msg);
 /* Builds an MPI error code of class errclass whose MPI_Error_string is the
  * formatted message; the function that first detects an error calls it. */
 int MPIDU_err_create(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message of an error code (as MPI_Error_string gives it). */
+const char *MPIDU_err_string(int code);
+
+/* Where the job's secret came from (doc/security.md). */
+typedef enum {
+    MPIDI_JOB_KEY_LAUNCHER, /* our mpiexec, over each rank's own PMI connection */
+    MPIDI_JOB_KEY_KVS,      /* drawn by rank 0 and put in another process manager's KVS */
+} MPIDI_job_key_source_t;
+/* The job's secret (at least 128 random bits, the same on every rank), for
+ * proving that a connection comes from a rank of this job; source_p may be
+ * NULL.  Valid after init; the first call may make a PMI round trip. */
+int MPIDU_job_key(const unsigned char **key_p, size_t *len_p, MPIDI_job_key_source_t *source_p);
 
 /* Configuration values (adi/config.c) a method may read. */
 long MPIDU_config_int(const char *name);

@@ -43,7 +43,7 @@ run() {
 no_errors() { [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; }
 details() { echo "rc=$rc ${secs}s stdout='$(show "$OUT")' stderr='$(show "$ERR")'"; }
 
-for prog in peer_lost fd_exhaust hello; do
+for prog in peer_lost fd_exhaust hello tcp_victim linger; do
     src=$here/$prog.c
     [ $prog = hello ] && src=$here/../errors/hello.c
     # MPICC may carry flags (e.g. sanitizers): split it into words.
@@ -53,6 +53,23 @@ for prog in peer_lost fd_exhaust hello; do
         exit 1
     fi
 done
+# The attacker's tool is no MPI program: plain cc, with the HMAC code to compute MACs.
+if ! ${CC:-cc} -O2 -Wall -I"$here/../../adi" -o "$TMP/stranger" "$here/stranger.c" \
+    "$here/../../adi/hmac.c" >"$TMP/build.log" 2>&1; then
+    fail build_stranger "$(show "$TMP/build.log")"
+    echo "$passed passed, $failed failed, $skipped skipped"
+    exit 1
+fi
+STRANGER=$TMP/stranger
+# wait_for FILE SECONDS: until FILE exists (and is not empty).
+wait_for() {
+    local i
+    for ((i = 0; i < $2 * 20; i++)); do
+        [ -s "$1" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
 
 # ---- a failed start-up leaves no shared memory behind ----
 # mpiexec runs in the background, not under `timeout` (MPIEXEC_TIMEOUT bounds it), so $! is
@@ -145,6 +162,173 @@ if no_errors && [ "$pauses" -ge 1 ] && [ "$pauses" -le 8 ]; then
     pass fd_exhaust_accept
 else
     fail fd_exhaust_accept "$pauses pauses; $(details)"
+fi
+
+# ---- a stranger on the network against tcp (doc/security.md) ----
+# The victim job runs in the background; rank 0 publishes what a stranger can learn (its port,
+# the kvsname) in $TMP/info; the stranger attacks; then $TMP/info.done lets the job go on.
+export FERRY_METHODS=tcp FERRY_TCP_IF=lo
+victim() { # MODE: starts the victim job
+    rm -f "$TMP/info" "$TMP/info.done"
+    VICTIM_INFO=$TMP/info MPIEXEC_TIMEOUT=60 FERRY_TCP_CONNECT_TIMEOUT=1000 \
+        "$MPIEXEC" -n 2 "$TMP/tcp_victim" "$1" >"$OUT" 2>"$ERR" &
+    vpid=$!
+    wait_for "$TMP/info" 30
+}
+victim_end() { # sets rc
+    touch "$TMP/info.done"
+    wait $vpid
+    rc=$?
+}
+t0=$SECONDS
+if victim guard; then
+    "$STRANGER" tcp "$TMP/info" 1 0 2 noauth >"$TMP/s1" 2>&1
+    s1=$?
+    "$STRANGER" tcp "$TMP/info" 1 0 2 wrongjob >"$TMP/s2" 2>&1
+    s2=$?
+    "$STRANGER" tcp "$TMP/info" 1 0 2 silent 100 >"$TMP/s3" 2>&1
+    s3=$?
+    victim_end
+    secs=$((SECONDS - t0))
+    for c in "1 tcp_forged_hello_without_secret" "2 tcp_refusal_tells_nothing" \
+        "3 tcp_silent_connections_closed"; do
+        set -- $c
+        eval "sr=\$s$1"
+        if [ "$sr" = 0 ] && no_errors; then
+            pass "$2"
+        else
+            fail "$2" "stranger said '$(show "$TMP/s$1")' (exit $sr); victim: $(details)"
+        fi
+    done
+else
+    victim_end
+    fail tcp_forged_hello_without_secret "the victim did not start: $(details)"
+fi
+t0=$SECONDS
+if victim control; then
+    "$STRANGER" tcp "$TMP/info" 1 0 2 withkey >"$TMP/s1" 2>&1
+    s1=$?
+    victim_end
+    secs=$((SECONDS - t0))
+    # (The job itself ends in a kill: rank 0's "rank 1" was the stranger, so there is no
+    # MPI_Finalize to reach.)
+    if [ $s1 = 0 ] && grep -q "delivered 'forged' as rank 1" "$OUT"; then
+        pass tcp_forged_hello_with_secret_control
+    else
+        fail tcp_forged_hello_with_secret_control "stranger said '$(show "$TMP/s1")'; victim: $(details)"
+    fi
+else
+    victim_end
+    fail tcp_forged_hello_with_secret_control "the victim did not start: $(details)"
+fi
+unset FERRY_METHODS FERRY_TCP_IF
+
+# ---- a stranger against mpiexec's PMI_PORT (remote ranks through a fake launcher) ----
+# slowexec HOST CMD...: exec style; writes the PMI_PORT it passes on to $PORTFILE (a stranger
+# can find the port by scanning; it never sees the PMI_ID token), waits $DELAY s, then runs.
+cat >"$TMP/slowexec" <<'EOF'
+#!/bin/sh
+shift
+for a in "$@"; do case $a in PMI_PORT=*) echo "${a#PMI_PORT=}" >"$PORTFILE.tmp" && mv "$PORTFILE.tmp" "$PORTFILE" ;; esac; done
+sleep "$DELAY"
+exec "$@"
+EOF
+chmod +x "$TMP/slowexec"
+remote_job() { # DELAY PROGRAM ARGS...: a job with rank 1 "remote", in the background
+    local delay=$1
+    shift
+    rm -f "$TMP/port"
+    PORTFILE=$TMP/port DELAY=$delay MPIEXEC_TIMEOUT=60 "$MPIEXEC" -v -hosts localhost,hb \
+        -localhost 127.0.0.1 -launcher-exec "$TMP/slowexec" -n 2 "$@" >"$OUT" 2>"$ERR" &
+    jpid=$!
+    wait_for "$TMP/port" 30
+}
+t0=$SECONDS
+if remote_job 2 "$TMP/hello"; then
+    pmiport=$(cat "$TMP/port")
+    # Bound to 127.0.0.1 only: another local address of the host does not answer.
+    "$STRANGER" pmi "127.0.0.2:${pmiport##*:}" refused >"$TMP/s1" 2>&1
+    s1=$?
+    "$STRANGER" pmi "$pmiport" initack 1 >"$TMP/s2" 2>&1
+    s2=$?
+    "$STRANGER" pmi "$pmiport" initack 1:0123456789abcdef0123456789abcdef >"$TMP/s3" 2>&1
+    s3=$?
+    wait $jpid
+    rc=$?
+    secs=$((SECONDS - t0))
+    if [ $s1 = 0 ]; then pass pmi_port_bound_to_one_address; else
+        fail pmi_port_bound_to_one_address "$(show "$TMP/s1")"; fi
+    if [ $s2 = 0 ] && [ $s3 = 0 ] && no_errors &&
+        [ "$(grep -c "closed a PMI connection from 127.0.0.1:[0-9]*: its pmiid is not" "$ERR")" = 2 ]; then
+        pass pmi_forged_initack
+    else
+        fail pmi_forged_initack "stranger said '$(show "$TMP/s2")' '$(show "$TMP/s3")'; job: $(details)"
+    fi
+else
+    wait $jpid
+    fail pmi_forged_initack "no PMI_PORT: $(details)"
+fi
+# A dozen silent connections (more than the pending slots) before the real rank connects:
+# each is closed, the oldest when the slots are full, the others after MPIEXEC_PORT_TIMEOUT,
+# with a message; the real rank gets in all the same.
+t0=$SECONDS
+if MPIEXEC_PORT_TIMEOUT=1 remote_job 2 "$TMP/hello"; then
+    "$STRANGER" pmi "$(cat "$TMP/port")" silent 12 4 >"$TMP/s1" 2>&1
+    s1=$?
+    wait $jpid
+    rc=$?
+    secs=$((SECONDS - t0))
+    if [ $s1 = 0 ] && no_errors && grep -q "did not identify itself within MPIEXEC_PORT_TIMEOUT=1 s" "$ERR" &&
+        grep -q "too many connections that did not identify themselves" "$ERR"; then
+        pass pmi_silent_connections
+    else
+        fail pmi_silent_connections "stranger said '$(show "$TMP/s1")'; job: $(details)"
+    fi
+else
+    wait $jpid
+    fail pmi_silent_connections "no PMI_PORT: $(details)"
+fi
+# Once every remote rank is in, the port is closed.
+t0=$SECONDS
+if remote_job 0 "$TMP/linger" 3; then
+    s1=1
+    for _ in $(seq 40); do grep -q "PMI_PORT closed" "$ERR" && s1=0 && break; sleep 0.05; done
+    # While the job still runs (it lingers 3 s), nobody can connect any more.
+    [ $s1 = 0 ] && { "$STRANGER" pmi "$(cat "$TMP/port")" refused >"$TMP/s1" 2>&1; s1=$?; }
+    wait $jpid
+    rc=$?
+    secs=$((SECONDS - t0))
+    if [ $s1 = 0 ] && no_errors; then pass pmi_port_closed_when_all_in; else
+        fail pmi_port_closed_when_all_in "stranger said '$(show "$TMP/s1")'; job: $(details)"; fi
+else
+    wait $jpid
+    fail pmi_port_closed_when_all_in "no PMI_PORT: $(details)"
+fi
+
+# ---- a rank that does not read its PMI replies ----
+cat >"$TMP/pick" <<'EOF'
+#!/bin/sh
+# Rank 0 runs the flooder, rank 1 prints a line every 0.1 s.
+if [ "$PMI_RANK" = 0 ]; then exec "$STRANGER" pmiflood "$MODE"; fi
+i=0; while [ $i -lt 300 ]; do echo "tick $i"; i=$((i + 1)); sleep 0.1; done
+EOF
+chmod +x "$TMP/pick"
+run 30 env STRANGER="$STRANGER" MODE=flood "$MPIEXEC" -n 2 "$TMP/pick"
+if [ $rc != 0 ] && [ $rc != 124 ] &&
+    grep -q "rank 0 (pid [0-9]*) does not read its PMI replies .* killing the job" "$ERR"; then
+    pass pmi_nonreading_rank_ends_job
+else
+    fail pmi_nonreading_rank_ends_job "$(details)"
+fi
+# Replies that fill the socket (where the old mpiexec blocked) and wait in mpiexec's queue: the
+# other rank's output still flows, and MPIEXEC_TIMEOUT fires on time.
+run 30 env STRANGER="$STRANGER" MODE=fill MPIEXEC_TIMEOUT=3 "$MPIEXEC" -n 2 "$TMP/pick"
+ticks=$(grep -c '^tick' "$OUT")
+if [ $rc = 124 ] && [ "$ticks" -ge 10 ] && [ "$(echo "$secs < 8" | bc)" = 1 ] &&
+    grep -q "waiting without reading" "$ERR"; then
+    pass pmi_nonreading_rank_timeout_on_time
+else
+    fail pmi_nonreading_rank_timeout_on_time "$ticks ticks; $(details)"
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
