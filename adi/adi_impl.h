@@ -47,6 +47,8 @@ extern MPIDI_active_method_t MPIDI_active[];
 extern int MPIDI_nactive;
 
 int MPIDI_methods_init(const MPIDI_job_t *job);
+/* The node id of a world rank (adi/init.c's node map). */
+int MPIDI_node_of(int rank);
 int MPIDI_methods_publish(void);
 int MPIDI_methods_post_init(void);
 int MPIDI_methods_finalize(void);

@@ -42,7 +42,7 @@ static void on_signal(int signo)
 static int setup_signals(void)
 {
     struct sigaction sa;
-    static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
+    static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
 
     if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         fprintf(stderr, "mpiexec: pipe for signals: %s\n", strerror(errno));
@@ -65,13 +65,19 @@ static void on_mpiexec_signal(int signo)
 {
     if (signo == SIGCHLD)
         return;
+    if (signo == SIGUSR1 || signo == SIGUSR2) {
+        MPIEXEC_pass_signal(signo, MPIEXEC_now_ms());
+        return;
+    }
     if (job.reason == REASON_SIGNAL) {
-        /* A second Ctrl-C: the user does not want to wait for SIGTERM. */
+        /* A second Ctrl-C: the user does not want to wait for the grace time. */
         MPIEXEC_send_kill(MPIEXEC_now_ms());
         return;
     }
-    fprintf(stderr, "mpiexec: received signal %d (%s); killing the job\n", signo, strsignal(signo));
-    MPIEXEC_kill_job(REASON_SIGNAL, 128 + signo, 0);
+    fprintf(stderr,
+            "mpiexec: received signal %d (%s); passing it to the ranks and ending the job\n", signo,
+            strsignal(signo));
+    MPIEXEC_pass_signal(signo, MPIEXEC_now_ms());
 }
 
 /* Runs the timers that are due; returns the poll timeout until the next one. */
@@ -150,7 +156,7 @@ static void event_loop(void)
         MPIEXEC_reap();
         MPIEXEC_check_barrier();
         int timeout = run_timers();
-        if (job.nlive == 0 && !MPIEXEC_outputs_open())
+        if (job.nlive == 0 && !MPIEXEC_output_pending())
             break;
 
         /* Drop pending PMI connections closed or handed to a rank. */
@@ -184,7 +190,7 @@ static void event_loop(void)
                 what[n++] = i * 3;
             }
             for (int s = 0; s < 2; s++)
-                if (r->streams[s].fd >= 0) {
+                if (MPIEXEC_stream_wants_input(&r->streams[s])) {
                     pfds[n].fd = r->streams[s].fd;
                     pfds[n].events = POLLIN;
                     what[n++] = i * 3 + 1 + s;
@@ -240,7 +246,7 @@ int main(int argc, char **argv)
 {
     /* Static: they live for the whole run, and early exits need not free them. */
     static opts_t o;
-    static char *path;
+    int rc;
 
     if (MPIEXEC_parse_args(argc, argv, &o) != 0)
         return EXIT_USAGE;
@@ -248,13 +254,10 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     if (MPIEXEC_setup_hosts(&o) != 0)
         return EXIT_USAGE;
-    /* Only a rank started here needs the program here; a remote host finds
-     * it itself (the launcher's command fails clearly if it cannot). */
-    if (job.nremote < o.n) {
-        path = MPIEXEC_find_program(o.argv[0]);
-        if (path == NULL)
-            return EXIT_NOT_FOUND;
-    }
+    if ((rc = MPIEXEC_resolve_apps(&o)) != 0)
+        return rc;
+    if (MPIEXEC_bind_plan(&o) != 0)
+        return EXIT_USAGE;
     if (MPIEXEC_check_fd_limit(o.n + (job.nremote ? MPIEXEC_port_pending_max() : 0)) != 0)
         return EXIT_USAGE;
     if (job.nremote && MPIEXEC_port_open(&o) != 0)
@@ -266,6 +269,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < 2; s++) {
             job.ranks[i].streams[s].fd = -1;
             job.ranks[i].streams[s].dest = 1 + s;
+            job.ranks[i].streams[s].rank = i;
             job.ranks[i].streams[s].buf = malloc(OUTBUF_SIZE);
             if (job.ranks[i].streams[s].buf == NULL) {
                 fprintf(stderr, "mpiexec: out of memory for output buffers of %d ranks\n", o.n);
@@ -283,7 +287,7 @@ int main(int argc, char **argv)
     fflush(stderr);
 
     for (int i = 0; i < o.n; i++) {
-        if (MPIEXEC_spawn_rank(i, &o, path) != 0) {
+        if (MPIEXEC_spawn_rank(i, &o) != 0) {
             fprintf(stderr, "mpiexec: killing the %d ranks already started\n", i);
             MPIEXEC_kill_job(REASON_SIGNAL, 1, 0);
             break;
@@ -292,7 +296,5 @@ int main(int argc, char **argv)
     if (job.timeout_sec)
         job.timeout_at = MPIEXEC_now_ms() + (long long)job.timeout_sec * 1000;
     event_loop();
-    free(path);
-    free(o.env);
     return MPIEXEC_exit_code();
 }

@@ -47,6 +47,8 @@ typedef struct stream {
     size_t len;      /* bytes buffered: a partial line */
     long long since; /* when the buffered partial line arrived */
     char *buf;
+    int rank;    /* whose output it is, for -l */
+    int midline; /* a partial line was written: no -l prefix before the rest */
 } stream_t;
 
 typedef struct rank {
@@ -63,6 +65,7 @@ typedef struct rank {
     int finalized;
     int in_barrier;
     int in_mcmd; /* inside a multi-line mcmd=spawn ... endcmd request */
+    int app;     /* its MPMD section: MPI_APPNUM */
     int reaped;
     int status;
     int killed_by_us; /* died of a signal after we sent SIGTERM/SIGKILL */
@@ -76,13 +79,31 @@ typedef struct MPIEXEC_pending {
     char from[80];      /* the connecting address, for messages */
 } MPIEXEC_pending_t;
 
-typedef struct opts {
+/* One MPMD section of the command line (`-n N [-env K V] [-wdir D] program args`, sections
+ * separated by ':'); its ranks are consecutive and get its index as MPI_APPNUM. */
+typedef struct MPIEXEC_app {
     int n;
-    int n_given; /* -n was on the command line */
-    int ppn;     /* 0: each host's slot count */
+    int n_given;    /* -n was given for this section */
+    int first_rank; /* its ranks are first_rank .. first_rank + n - 1 */
+    char **argv;    /* program and arguments, NULL-terminated */
+    char **env;     /* -env name, value pairs */
     int nenv;
-    char **env; /* name, value pairs */
-    char **argv;
+    const char *wdir; /* -wdir, else -gwdir, else NULL: mpiexec's directory */
+    char *path;       /* the program resolved for ranks started here, or NULL */
+} MPIEXEC_app_t;
+
+/* How each rank started here is bound to CPUs (-bind-to). */
+typedef enum { MPIEXEC_BIND_NONE, MPIEXEC_BIND_CORE } MPIEXEC_bind_t;
+
+typedef struct opts {
+    int n;   /* ranks in all sections */
+    int ppn; /* 0: each host's slot count */
+    MPIEXEC_app_t *apps;
+    int napps;
+    char **genv; /* -genv name, value pairs */
+    int ngenv;
+    const char *gwdir;         /* -gwdir: every section's default -wdir */
+    MPIEXEC_bind_t bind;       /* -bind-to */
     const char *launcher;      /* -launcher: "ssh", "exec" or NULL (from the command's name) */
     const char *launcher_exec; /* -launcher-exec; NULL: ssh */
     const char *localhost;     /* -localhost */
@@ -97,12 +118,15 @@ typedef struct MPIEXEC_job {
     int nlive;    /* forked and not yet reaped */
     int nbarrier; /* ranks inside the current barrier */
     int verbose;
+    int prepend_rank; /* -l: "[rank] " before every output line */
     char kvsname[64];
 
     enum kill_reason reason;
     int reason_code;
     int term_sent;
     int kill_sent;
+    int passed_signal;   /* the signal of ours passed on to the ranks (SIGINT, ...), or 0 */
+    int first_signal;    /* the first signal a rank died of, not one of our kills; or 0 */
     long long term_at;   /* when to send SIGTERM; 0: not scheduled */
     long long kill_at;   /* when to send SIGKILL */
     long long giveup_at; /* when to stop waiting for held pipes */
@@ -178,26 +202,48 @@ long long MPIEXEC_port_timers(long long now);
 
 /* ---- output forwarding (mpiexec_output.c) ---- */
 void MPIEXEC_stream_read(rank_t *r, stream_t *s, long long now);
-/* Writes what is buffered and closes the pipe. */
+/* Closes the pipe and writes whatever is buffered, now. */
 void MPIEXEC_stream_close(stream_t *s);
+/* Whether the pipe should be polled: open, with room in the buffer. */
+int MPIEXEC_stream_wants_input(const stream_t *s);
 /* Whether any rank's stdout or stderr pipe is still open. */
 int MPIEXEC_outputs_open(void);
-/* Writes partial lines older than PARTIAL_LINE_MS; returns when the next one
- * falls due, or -1 if none is buffered. */
+/* Whether any output is still to come or to be written. */
+int MPIEXEC_output_pending(void);
+/* Writes the buffered output that may go now (partial lines older than
+ * PARTIAL_LINE_MS, lines that waited for another rank's line); returns when
+ * the next falls due, or -1 if nothing is buffered. */
 long long MPIEXEC_output_flush_due(long long now);
 
 /* ---- spawning (mpiexec_spawn.c) ---- */
 /* Resolves prog like execvp would, so a typo fails before any rank starts. */
 char *MPIEXEC_find_program(const char *prog);
+/* Checks each section's -wdir and finds its program for the ranks started
+ * here; 0, or the exit code after a message. */
+int MPIEXEC_resolve_apps(opts_t *o);
 int MPIEXEC_check_fd_limit(int n);
 /* Hosts and placement: fills job.size, job.ranks, job.local_index, job.mapping
  * and the launcher command for remote ranks. */
 int MPIEXEC_setup_hosts(opts_t *o);
-int MPIEXEC_spawn_rank(int rank, const opts_t *o, const char *path);
+int MPIEXEC_spawn_rank(int rank, const opts_t *o);
+/* Ranks on the node of rank (for MPI_LOCALNRANKS). */
+int MPIEXEC_node_nranks(int rank);
+/* The launcher command that starts a remote rank (mpiexec_remote.c); NULL-terminated,
+ * malloc'ed words, or NULL after a message. */
+char **MPIEXEC_remote_argv(int rank, const opts_t *o);
+
+/* ---- -bind-to (mpiexec_bind.c) ---- */
+/* Assigns a core to each rank started here; -1 after a message. */
+int MPIEXEC_bind_plan(const opts_t *o);
+/* In the forked child of rank: applies its core, if it has one. */
+void MPIEXEC_bind_child(int rank);
 
 /* ---- killing and rank exits (mpiexec_exit.c) ---- */
 /* SIGTERM to every rank's process group now, SIGKILL scheduled TERM_TO_KILL_MS later. */
 void MPIEXEC_send_term(long long now);
+/* A signal mpiexec received, passed on to the ranks: SIGUSR1/SIGUSR2 to each
+ * rank; SIGINT, SIGTERM, SIGHUP to each rank's process group, ending the job. */
+void MPIEXEC_pass_signal(int signo, long long now);
 /* SIGKILL to every rank's process group now. */
 void MPIEXEC_send_kill(long long now);
 /* Schedules killing of the whole job in delay_ms; reason and code decide the exit code. */

@@ -47,6 +47,30 @@ void MPIEXEC_send_kill(long long now)
     job.giveup_at = now + GIVEUP_MS;
 }
 
+void MPIEXEC_pass_signal(int signo, long long now)
+{
+    if (signo == SIGUSR1 || signo == SIGUSR2) {
+        /* For the program to act on (checkpoint, report): only the ranks
+         * themselves, not helpers they run, and the job goes on. */
+        for (int i = 0; i < job.size; i++)
+            if (job.ranks[i].pid > 0 && !job.ranks[i].reaped)
+                kill(job.ranks[i].pid, signo);
+        return;
+    }
+    /* The signal ends the job, but the ranks get it first (as Hydra passes
+     * Ctrl-C on) so their handlers run; SIGKILL follows TERM_TO_KILL_MS later. */
+    if (job.reason < REASON_SIGNAL) {
+        job.reason = REASON_SIGNAL;
+        job.reason_code = signo;
+    }
+    if (job.term_sent)
+        return;
+    job.passed_signal = signo;
+    signal_all(signo);
+    job.term_sent = 1;
+    job.kill_at = now + TERM_TO_KILL_MS;
+}
+
 /* Schedules killing of the whole job in delay_ms; reason and code decide the exit code. */
 void MPIEXEC_kill_job(enum kill_reason reason, int code, long long delay_ms)
 {
@@ -105,14 +129,22 @@ static void rank_exited(rank_t *r, int status)
     job.nlive--;
 
     if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        if (job.passed_signal && sig == job.passed_signal) {
+            /* The user's signal, passed on: the rank's own death by it. */
+            if (job.first_signal == 0)
+                job.first_signal = sig;
+            return;
+        }
         if (job.term_sent) {
             r->killed_by_us = 1; /* our own SIGTERM/SIGKILL */
             return;
         }
-        int sig = WTERMSIG(status);
         fprintf(stderr, "mpiexec: rank %d (pid %d%s) killed by signal %d (%s)%s\n", rank,
                 (int)r->pid, where(r), sig, strsignal(sig), tail);
-        rank_failed(128 + sig, 0);
+        if (job.first_signal == 0)
+            job.first_signal = sig;
+        rank_failed(sig, 0);
         return;
     }
     int code = WEXITSTATUS(status);
@@ -170,30 +202,29 @@ void MPIEXEC_reap(void)
     }
 }
 
+/* As Hydra: a rank's death by a signal (not one of our kills) makes the status
+ * that signal's number; otherwise the ranks' exit codes are OR-ed. */
 int MPIEXEC_exit_code(void)
 {
-    int worst = 0;
+    int codes = 0, killed = 0;
 
+    if (job.reason == REASON_ABORT || job.reason == REASON_TIMEOUT)
+        return job.reason_code;
+    if (job.first_signal)
+        return job.first_signal;
     for (int i = 0; i < job.size; i++) {
         rank_t *r = &job.ranks[i];
-        int code = 0;
-        if (!r->reaped)
-            continue;
-        if (WIFEXITED(r->status))
-            code = WEXITSTATUS(r->status);
-        else if (r->killed_by_us)
-            continue; /* the kill reason below speaks for it */
-        else if (WIFSIGNALED(r->status))
-            code = 128 + WTERMSIG(r->status);
-        if (code > worst)
-            worst = code;
+        if (r->reaped && WIFEXITED(r->status))
+            codes |= WEXITSTATUS(r->status);
+        killed |= r->killed_by_us;
     }
     switch (job.reason) {
     case REASON_NONE:
-        return worst;
+        return codes;
     case REASON_RANK:
-        return worst ? worst : (job.reason_code ? job.reason_code : 1);
+        return codes ? codes : (job.reason_code ? job.reason_code : 1);
     default:
-        return job.reason_code;
+        /* A passed-on signal: what the ranks made of it, unless we had to kill them. */
+        return codes || !killed ? codes : job.reason_code;
     }
 }

@@ -328,7 +328,7 @@ static void handle_line(rank_t *r, const char *line, size_t len)
     } else if (strcmp(c, "get_appnum") == 0) {
         PMIU_msg_start(&msg, "appnum");
         PMIU_msg_add(&msg, "rc", "0");
-        PMIU_msg_add(&msg, "appnum", "0");
+        PMIU_msg_add_int(&msg, "appnum", r->app);
         MPIEXEC_pmi_reply(r, &msg);
     } else if (strcmp(c, "put") == 0) {
         do_put(r, &cmd);

@@ -63,6 +63,60 @@ char *MPIEXEC_find_program(const char *prog)
     return found;
 }
 
+/* Whether any rank of section k is started here (needs the program here). */
+static int app_has_local_rank(const opts_t *o, int k)
+{
+    for (int i = 0; i < o->apps[k].n; i++)
+        if (!job.ranks[o->apps[k].first_rank + i].remote)
+            return 1;
+    return 0;
+}
+
+int MPIEXEC_resolve_apps(opts_t *o)
+{
+    for (int k = 0; k < o->napps; k++) {
+        MPIEXEC_app_t *app = &o->apps[k];
+        const char *prog = app->argv[0];
+        char *joined = NULL;
+        struct stat st;
+
+        errno = 0;
+        /* Only a rank started here needs the program here; a remote host
+         * finds it itself (the launcher's command fails clearly if not). */
+        if (!app_has_local_rank(o, k))
+            continue;
+        if (app->wdir) {
+            if (stat(app->wdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                fprintf(stderr, "mpiexec: -wdir %s: %s\n", app->wdir,
+                        errno == 0 ? "not a directory" : strerror(errno));
+                return EXIT_USAGE;
+            }
+            /* The rank changes there before exec: a relative program path
+             * is relative to it. */
+            if (strchr(prog, '/') && prog[0] != '/') {
+                if (asprintf(&joined, "%s/%s", app->wdir, prog) < 0)
+                    return EXIT_USAGE;
+                prog = joined;
+            }
+        }
+        app->path = MPIEXEC_find_program(prog);
+        free(joined);
+        if (app->path == NULL)
+            return EXIT_NOT_FOUND;
+        if (app->wdir && app->path[0] != '/') {
+            char cwd[PATH_MAX], *abs;
+            if (!getcwd(cwd, sizeof(cwd)) || asprintf(&abs, "%s/%s", cwd, app->path) < 0) {
+                fprintf(stderr, "mpiexec: cannot find the current directory: %s\n",
+                        strerror(errno));
+                return EXIT_USAGE;
+            }
+            free(app->path);
+            app->path = abs;
+        }
+    }
+    return 0;
+}
+
 int MPIEXEC_check_fd_limit(int n)
 {
     struct rlimit rl;
@@ -81,8 +135,7 @@ int MPIEXEC_check_fd_limit(int n)
     return -1;
 }
 
-/* Ranks on the node of rank (for MPI_LOCALNRANKS). */
-static int node_nranks(int rank)
+int MPIEXEC_node_nranks(int rank)
 {
     int node = job.hosts.hosts[job.ranks[rank].host].node_id, n = 0;
     for (int q = 0; q < job.size; q++)
@@ -93,11 +146,13 @@ static int node_nranks(int rank)
 /* In the forked child: a local rank gets PMI_FD and execs the program; a
  * remote one execs the launcher command (remote_argv). */
 static void child_exec(int rank, int pmi_fd, int out_w, int err_w, const opts_t *o,
-                       const char *path, char **remote_argv)
+                       char **remote_argv)
 {
+    const MPIEXEC_app_t *app = &o->apps[job.ranks[rank].app];
     char num[32];
     sigset_t none;
-    static const int sigs[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT};
+    static const int sigs[] = {SIGPIPE, SIGINT,  SIGTERM, SIGHUP,
+                               SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2};
 
     /* Own process group: kill(-pid) then reaches whatever the rank starts. */
     setpgid(0, 0);
@@ -133,143 +188,29 @@ static void child_exec(int rank, int pmi_fd, int out_w, int err_w, const opts_t 
     setenv("PMI_RANK", num, 1);
     snprintf(num, sizeof(num), "%d", job.local_index[rank]);
     setenv("MPI_LOCALRANKID", num, 1);
-    snprintf(num, sizeof(num), "%d", o->n);
+    snprintf(num, sizeof(num), "%d", job.size);
     setenv("PMI_SIZE", num, 1);
-    snprintf(num, sizeof(num), "%d", node_nranks(rank));
+    snprintf(num, sizeof(num), "%d", MPIEXEC_node_nranks(rank));
     setenv("MPI_LOCALNRANKS", num, 1);
     setenv("PMI_SPAWNED", "0", 1);
     /* Inherited from an outer launcher, these would make the client connect there. */
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
-    for (int i = 0; i < o->nenv; i += 2)
-        setenv(o->env[i], o->env[i + 1], 1);
+    for (int i = 0; i < o->ngenv; i += 2)
+        setenv(o->genv[i], o->genv[i + 1], 1);
+    for (int i = 0; i < app->nenv; i += 2)
+        setenv(app->env[i], app->env[i + 1], 1);
+    if (app->wdir && chdir(app->wdir) != 0) {
+        fprintf(stderr, "mpiexec: rank %d: -wdir %s: %s (errno %d)\n", rank, app->wdir,
+                strerror(errno), errno);
+        _exit(EXIT_NOT_FOUND);
+    }
+    MPIEXEC_bind_child(rank);
 
-    execv(path, o->argv);
-    fprintf(stderr, "mpiexec: rank %d: exec %s: %s (errno %d)\n", rank, path, strerror(errno),
+    execv(app->path, app->argv);
+    fprintf(stderr, "mpiexec: rank %d: exec %s: %s (errno %d)\n", rank, app->path, strerror(errno),
             errno);
     _exit(EXIT_NOT_FOUND);
-}
-
-/* ---- remote ranks ---- */
-
-typedef struct words {
-    char **v;
-    int n, cap;
-    int failed;
-} words_t;
-
-static void words_add(words_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void words_add(words_t *w, const char *fmt, ...)
-{
-    va_list ap;
-    char *x = NULL;
-    if (w->failed)
-        return;
-    if (w->n + 2 > w->cap) {
-        int cap = w->cap ? w->cap * 2 : 32;
-        char **v = realloc(w->v, (size_t)cap * sizeof(char *));
-        if (!v) {
-            w->failed = 1;
-            return;
-        }
-        w->v = v;
-        w->cap = cap;
-    }
-    va_start(ap, fmt);
-    if (vasprintf(&x, fmt, ap) < 0)
-        x = NULL;
-    va_end(ap);
-    if (!x) {
-        w->failed = 1;
-        return;
-    }
-    w->v[w->n++] = x;
-    w->v[w->n] = NULL;
-}
-
-static void words_free(words_t *w)
-{
-    for (int i = 0; i < w->n; i++)
-        free(w->v[i]);
-    free(w->v);
-    memset(w, 0, sizeof(*w));
-}
-
-extern char **environ;
-
-/* The launcher command line that starts rank on its host:
- *   LAUNCHER HOST env -u PMI_FD ... PMI_PORT=... PMI_ID=rank ... program args
- * exec style passes those words as they are; ssh style joins them, quoted,
- * into one shell command that first changes to our working directory. */
-static char **remote_argv(int rank, const opts_t *o)
-{
-    words_t cmd = {0}, out = {0};
-    char cwd[PATH_MAX];
-    int ssh = o->style == MPIEXEC_LAUNCH_SSH;
-
-    if (!getcwd(cwd, sizeof(cwd)))
-        snprintf(cwd, sizeof(cwd), ".");
-    words_add(&cmd, "env");
-    /* An outer launcher's variables would make the client connect there. */
-    words_add(&cmd, "-u");
-    words_add(&cmd, "PMI_FD");
-    words_add(&cmd, "-u");
-    words_add(&cmd, "PMI_RANK");
-    words_add(&cmd, "-u");
-    words_add(&cmd, "PMI_SIZE");
-    words_add(&cmd, "PMI_PORT=%s", job.pmi_port);
-    /* The token proves to our PMI_PORT that the connection is this rank's. */
-    words_add(&cmd, "PMI_ID=%d:%s", rank, job.ranks[rank].token);
-    words_add(&cmd, "PMI_SPAWNED=0");
-    words_add(&cmd, "MPI_LOCALRANKID=%d", job.local_index[rank]);
-    words_add(&cmd, "MPI_LOCALNRANKS=%d", node_nranks(rank));
-    if (ssh) {
-        /* ssh carries no environment: pass on what configures Ferry and
-         * finds its library; an exec-style launcher inherits it all. */
-        for (char **e = environ; *e; e++)
-            if (strncmp(*e, "FERRY_", 6) == 0 || strncmp(*e, "PMI_DEBUG=", 10) == 0 ||
-                strncmp(*e, "LD_LIBRARY_PATH=", 16) == 0)
-                words_add(&cmd, "%s", *e);
-    }
-    for (int i = 0; i < o->nenv; i += 2)
-        words_add(&cmd, "%s=%s", o->env[i], o->env[i + 1]);
-    /* A relative path is relative to our directory, wherever the launcher starts. */
-    if (strchr(o->argv[0], '/') && o->argv[0][0] != '/')
-        words_add(&cmd, "%s/%s", cwd, o->argv[0]);
-    else
-        words_add(&cmd, "%s", o->argv[0]);
-    for (int i = 1; o->argv[i]; i++)
-        words_add(&cmd, "%s", o->argv[i]);
-
-    for (int i = 0; i < o->nlwords; i++)
-        words_add(&out, "%s", o->lwords[i]);
-    words_add(&out, "%s", job.hosts.hosts[job.ranks[rank].host].name);
-    if (ssh && !cmd.failed) {
-        size_t len = strlen(cwd) * 4 + 64;
-        for (int i = 0; i < cmd.n; i++)
-            len += strlen(cmd.v[i]) * 4 + 3;
-        char *line = calloc(1, len);
-        if (!line || MPIEXEC_shell_quote(line, len, "cd") || MPIEXEC_shell_quote(line, len, cwd)) {
-            cmd.failed = 1;
-        } else {
-            strcat(line, " 2>/dev/null; exec");
-            for (int i = 0; i < cmd.n && !cmd.failed; i++)
-                cmd.failed = MPIEXEC_shell_quote(line, len, cmd.v[i]) != 0;
-            words_add(&out, "%s", line);
-        }
-        free(line);
-    } else {
-        for (int i = 0; i < cmd.n; i++)
-            words_add(&out, "%s", cmd.v[i]);
-    }
-    if (cmd.failed || out.failed) {
-        fprintf(stderr, "mpiexec: out of memory building the command line of rank %d\n", rank);
-        words_free(&cmd);
-        words_free(&out);
-        return NULL;
-    }
-    words_free(&cmd);
-    return out.v;
 }
 
 static void set_nonblock(int fd)
@@ -277,7 +218,7 @@ static void set_nonblock(int fd)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
-int MPIEXEC_spawn_rank(int rank, const opts_t *o, const char *path)
+int MPIEXEC_spawn_rank(int rank, const opts_t *o)
 {
     rank_t *r = &job.ranks[rank];
     int sv[2] = {-1, -1}, out[2], err[2];
@@ -286,7 +227,7 @@ int MPIEXEC_spawn_rank(int rank, const opts_t *o, const char *path)
 
     if (r->remote) {
         /* Remote: the launcher command's output is the rank's; PMI comes by TCP. */
-        if (!(rargv = remote_argv(rank, o)))
+        if (!(rargv = MPIEXEC_remote_argv(rank, o)))
             return -1;
         if (job.verbose) {
             fprintf(stderr, "mpiexec: rank %d:", rank);
@@ -308,7 +249,7 @@ int MPIEXEC_spawn_rank(int rank, const opts_t *o, const char *path)
     sigprocmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(rank, sv[1], out[1], err[1], o, path, rargv);
+        child_exec(rank, sv[1], out[1], err[1], o, rargv);
     int fork_errno = errno;
     if (pid > 0) {
         /* Also from the parent: a kill right after fork must find the group. */
@@ -371,11 +312,11 @@ int MPIEXEC_setup_hosts(opts_t *o)
     if (!given && MPIEXEC_hosts_add_list(&job.hosts, "localhost", "default") != 0)
         return -1;
     MPIEXEC_hosts_finish(&job.hosts);
-    if (given && !o->n_given) {
+    if (given && o->napps == 1 && !o->apps[0].n_given) {
         long total = 0;
         for (int i = 0; i < job.hosts.nhosts; i++)
             total += MPIEXEC_hosts_slots(&job.hosts.hosts[i], o->ppn);
-        o->n = total > MAX_RANKS ? MAX_RANKS : (int)total;
+        o->n = o->apps[0].n = total > MAX_RANKS ? MAX_RANKS : (int)total;
     }
     job.size = o->n;
     job.ranks = calloc((size_t)o->n, sizeof(rank_t));
@@ -388,6 +329,9 @@ int MPIEXEC_setup_hosts(opts_t *o)
     }
     MPIEXEC_hosts_place(&job.hosts, o->n, o->ppn, host_of, job.local_index);
     job.nremote = 0;
+    for (int k = 0; k < o->napps; k++)
+        for (int i = 0; i < o->apps[k].n; i++)
+            job.ranks[o->apps[k].first_rank + i].app = k;
     for (int i = 0; i < o->n; i++) {
         job.ranks[i].host = host_of[i];
         job.ranks[i].remote = !job.hosts.hosts[host_of[i]].local;

@@ -32,6 +32,14 @@ typedef struct MPIDI_job {
     const int *node_of;    /* node id of every world rank; size entries */
 } MPIDI_job_t;
 
+/* Which peers a method can reach at all, known from the job description
+ * alone: the core fetches no business card of a peer outside the scope. */
+typedef enum {
+    MPIDI_SCOPE_ANY = 0, /* any rank (a network): its card decides */
+    MPIDI_SCOPE_NODE,    /* only ranks of this node (shared memory) */
+    MPIDI_SCOPE_SELF,    /* only this rank */
+} MPIDI_method_scope_t;
+
 /* Limits and capabilities a method reports from init. */
 typedef struct MPIDI_method_caps {
     size_t size;            /* sizeof(MPIDI_method_caps_t), so the struct can grow */
@@ -41,6 +49,7 @@ typedef struct MPIDI_method_caps {
     unsigned rndv_modes;    /* MPIDI_RNDV_* mask */
     int needs_reg;          /* rdma needs mem_reg keys */
     int exclusivity;        /* among methods that reach a peer, the highest wins */
+    MPIDI_method_scope_t scope; /* left 0: MPIDI_SCOPE_ANY */
 } MPIDI_method_caps_t;
 
 typedef struct MPIDI_method_ops {

@@ -25,6 +25,7 @@ static int self_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps)
     caps->rndv_modes = MPIDI_RNDV_READ | MPIDI_RNDV_WRITE | MPIDI_RNDV_PIPELINE;
     caps->needs_reg = 0;
     caps->exclusivity = 1000; /* nothing beats a memcpy */
+    caps->scope = MPIDI_SCOPE_SELF;
     return 0;
 }
 

@@ -175,7 +175,7 @@ static void init_own_region(void)
 /* Local rank 0 creates the segment (O_EXCL: never one that exists, whoever
  * made it); the others open it, waiting until it exists with its full size.
  * So once any rank has removed the name (every failure path does, and
- * post_init after the barrier), nobody can create it again: a start-up that
+ * post_init once all are ready), nobody can create it again: a start-up that
  * fails halfway leaves nothing in /dev/shm, even when the launcher kills the
  * other ranks before they get to their own clean-up.  Owner and mode are
  * checked, so an object another user planted under the (predictable) name
@@ -313,64 +313,102 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     /* Above any network method: when a peer shares the node, shm is both
      * faster and keeps node-local traffic off the NIC. */
     caps_p->exclusivity = 100;
+    caps_p->scope = MPIDI_SCOPE_NODE;
 
     /* Alone on the node: nobody to reach, nothing to share. */
     if (st->nlocal == 1)
         return MPI_SUCCESS;
 
+    /* The segment is made in post_init, after the core's fence: every rank
+     * of the job has passed its own init by then, so a start-up that fails
+     * before it (a bad variable on one rank, a method that cannot start)
+     * has no segment to leave behind. */
     mpi_errno = make_name(job);
     if (mpi_errno)
         goto free_state;
-    mpi_errno = map_segment();
-    if (mpi_errno)
-        goto unlink_segment;
-
-    if (!atomic_is_lock_free(&MPIDI_SHM_ctrl(0)->recvq.tail)) {
-        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER,
-                                     "shm: 64-bit atomics are not lock-free on this machine");
-        goto unmap_segment;
-    }
-    init_own_region();
     return MPI_SUCCESS;
 
-unmap_segment:
-    munmap(st->base, st->seg_size);
-unlink_segment:
-    /* Whoever fails removes the name, so no file outlives a failed start
-     * (unless it is another's: refused above, or never made). */
-    if (st->opened && shm_unlink(st->name) < 0 && errno != ENOENT)
-        fprintf(stderr, "shm_unlink(%s): %s (errno %d)\n", st->name, strerror(errno), errno);
 free_state:
     free_private();
 fn_fail:
     return mpi_errno;
 }
 
-/* Runs after every local rank initialised its region (the core's barrier).
- * The name is removed at once: the mappings keep the memory alive, and a job
- * that crashes from now on leaves nothing in /dev/shm. */
+/* Waits until every local rank has initialised its region (its magic is
+ * set), which is also when every one has mapped the segment: the node-local
+ * barrier before the name may go.  A rank that fails instead removes the
+ * name (nothing else removes it before this wait is over), which ends the
+ * wait at once. */
+static int wait_for_regions(void)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned polls = 0;; polls++) {
+        int ready = 0;
+        for (int i = 0; i < st->nlocal; i++)
+            /* Acquire: pairs with the owner's release store of its magic,
+             * so its region's fields are read as it wrote them. */
+            ready += atomic_load_explicit(&MPIDI_SHM_ctrl(i)->magic, memory_order_acquire) ==
+                     MPIDI_SHM_MAGIC;
+        if (ready == st->nlocal)
+            return MPI_SUCCESS;
+        if (polls % 16 == 15) {
+            int fd = shm_open(st->name, O_RDWR, 0);
+            if (fd >= 0)
+                close(fd);
+            else if (errno == ENOENT)
+                return MPIDU_err_create(MPI_ERR_OTHER,
+                                        "shm: a rank on this node failed to start (it removed "
+                                        "%s before every rank was ready)",
+                                        st->name);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >=
+            MPIDI_SHM_ATTACH_WAIT_MS)
+            return MPIDU_err_create(MPI_ERR_OTHER,
+                                    "shm: rank %d waited %d s for the ranks of this node to "
+                                    "initialise %s (%d of %d ready)",
+                                    world_rank, MPIDI_SHM_ATTACH_WAIT_MS / 1000, st->name, ready,
+                                    st->nlocal);
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* Runs after the core's fence.  Makes the segment (local rank 0) or maps
+ * it, initialises this rank's region, waits until every local rank has
+ * (node-local: no more PMI), then removes the name: the mappings keep the
+ * memory alive, and a job that crashes from now on leaves nothing in
+ * /dev/shm.  Every failure on the way removes the name too. */
 int MPIDI_SHM_post_init(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    int mpi_errno;
 
-    if (st->base == NULL)
+    if (st->nlocal <= 1 || st->name[0] == '\0')
         return MPI_SUCCESS;
-    if (!st->unlinked) {
-        if (shm_unlink(st->name) < 0 && errno != ENOENT)
-            return MPIDU_err_create(MPI_ERR_OTHER, "shm_unlink(%s) on rank %d: %s (errno %d)",
-                                    st->name, world_rank, strerror(errno), errno);
-        st->unlinked = 1;
+    mpi_errno = map_segment();
+    if (mpi_errno)
+        goto unlink_segment;
+    if (!atomic_is_lock_free(&MPIDI_SHM_ctrl(0)->recvq.tail)) {
+        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER,
+                                     "shm: 64-bit atomics are not lock-free on this machine");
+        goto unlink_segment;
     }
+    init_own_region();
+    mpi_errno = wait_for_regions();
+    if (mpi_errno)
+        goto unlink_segment;
+    if (shm_unlink(st->name) < 0 && errno != ENOENT) {
+        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "shm_unlink(%s) on rank %d: %s (errno %d)",
+                                     st->name, world_rank, strerror(errno), errno);
+        goto unlink_segment;
+    }
+    st->unlinked = 1;
 
     for (int i = 0; i < st->nlocal; i++) {
         MPIDI_SHM_ctrl_t *c = MPIDI_SHM_ctrl(i);
-        /* Acquire: pairs with the owner's release store of the magic, so the
-         * fields read below are the ones it wrote. */
-        if (atomic_load_explicit(&c->magic, memory_order_acquire) != MPIDI_SHM_MAGIC)
-            return MPIDU_err_create(MPI_ERR_OTHER,
-                                    "shm: rank %d did not initialise its part of %s (different "
-                                    "FERRY_SHM_CELL_SIZE or FERRY_SHM_NUM_CELLS?)",
-                                    st->local_ranks[i], st->name);
         if (c->cell_size != st->cell_size || c->num_cells != st->num_cells ||
             c->nlocal != (uint64_t)st->nlocal)
             return MPIDU_err_create(MPI_ERR_OTHER,
@@ -383,6 +421,14 @@ int MPIDI_SHM_post_init(void)
     }
     MPIDI_SHM_liveness_init();
     return MPI_SUCCESS;
+
+unlink_segment:
+    /* Whoever fails removes the name, so no file outlives a failed start
+     * (unless it is another's: refused, never opened). */
+    if (st->opened && !st->unlinked && shm_unlink(st->name) < 0 && errno != ENOENT)
+        fprintf(stderr, "shm_unlink(%s): %s (errno %d)\n", st->name, strerror(errno), errno);
+    st->unlinked = 1;
+    return mpi_errno;
 }
 
 int MPIDI_SHM_finalize(void)
@@ -424,7 +470,10 @@ int MPIDI_SHM_reachable(int peer, const char *card)
     (void)card;
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
 
-    if (st->base == NULL || peer < 0 || peer >= st->world_size || peer == world_rank)
+    /* Known from init on (the segment itself comes in post_init, before any
+     * message can be sent). */
+    if (st->world_to_local == NULL || st->nlocal < 2 || peer < 0 || peer >= st->world_size ||
+        peer == world_rank)
         return 0;
     return st->world_to_local[peer] >= 0;
 }
