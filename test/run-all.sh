@@ -158,6 +158,12 @@ fi
 # tcp end to end: loopback, 16 ranks, a killed rank, refused/unreachable connections, port
 # range, and two hosts made of network namespaces under our mpiexec and Hydra.
 part tcp bash test/tcp/run.sh "$inst"
+# Hardening: failed start-ups leave nothing in /dev/shm, a dead rank gives errors (shm, tcp),
+# descriptor exhaustion, and the attacks of doc/security.md, on this host only.
+part harden bash test/harden/run.sh "$inst"
+# libFuzzer on the parsers a stranger can reach (PMI wire, tcp handshake and frames, cards):
+# the regression inputs, then FUZZ_SECONDS (30) per target from the seed corpus.
+part fuzz bash test/fuzz/run.sh "$top/_build-fuzz"
 
 if [ "$quick" != 1 ]; then
     # AddressSanitizer + UBSan: library and tests instrumented, default and four variants
