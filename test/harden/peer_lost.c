@@ -1,6 +1,7 @@
 /* peer_lost.c: what survivors see when a rank dies (run under mpiexec -disable-auto-cleanup).
- * Rank 1 sends three messages to rank 0 and kills itself while rank 0 sleeps without making
- * progress.  Rank 0 must still receive the three (they arrived before the death), then every
+ * Rank 1 sends four messages to rank 0 (the last synchronous) and kills itself while rank 0
+ * sleeps without making progress.  Rank 0 must still receive the four (they arrived before the
+ * death; the synchronous one's acknowledgement goes nowhere, which is no error), then every
  * receive that only rank 1 could satisfy must fail with MPI_ERR_OTHER naming world rank 1 instead
  * of hanging: a wildcard receive posted before the death, new MPI_ANY_SOURCE and specific
  * receives, MPI_Probe and MPI_Iprobe.  Prints "peer_lost: ..." lines and " No Errors". */
@@ -49,6 +50,10 @@ int main(int argc, char **argv)
     if (rank == 1) {
         for (int k = 0; k < 3; k++)
             MPI_Send(&k, 1, MPI_INT, 0, k, MPI_COMM_WORLD);
+        /* A synchronous one too: rank 0's acknowledgement will find nobody. */
+        int last = 3;
+        MPI_Request q;
+        MPI_Issend(&last, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &q);
         raise(SIGKILL);
     }
     /* A wildcard receive of another tag, posted before the death. */
@@ -56,7 +61,7 @@ int main(int argc, char **argv)
     MPI_Irecv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &pre);
     sleep(1); /* rank 1 sends and dies meanwhile; nothing here makes progress */
     double t0 = MPI_Wtime();
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         MPI_Status st;
         int rc = MPI_Recv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
         if (rc != MPI_SUCCESS || buf != k || st.MPI_TAG != k || st.MPI_SOURCE != 1) {
