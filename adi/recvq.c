@@ -275,6 +275,24 @@ MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remov
     return u;
 }
 
+/* A cancel names the message by its sender's request and sequence number,
+ * not by its envelope, so every source bin is searched: cancels are rare. */
+MPIR_Request *MPIDI_recvq_take_unexp_sent(int peer, uint64_t sreq, uint16_t seq)
+{
+    for (size_t i = 0; i < table_cap; i++) {
+        bin_t *b = table[i];
+        if (!b || is_ctx_bin(b))
+            continue;
+        for (MPIR_Request *u = b->unexp.head; u; u = u->next) {
+            if (u->peer == peer && u->rts.sreq == sreq && u->rts.seq == seq) {
+                take_unexp(u);
+                return u;
+            }
+        }
+    }
+    return NULL;
+}
+
 int MPIDI_recvq_append_unexp(MPIR_Request *ureq)
 {
     bin_t *b = bin_get(ureq->context_id, ureq->rank, 1);
@@ -299,15 +317,16 @@ size_t MPIDI_recvq_unexp_bytes_peak(void) { return unexp_bytes_peak; }
 
 /* ---- lost peers ---- */
 
-/* Whether world rank peer is a member of comm (of its only group: Ferry's
- * communicators are intracommunicators). */
+/* Whether world rank peer is one a receive on comm may hear from: a member
+ * of its group, or of the remote group of an intercommunicator. */
 static int comm_has(const MPIR_Comm *comm, int peer)
 {
     if (!comm)
         return 0;
+    int n = MPIR_Comm_peer_size(comm);
     if (!comm->world_ranks)
-        return peer < comm->size;
-    for (int i = 0; i < comm->size; i++)
+        return peer < n;
+    for (int i = 0; i < n; i++)
         if (comm->world_ranks[i] == peer)
             return 1;
     return 0;

@@ -63,6 +63,13 @@ void MPIR_Request_release(MPIR_Request *req)
         MPIDI_fatal("request %#x released twice", (unsigned)req->handle);
     free(req->unexp_data);
     req->unexp_data = NULL;
+    free(req->tmpbuf);
+    req->tmpbuf = NULL;
+    if (req->linked) {
+        MPIR_Request *l = req->linked;
+        req->linked = NULL;
+        MPIR_Request_release(l);
+    }
     MPIR_Datatype_release(req->seg.dt); /* the reference MPID_Isend/Irecv took */
     req->seg.dt = NULL;
     if (req->comm)
@@ -90,8 +97,11 @@ void MPIDI_Request_complete_one(MPIR_Request *req)
     if (req->cc <= 0)
         MPIDI_fatal("request %#x completed more often than it had events (cc=%d)",
                     (unsigned)req->handle, req->cc);
-    if (--req->cc == 0)
+    if (--req->cc == 0) {
+        if (req->on_complete)
+            req->on_complete(req);
         MPIR_Request_release(req);
+    }
 }
 
 void MPIR_Request_set_error(MPIR_Request *req, int mpi_errno)
