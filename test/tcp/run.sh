@@ -56,7 +56,7 @@ within() { [ "$(echo "$secs < $1" | bc)" = 1 ]; }
 no_errors() { [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; }
 details() { echo "rc=$rc ${secs}s stdout='$(show "$OUT")' stderr='$(show "$ERR")'"; }
 
-for prog in tcp_exchange tcp_kill; do
+for prog in tcp_exchange tcp_kill tcp_vanish; do
     # MPICC may carry flags (e.g. sanitizers): split it into words.
     if ! $MPICC -O2 -Wall -o "$TMP/$prog" "$here/$prog.c" >"$TMP/build.log" 2>&1; then
         fail "build_$prog" "$(show "$TMP/build.log")"
@@ -66,6 +66,7 @@ for prog in tcp_exchange tcp_kill; do
 done
 EXCHANGE=$TMP/tcp_exchange
 KILL=$TMP/tcp_kill
+VANISH=$TMP/tcp_vanish
 
 # ---- one host, loopback only ----
 # FERRY_TCP_IF=lo keeps every connection on loopback, also the failed attempts.
@@ -175,7 +176,7 @@ ns_setup() {
 if ! ns_setup; then
     why="cannot create network namespaces ($(show "$TMP/ns.err")); needs root and ip netns"
     for c in ours_exec_tcp ours_ssh_shm_and_tcp ours_ipv6 ours_killed_remote_rank \
-        ours_unreachable hydra_launcher_exec hydra_bootstrap_exec; do
+        ours_unreachable ours_vanished_host_keepalive hydra_launcher_exec hydra_bootstrap_exec; do
         skip "$c" "$why"
     done
 else
@@ -229,6 +230,29 @@ else
         pass ours_unreachable
     else
         fail ours_unreachable "$(details)"
+    fi
+
+    # Host B vanishes (its link goes down; nothing is closed): rank 0, waiting for rank 1,
+    # must get an error from the unanswered keepalive probes within about
+    # FERRY_TCP_KEEPALIVE=3 seconds (1 s idle, 4 probes 1 s apart: ~5 s), not hang.
+    rm -f "$TMP/vanish_ready"
+    t0=$(date +%s.%N)
+    "${NSRUN[@]}" env FERRY_METHODS=tcp FERRY_TCP_KEEPALIVE=3 VANISH_READY="$TMP/vanish_ready" \
+        MPIEXEC_TIMEOUT=60 "$MPIEXEC" -disable-auto-cleanup -hosts "$NS_A,$NS_B" \
+        -launcher-exec "ip netns exec" "$VANISH" 12 >"$OUT" 2>"$ERR" &
+    vpid=$!
+    for _ in $(seq 300); do [ -e "$TMP/vanish_ready" ] && break; sleep 0.1; done
+    ip -n "$NS_B" link set "ftb$$" down
+    wait $vpid
+    rc=$?
+    ip -n "$NS_B" link set "ftb$$" up
+    secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+    got=$(sed -n 's/^tcp_vanish: after \([0-9.]*\) s: .*/\1/p' "$OUT")
+    if grep -q '^ No Errors$' "$OUT" && grep -q 'Connection timed out.*FERRY_TCP_KEEPALIVE' "$OUT" &&
+        [ -n "$got" ] && [ "$(echo "$got < 15" | bc)" = 1 ]; then
+        pass ours_vanished_host_keepalive
+    else
+        fail ours_vanished_host_keepalive "$(details)"
     fi
 
     if command -v mpiexec.hydra >/dev/null 2>&1; then
