@@ -172,6 +172,20 @@ static void init_own_region(void)
     atomic_store_explicit(&ctrl->magic, MPIDI_SHM_MAGIC, memory_order_release);
 }
 
+/* Sleeps 1 ms, unless start-up has waited MPIDI_SHM_ATTACH_WAIT_MS since t0
+ * already: then returns 1.  The waits of start-up are for other local ranks,
+ * which passed the same fence and only need their turn on a CPU. */
+static int nap_or_give_up(const struct timespec *t0)
+{
+    struct timespec now, pause = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000 >=
+        MPIDI_SHM_ATTACH_WAIT_MS)
+        return 1;
+    nanosleep(&pause, NULL);
+    return 0;
+}
+
 /* Local rank 0 creates the segment (O_EXCL: never one that exists, whoever
  * made it); the others open it, waiting until it exists with its full size.
  * So once any rank has removed the name (every failure path does, and
@@ -205,7 +219,7 @@ static int open_segment(int *fd_p)
         *fd_p = fd;
         return MPI_SUCCESS;
     }
-    struct timespec t0, now;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         fd = shm_open(st->name, O_RDWR, 0);
@@ -242,16 +256,12 @@ static int open_segment(int *fd_p)
             return MPIDU_err_create(MPI_ERR_OTHER, "shm_open(%s) on rank %d: %s (errno %d)",
                                     st->name, world_rank, strerror(errno), errno);
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >=
-            MPIDI_SHM_ATTACH_WAIT_MS)
+        if (nap_or_give_up(&t0))
             return MPIDU_err_create(MPI_ERR_OTHER,
                                     "shm: rank %d waited %d s for local rank 0 (world rank %d) "
                                     "to create %s",
                                     world_rank, MPIDI_SHM_ATTACH_WAIT_MS / 1000, st->local_ranks[0],
                                     st->name);
-        struct timespec pause = {0, 1000000};
-        nanosleep(&pause, NULL);
     }
 }
 
@@ -342,7 +352,7 @@ fn_fail:
 static int wait_for_regions(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    struct timespec t0, now;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (unsigned polls = 0;; polls++) {
         int ready = 0;
@@ -363,16 +373,12 @@ static int wait_for_regions(void)
                                         "%s before every rank was ready)",
                                         st->name);
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >=
-            MPIDI_SHM_ATTACH_WAIT_MS)
+        if (nap_or_give_up(&t0))
             return MPIDU_err_create(MPI_ERR_OTHER,
                                     "shm: rank %d waited %d s for the ranks of this node to "
                                     "initialise %s (%d of %d ready)",
                                     world_rank, MPIDI_SHM_ATTACH_WAIT_MS / 1000, st->name, ready,
                                     st->nlocal);
-        struct timespec pause = {0, 1000000};
-        nanosleep(&pause, NULL);
     }
 }
 
