@@ -90,15 +90,19 @@ void MPIDI_recvq_fail_peer(int peer, int mpi_errno, int wild_errno);
 int MPIDI_recvq_comm_lost_peer(const MPIR_Comm *comm, const int *lost, int nlost);
 void MPIDI_recvq_finalize(void);
 void MPIDI_requests_fail_peer(int peer, int mpi_errno);
-/* World ranks whose connection is lost, in the order they were lost (adi/am.c). */
+/* World ranks whose connection is lost, in the order they were lost (adi/am.c);
+ * the first MPIDI_nlost_failed of them have had their pending work failed. */
 extern int *MPIDI_lost_peers;
-extern int MPIDI_nlost;
+extern int MPIDI_nlost, MPIDI_nlost_failed;
 /* The error a wildcard receive on comm gets because a member is lost, or 0. */
 int MPIDI_wildcard_lost_code(const MPIR_Comm *comm);
 /* Fails the pending work of peers lost since the last call (the end of
  * every progress call: never from inside a call into a method). */
 void MPIDI_lost_peers_fail(void);
-int MPIDI_lost_peers_pending(void);
+static inline int MPIDI_lost_peers_pending(void)
+{
+    return MPIDI_nlost_failed < MPIDI_nlost;
+}
 
 /* Protocols (adi/send.c, adi/recv.c, adi/rndv.c). */
 void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,

@@ -242,7 +242,7 @@ int MPIDI_deferred_pending(void) { return ndeferred > 0; }
 
 int *MPIDI_lost_peers;
 int MPIDI_nlost;
-static int nlost_done; /* lost peers whose requests have been failed */
+int MPIDI_nlost_failed;
 
 int MPIDI_wildcard_lost_code(const MPIR_Comm *comm)
 {
@@ -277,17 +277,12 @@ void MPIDU_peer_failed(int peer, int mpi_errno, const char *msg)
         fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
 }
 
-int MPIDI_lost_peers_pending(void)
-{
-    return nlost_done < MPIDI_nlost;
-}
-
 /* Fails what is queued for, posted for (wildcard receives it could have
  * satisfied included) and waiting on each peer lost since the last call. */
 void MPIDI_lost_peers_fail(void)
 {
-    while (nlost_done < MPIDI_nlost) {
-        int peer = MPIDI_lost_peers[nlost_done++];
+    while (MPIDI_nlost_failed < MPIDI_nlost) {
+        int peer = MPIDI_lost_peers[MPIDI_nlost_failed++];
         MPIDI_peer_t *p = &MPIDI_peers[peer];
         while (p->deferred_head) {
             MPIDI_sendop_t *op = p->deferred_head;

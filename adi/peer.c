@@ -85,7 +85,7 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
     }
     MPIDI_peers = calloc(job->size, sizeof(*MPIDI_peers));
     MPIDI_lost_peers = malloc(sizeof(int) * (size_t)job->size);
-    MPIDI_nlost = 0;
+    MPIDI_nlost = MPIDI_nlost_failed = 0;
     if (!MPIDI_peers || !MPIDI_lost_peers) {
         MPIDI_methods_finalize();
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for %d peers", job->size);
@@ -135,7 +135,7 @@ int MPIDI_methods_finalize(void)
     MPIDI_peers = NULL;
     free(MPIDI_lost_peers);
     MPIDI_lost_peers = NULL;
-    MPIDI_nlost = 0;
+    MPIDI_nlost = MPIDI_nlost_failed = 0;
     return ret;
 }
 
