@@ -324,7 +324,9 @@ fi
 # other rank's output still flows, and MPIEXEC_TIMEOUT fires on time.
 run 30 env STRANGER="$STRANGER" MODE=fill MPIEXEC_TIMEOUT=3 "$MPIEXEC" -n 2 "$TMP/pick"
 ticks=$(grep -c '^tick' "$OUT")
-if [ $rc = 124 ] && [ "$ticks" -ge 10 ] && [ "$(echo "$secs < 8" | bc)" = 1 ] &&
+# (3 s of ticks every 0.1 s: 30 on a quiet machine; a loaded one may lose some.  The old mpiexec,
+# blocked in its write, let the outer 30 s limit kill it.)
+if [ $rc = 124 ] && [ "$ticks" -ge 5 ] && [ "$(echo "$secs < 12" | bc)" = 1 ] &&
     grep -q "waiting without reading" "$ERR"; then
     pass pmi_nonreading_rank_timeout_on_time
 else
