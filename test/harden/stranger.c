@@ -172,6 +172,7 @@ static int tcp_mode(int argc, char **argv)
                 fds[i] = -1;
         for (int i = 0; i < n; i++)
             closed += fds[i] < 0 || closed_within(fds[i], 5000);
+        free(fds);
         printf("stranger: %d of %d silent tcp connections closed by the rank\n", closed, n);
         return closed == n ? 0 : 1;
     }
@@ -292,6 +293,7 @@ static int pmi_mode(int argc, char **argv)
         fflush(stdout);
         for (int i = 0; i < n; i++)
             closed += fds[i] < 0 || closed_within(fds[i], ms);
+        free(fds);
         printf("stranger: %d of %d silent PMI connections closed by mpiexec\n", closed, n);
         return closed == n ? 0 : 1;
     }
