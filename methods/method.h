@@ -92,6 +92,13 @@ typedef struct MPIDI_method_ops {
     /* Optional: register memory for rdma; *key_p goes to the peer. */
     int (*mem_reg)(void *addr, size_t len, uint64_t *key_p, void **handle_p);
     int (*mem_dereg)(void *handle);
+
+    /* Optional, for ferry_info: whether the method can run on this machine,
+     * found without a job (devices and ports, permissions, addresses, as
+     * FERRY_ variables select them; the registry is read).  Writes lines
+     * into buf, the first a summary, each later one a detail; returns 1 if
+     * usable, 0 if not (the lines say why).  NULL: always usable. */
+    int (*probe)(char *buf, size_t len);
 } MPIDI_method_ops_t;
 
 /* ---- Upcalls into the core (implemented in adi/) ---- */

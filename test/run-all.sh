@@ -109,7 +109,7 @@ part shm-method env SHM_RUN_SLOW=$((1 - quick)) sh test/methods/shm_run.sh "$top
 install_check() {
     local d
     d=$(mktemp -d)
-    for f in bin/mpicc bin/mpiexec include/mpi.h lib/libmpi.so lib/libmpi.a lib/pkgconfig/ferry.pc; do
+    for f in bin/mpicc bin/mpiexec bin/ferry_info include/mpi.h lib/libmpi.so lib/libmpi.a lib/pkgconfig/ferry.pc; do
         [ -e "$inst/$f" ] || { echo "missing $inst/$f"; return 1; }
     done
     "$inst/bin/mpicc" -Wall -Wextra -Werror -o "$d/latbw" bench/latbw.c || return 1

@@ -235,6 +235,7 @@ long long MPIDI_TCP_now_ms(void);
 
 /* tcp_addr.c: interfaces, FERRY_TCP_IF, business cards. */
 int MPIDI_TCP_addr_build_card(const char *tcp_if, int port, char *card, size_t len);
+int MPIDI_TCP_probe(char *buf, size_t len);
 int MPIDI_TCP_addr_parse_card(int peer, const char *card, MPIDI_TCP_addr_t *addrs, int max,
                               int *naddrs_p);
 void MPIDI_TCP_addr_order(MPIDI_TCP_addr_t *addrs, int *naddrs_p, int same_node);
