@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # run-all.sh: the whole test suite: build, unit tests, launcher, shm method, the MPI test list
 # under every protocol variant, Hydra, the list over tcp, tcp end to end (network namespaces),
-# AddressSanitizer+UBSan and valgrind; one summary line.
+# Slurm (a two-node cluster of namespaces), AddressSanitizer+UBSan and valgrind; one summary line.
 #
 #   test/run-all.sh            everything (about 20-30 minutes on 2 cores)
-#   TEST_QUICK=1 test/run-all.sh    no variants, no sanitizer/valgrind parts
+#   TEST_QUICK=1 test/run-all.sh    no variants, no Slurm, sanitizer or valgrind parts
 #
 # Builds in _build (installed to _inst) and _build-asan (_inst-asan) at the top of the
 # tree; logs of each part go to _test-logs/.  Ends with "N passed, N failed, N skipped".
@@ -160,6 +160,12 @@ fi
 part tcp bash test/tcp/run.sh "$inst"
 
 if [ "$quick" != 1 ]; then
+    # Slurm: a private two-node cluster on this machine (slurm-up), srun --mpi=pmi2 and
+    # --mpi=pmix across both nodes, world size, methods, core programs and failures (about
+    # 1.5 minutes).  Not in quick runs: the cluster is one per machine, and the full suite runs
+    # under the suite lock.
+    part slurm bash test/slurm/run.sh "$inst"
+
     # AddressSanitizer + UBSan: library and tests instrumented, default and four variants
     # (the last over tcp).
     san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
