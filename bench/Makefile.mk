@@ -9,3 +9,5 @@ EXTRA_DIST += bench/pack_bench.c bench/pack_run.sh
 noinst_PROGRAMS += bench/pack_bench
 bench_pack_bench_SOURCES = bench/pack_bench.c
 bench_pack_bench_LDADD = libmpi.la
+# startup_empty.c: MPI_Init + MPI_Finalize, timed by bench/startup.sh under several launchers.
+EXTRA_DIST += bench/startup_empty.c bench/startup.sh

@@ -21,15 +21,15 @@
 
 /* What the core tells a method about the job at init. */
 typedef struct MPIDI_job {
-    int rank;              /* world rank of this process */
-    int size;              /* world size */
-    const char *kvsname;   /* unique per job: use it to name shared objects */
+    int rank;            /* world rank of this process */
+    int size;            /* world size */
+    const char *kvsname; /* unique per job: use it to name shared objects */
     const char *hostname;
-    int node_id;           /* index of this node (ranks with equal node ids share a host) */
-    int nlocal;            /* ranks on this node, including this one */
-    int local_index;       /* this rank's position among them */
+    int node_id;            /* index of this node (ranks with equal node ids share a host) */
+    int nlocal;             /* ranks on this node, including this one */
+    int local_index;        /* this rank's position among them */
     const int *local_ranks; /* world ranks on this node, ascending; nlocal entries */
-    const int *node_of;    /* node id of every world rank; size entries */
+    const int *node_of;     /* node id of every world rank; size entries */
 } MPIDI_job_t;
 
 /* Which peers a method can reach at all, known from the job description
@@ -42,14 +42,18 @@ typedef enum {
 
 /* Limits and capabilities a method reports from init. */
 typedef struct MPIDI_method_caps {
-    size_t size;            /* sizeof(MPIDI_method_caps_t), so the struct can grow */
-    size_t max_hdr;         /* largest header am_send accepts */
-    size_t eager_limit;     /* default largest payload sent eagerly */
-    size_t max_send;        /* largest payload of one am_send (pipeline chunk bound) */
-    unsigned rndv_modes;    /* MPIDI_RNDV_* mask */
-    int needs_reg;          /* rdma needs mem_reg keys */
-    int exclusivity;        /* among methods that reach a peer, the highest wins */
+    size_t size;                /* sizeof(MPIDI_method_caps_t), so the struct can grow */
+    size_t max_hdr;             /* largest header am_send accepts */
+    size_t eager_limit;         /* default largest payload sent eagerly */
+    size_t max_send;            /* largest payload of one am_send (pipeline chunk bound) */
+    unsigned rndv_modes;        /* MPIDI_RNDV_* mask */
+    int needs_reg;              /* rdma needs mem_reg keys */
+    int exclusivity;            /* among methods that reach a peer, the highest wins */
     MPIDI_method_scope_t scope; /* left 0: MPIDI_SCOPE_ANY */
+    /* 1: reachable and connect need nothing from the peer (the job's node
+     * map is enough, as for self and shm): no card is published or fetched,
+     * which spares every rank a PMI get per peer at its first message. */
+    int cardless;
 } MPIDI_method_caps_t;
 
 typedef struct MPIDI_method_ops {
@@ -57,7 +61,8 @@ typedef struct MPIDI_method_ops {
     const char *name;
 
     /* Lifecycle.  init creates local resources; every rank's business card is
-     * published as P<rank>-<name> before a barrier, then post_init runs. */
+     * published as P<rank>-<name> before a barrier (unless caps.cardless),
+     * then post_init runs. */
     int (*init)(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
     int (*get_business_card)(char *buf, size_t len);
     int (*post_init)(void); /* optional: after every rank has initialised */
@@ -76,8 +81,8 @@ typedef struct MPIDI_method_ops {
      * memory (it calls MPIDU_op_done(cookie) when done), MPIDI_AGAIN when it
      * took nothing, or an MPI error code.  Messages to one peer arrive in the
      * order they were accepted. */
-    int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len,
-                   const MPIR_Segment *seg, size_t first, size_t last, void *cookie);
+    int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len, const MPIR_Segment *seg,
+                   size_t first, size_t last, void *cookie);
 
     /* Polls the method and dispatches what arrived.  Sets *made_progress_p to 1
      * only when something really happened (a message or a completion). */
@@ -105,8 +110,8 @@ typedef struct MPIDI_method_ops {
 
 /* Delivers one incoming active message.  hdr and payload are valid only
  * during the call; the core copies what it keeps. */
-void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t payload_len);
+void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t payload_len);
 /* Optional receive in place, for methods that read a byte stream (tcp).
  * When the header of an active message has arrived but not its payload of
  * payload_len bytes, a method may ask the core where that payload belongs.

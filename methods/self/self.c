@@ -27,6 +27,7 @@ static int self_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps)
     caps->needs_reg = 0;
     caps->exclusivity = 1000; /* nothing beats a memcpy */
     caps->scope = MPIDI_SCOPE_SELF;
+    caps->cardless = 1;
     return 0;
 }
 

@@ -209,6 +209,11 @@ typedef struct MPIDI_TCP_state {
     int port;
     char card[1024];
     MPIDI_TCP_peer_t *peers;
+    /* The peers that ever left PEER_NONE, in that order: what finalize and
+     * the connect timers walk, so a rank that talked to a few peers never
+     * touches the entries (and pages) of the rest of a large job. */
+    int *touched;
+    int ntouched;
     MPIDI_TCP_sock_t *socks; /* every socket not yet freed */
     int nconnecting;         /* peers in PEER_CONNECTING: progress watches their timers */
     int in_progress;         /* re-entrancy guard */
@@ -236,6 +241,8 @@ long long MPIDI_TCP_now_ms(void);
 /* tcp_addr.c: interfaces, FERRY_TCP_IF, business cards. */
 int MPIDI_TCP_addr_build_card(const char *tcp_if, int port, char *card, size_t len);
 int MPIDI_TCP_probe(char *buf, size_t len);
+/* Moves a peer out of PEER_NONE into PEER_CONNECTING, recording it in touched. */
+void MPIDI_TCP_peer_start(int peer);
 int MPIDI_TCP_addr_parse_card(int peer, const char *card, MPIDI_TCP_addr_t *addrs, int max,
                               int *naddrs_p);
 void MPIDI_TCP_addr_order(MPIDI_TCP_addr_t *addrs, int *naddrs_p, int same_node);
