@@ -138,6 +138,11 @@ void MPIDU_peer_failed(int peer, int mpi_errno, const char *msg);
  * formatted message; the function that first detects an error calls it. */
 int MPIDU_err_create(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Appends one line (formatted, newline added) to a probe report of len
+ * bytes; a full report keeps what it has. */
+void MPIDU_probe_line(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Configuration values (adi/config.c) a method may read. */
 long MPIDU_config_int(const char *name);
 const char *MPIDU_config_str(const char *name);

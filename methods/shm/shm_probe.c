@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,22 +11,6 @@
 #include <unistd.h>
 
 #include "shm_impl.h"
-
-static void add_line(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void add_line(char *buf, size_t len, const char *fmt, ...)
-{
-    size_t used = strlen(buf);
-    va_list ap;
-    if (used + 1 >= len)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
-    va_end(ap);
-    used = strlen(buf);
-    if (used + 1 < len)
-        strcat(buf, "\n");
-}
 
 /* Maps and touches a small segment the way init does: shm_open, ftruncate, mmap. */
 static int try_segment(char *why, size_t len)
@@ -111,23 +94,25 @@ int MPIDI_SHM_probe(char *buf, size_t len)
     char why[256];
     buf[0] = '\0';
     if (!try_segment(why, sizeof(why))) {
-        add_line(buf, len, "not usable: %s", why);
-        add_line(buf, len, "ranks of one node need a shared segment in /dev/shm");
+        MPIDU_probe_line(buf, len, "not usable: %s", why);
+        MPIDU_probe_line(buf, len, "ranks of one node need a shared segment in /dev/shm");
         return 0;
     }
     int cma = try_cma(why, sizeof(why));
     long wanted = MPIDU_config_int("FERRY_SHM_CMA");
-    add_line(buf, len, "usable: segments in /dev/shm; large messages %s",
-             cma && wanted ? "by single copy (CMA)" : "through cells (copy pipeline)");
+    MPIDU_probe_line(buf, len, "usable: segments in /dev/shm; large messages %s",
+                     cma && wanted ? "by single copy (CMA)" : "through cells (copy pipeline)");
     if (cma)
-        add_line(buf, len, "CMA permitted%s", wanted ? "" : ", but FERRY_SHM_CMA=0 turns it off");
+        MPIDU_probe_line(buf, len, "CMA permitted%s",
+                         wanted ? "" : ", but FERRY_SHM_CMA=0 turns it off");
     else
-        add_line(buf, len, "CMA not permitted: %s", why);
+        MPIDU_probe_line(buf, len, "CMA not permitted: %s", why);
     FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
     int scope;
     if (f && fscanf(f, "%d", &scope) == 1)
-        add_line(buf, len, "kernel.yama.ptrace_scope = %d%s", scope,
-                 scope >= 1 && !cma ? " (1 or more forbids reading a sibling's memory)" : "");
+        MPIDU_probe_line(buf, len, "kernel.yama.ptrace_scope = %d%s", scope,
+                         scope >= 1 && !cma ? " (1 or more forbids reading a sibling's memory)"
+                                            : "");
     if (f)
         fclose(f);
     return 1;

@@ -5,7 +5,6 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -13,22 +12,6 @@
 
 #include "mpi.h"
 #include "tcp_impl.h"
-
-static void add_line(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void add_line(char *buf, size_t len, const char *fmt, ...)
-{
-    size_t used = strlen(buf);
-    va_list ap;
-    if (used + 1 >= len)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
-    va_end(ap);
-    used = strlen(buf);
-    if (used + 1 < len)
-        strcat(buf, "\n");
-}
 
 /* Whether the address text is one of the card's ("1;port;addr;addr..."). */
 static int in_card(const char *card, const char *addr)
@@ -57,14 +40,15 @@ int MPIDI_TCP_probe(char *buf, size_t len)
         char msg[MPI_MAX_ERROR_STRING];
         int n = 0;
         MPI_Error_string(err, msg, &n);
-        add_line(buf, len, "not usable: %s", msg);
+        MPIDU_probe_line(buf, len, "not usable: %s", msg);
         return 0;
     }
     int fd = socket(AF_INET6, SOCK_STREAM, 0);
     if (fd < 0)
         fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0 || listen(fd, 1) != 0) {
-        add_line(buf, len, "not usable: a listening socket: %s (errno %d)", strerror(errno), errno);
+        MPIDU_probe_line(buf, len, "not usable: a listening socket: %s (errno %d)", strerror(errno),
+                         errno);
         if (fd >= 0)
             close(fd);
         return 0;
@@ -76,8 +60,8 @@ int MPIDI_TCP_probe(char *buf, size_t len)
     for (const char *p = addrs; p && *p; p++)
         strncat(list, *p == ';' ? (p == addrs ? "" : ", ") : (char[2]){*p, 0},
                 sizeof(list) - strlen(list) - 1);
-    add_line(buf, len, "usable: business card addresses %s%s%s%s", list[0] ? list : "none",
-             *tcp_if ? " (FERRY_TCP_IF=" : "", tcp_if, *tcp_if ? ")" : "");
+    MPIDU_probe_line(buf, len, "usable: business card addresses %s%s%s%s", list[0] ? list : "none",
+                     *tcp_if ? " (FERRY_TCP_IF=" : "", tcp_if, *tcp_if ? ")" : "");
     if (getifaddrs(&ifs) != 0)
         return 1;
     for (struct ifaddrs *ifa = ifs; ifa; ifa = ifa->ifa_next) {
@@ -90,8 +74,8 @@ int MPIDI_TCP_probe(char *buf, size_t len)
                       ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
                       : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr,
                   text, sizeof(text));
-        add_line(buf, len, "interface %s %s: %s", ifa->ifa_name, text,
-                 in_card(card, text) ? "in the card" : "not used");
+        MPIDU_probe_line(buf, len, "interface %s %s: %s", ifa->ifa_name, text,
+                         in_card(card, text) ? "in the card" : "not used");
     }
     freeifaddrs(ifs);
     return 1;
