@@ -11,7 +11,10 @@
 typedef enum {
     MPIR_REQ_SEND,
     MPIR_REQ_RECV,
-    MPIR_REQ_UNEXP, /* an arrived message nobody has asked for yet */
+    MPIR_REQ_UNEXP,      /* an arrived message nobody has asked for yet (or an MPI_Message) */
+    MPIR_REQ_PERSISTENT, /* MPI_Send_init ...: inactive, or started with an inner request */
+    MPIR_REQ_GREQ,       /* a generalized request: the user completes it */
+    MPIR_REQ_COMPOSITE,  /* completes when its child requests have (MPI_Isendrecv ...) */
 } MPIR_Request_kind_t;
 
 /* What an unexpected message or a matched rendezvous receive learnt from its
@@ -22,6 +25,8 @@ typedef struct MPIDI_rts_info {
     uint64_t rkey;
     int is_rndv;
     int sync;         /* sender waits for a match acknowledgement */
+    uint16_t seq;     /* the sender's sequence number: with sreq, names the message for a
+                       * cancel request */
 } MPIDI_rts_info_t;
 
 struct MPIR_Request;
@@ -31,6 +36,22 @@ typedef struct MPIDI_cb {
     void (*fn)(struct MPIR_Request *req, int mpi_errno);
     struct MPIR_Request *req;
 } MPIDI_cb_t;
+
+/* The MPI layer's state of a persistent, generalized or composite request. */
+typedef struct MPIR_Preq {
+    int op;         /* MPIR_PREQ_* in mpi/ */
+    int active;     /* started and not yet completed by a Wait/Test */
+    const void *buf;
+    MPI_Aint count;
+    MPI_Datatype type;
+} MPIR_Preq;
+
+typedef struct MPIR_Greq {
+    int (*query_fn)(void *extra_state, MPI_Status *status);
+    int (*free_fn)(void *extra_state);
+    int (*cancel_fn)(void *extra_state, int complete);
+    void *extra_state;
+} MPIR_Greq;
 
 typedef struct MPIR_Request {
     MPI_Request handle;
@@ -63,8 +84,25 @@ typedef struct MPIR_Request {
     int is_sync;
     int in_posted;       /* on the posted queue, not matched yet */
     int cancelled;
+    int is_rndv_send;    /* send: an RTS went out; the transfer's end is one event */
+    int cancel_pending;  /* send: a CANCEL_SEND awaits its answer (one event) */
+    uint16_t send_seq;   /* send: the sequence number its message carries */
     MPIDI_cb_t cb_send;  /* payload of an am_send released */
     MPIDI_cb_t cb_rdma;  /* rdma_get / rdma_put finished */
+    /* Set by the MPI layer: called when cc reaches 0, before the device drops
+     * its reference (a child telling its parent, a buffered send's space). */
+    void (*on_complete)(struct MPIR_Request *req);
+    struct MPIR_Request *parent; /* the persistent or composite request that owns this one */
+    /* The operation this request stands for (a started persistent request's
+     * inner one, a buffered send's internal one): a reference released with
+     * this request, so a late MPI_Cancel still reaches it. */
+    struct MPIR_Request *linked;
+    void *tmpbuf;                /* freed with the request (packed data of a composite) */
+    int user_freed;              /* MPI_Request_free came before completion */
+    union {
+        MPIR_Preq preq;
+        MPIR_Greq greq;
+    } u;
 } MPIR_Request;
 
 MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind);
