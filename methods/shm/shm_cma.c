@@ -30,9 +30,6 @@ static int cma_copy(const char *what, cma_fn_t fn, int peer, void *local, size_t
     if (li < 0 || li == st->me)
         return MPIDU_err_create(MPI_ERR_INTERN, "shm %s with rank %d: not a peer on this node",
                                 what, peer);
-    if (st->pids[li] == 0) /* the core binds (connects) a peer before any rdma with it */
-        return MPIDU_err_create(MPI_ERR_INTERN, "shm %s with rank %d before connecting to it", what,
-                                peer);
     if (!st->cma_enabled)
         return MPIDU_err_create(MPI_ERR_OTHER,
                                 "shm %s with rank %d: CMA is off (FERRY_SHM_CMA=0 or refused "

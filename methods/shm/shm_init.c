@@ -299,11 +299,7 @@ fn_fail:
 
 /* Runs after every local rank initialised its region (the core's barrier).
  * The name is removed at once: the mappings keep the memory alive, and a job
- * that crashes from now on leaves nothing in /dev/shm.  Peers' regions are
- * checked at the first message to or from each (MPIDI_SHM_connect), not
- * here: reading every local rank's control block made each rank fault in a
- * page (and a page table) per local rank, the square of the node's ranks in
- * all, a third of the CPU an empty 128-rank job spent. */
+ * that crashes from now on leaves nothing in /dev/shm. */
 int MPIDI_SHM_post_init(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
@@ -316,33 +312,27 @@ int MPIDI_SHM_post_init(void)
                                     st->name, world_rank, strerror(errno), errno);
         st->unlinked = 1;
     }
-    return MPI_SUCCESS;
-}
 
-/* Checks local rank i's region (after the start-up fence, it has written it)
- * and learns its pid for CMA; pids[i] != 0 marks it checked. */
-static int check_peer(int i)
-{
-    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    MPIDI_SHM_ctrl_t *c = MPIDI_SHM_ctrl(i);
-
-    /* Acquire: pairs with the owner's release store of the magic, so the
-     * fields read below are the ones it wrote. */
-    if (atomic_load_explicit(&c->magic, memory_order_acquire) != MPIDI_SHM_MAGIC)
-        return MPIDU_err_create(MPI_ERR_OTHER,
-                                "shm: rank %d did not initialise its part of %s (it does not "
-                                "run shm, see FERRY_METHODS, or has another "
-                                "FERRY_SHM_CELL_SIZE or FERRY_SHM_NUM_CELLS)",
-                                st->local_ranks[i], st->name);
-    if (c->cell_size != st->cell_size || c->num_cells != st->num_cells ||
-        c->nlocal != (uint64_t)st->nlocal)
-        return MPIDU_err_create(MPI_ERR_OTHER,
-                                "shm: rank %d has %llu cells of %llu bytes for %llu ranks, "
-                                "rank %d has %zu of %zu for %d",
-                                st->local_ranks[i], (unsigned long long)c->num_cells,
-                                (unsigned long long)c->cell_size, (unsigned long long)c->nlocal,
-                                world_rank, st->num_cells, st->cell_size, st->nlocal);
-    st->pids[i] = (pid_t)c->pid;
+    for (int i = 0; i < st->nlocal; i++) {
+        MPIDI_SHM_ctrl_t *c = MPIDI_SHM_ctrl(i);
+        /* Acquire: pairs with the owner's release store of the magic, so the
+         * fields read below are the ones it wrote. */
+        if (atomic_load_explicit(&c->magic, memory_order_acquire) != MPIDI_SHM_MAGIC)
+            return MPIDU_err_create(MPI_ERR_OTHER,
+                                    "shm: rank %d did not initialise its part of %s (it does "
+                                    "not run shm, see FERRY_METHODS, or has another "
+                                    "FERRY_SHM_CELL_SIZE or FERRY_SHM_NUM_CELLS)",
+                                    st->local_ranks[i], st->name);
+        if (c->cell_size != st->cell_size || c->num_cells != st->num_cells ||
+            c->nlocal != (uint64_t)st->nlocal)
+            return MPIDU_err_create(MPI_ERR_OTHER,
+                                    "shm: rank %d has %llu cells of %llu bytes for %llu ranks, "
+                                    "rank %d has %zu of %zu for %d",
+                                    st->local_ranks[i], (unsigned long long)c->num_cells,
+                                    (unsigned long long)c->cell_size, (unsigned long long)c->nlocal,
+                                    world_rank, st->num_cells, st->cell_size, st->nlocal);
+        st->pids[i] = (pid_t)c->pid;
+    }
     return MPI_SUCCESS;
 }
 
@@ -388,10 +378,7 @@ int MPIDI_SHM_reachable(int peer, const char *card)
 
 int MPIDI_SHM_connect(int peer, const char *card)
 {
-    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-
     if (!MPIDI_SHM_reachable(peer, card))
         return MPIDU_err_create(MPI_ERR_INTERN, "shm connect to rank %d: not on this node", peer);
-    int i = st->world_to_local[peer];
-    return st->pids[i] ? MPI_SUCCESS : check_peer(i);
+    return MPI_SUCCESS;
 }
