@@ -8,4 +8,4 @@ test_unit_stub_method_test_LDADD = libmpi.la
 test_unit_stub_method_test_CFLAGS = $(AM_CFLAGS)
 test_unit_config_test_SOURCES = test/unit/config_test.c
 test_unit_config_test_LDADD = libmpi.la
-EXTRA_DIST += test/mpi test/run-all.sh
+EXTRA_DIST += test/mpi test/profiling test/run-all.sh
