@@ -143,6 +143,13 @@ int MPIDU_err_create(int errclass, const char *fmt, ...) __attribute__((format(p
 void MPIDU_probe_line(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Registers a counter the method increments itself (an unsigned long that stays valid until
+ * MPI_Finalize), under the name FERRY_VERBOSE=1 prints and tests read from FERRY_STATS_FILE:
+ * lower-case letters, digits and '_', prefixed by the method ("tcp_recv_in_place").  A name
+ * ending in "_max" is a maximum (tests take the largest over the ranks), any other a count
+ * (summed).  Call it from init; returns an MPI error code (bad or duplicate name). */
+int MPIDU_stat_register(const char *name, const unsigned long *counter_p);
+
 /* Configuration values (adi/config.c) a method may read. */
 long MPIDU_config_int(const char *name);
 const char *MPIDU_config_str(const char *name);
