@@ -24,7 +24,8 @@ typedef struct cfg_var {
 
 #define SIZE_MAX_CFG (1L << 40)
 
-/* Every variable Ferry reads (the value fields are filled by MPIDI_config_init).  Keep doc/tuning.md in step with this table. */
+/* Every variable Ferry reads (the value fields are filled by MPIDI_config_init).  Keep
+ * doc/tuning.md in step with this table. */
 static cfg_var_t vars[] = {
     {"FERRY_EAGER_LIMIT", CFG_SIZE, "-1", -1, SIZE_MAX_CFG, NULL,
      "largest message sent eagerly, all methods (-1: each method's own limit)"},
@@ -36,7 +37,10 @@ static cfg_var_t vars[] = {
      "comma-separated methods to use, in order of preference (empty: all built)"},
     {"FERRY_POLL_SPINS", CFG_INT, "-1", -1, INT_MAX, NULL,
      "idle polls before a blocking wait yields the CPU (-1: 2000, or 0 when oversubscribed)"},
-    {"FERRY_VERBOSE", CFG_INT, "0", 0, 3, NULL, "print method choices and statistics"},
+    {"FERRY_VERBOSE", CFG_INT, "0", 0, 3, NULL,
+     "1: method choices and counters, 2: connections, 3: the protocol of every rendezvous"},
+    {"FERRY_STATS_FILE", CFG_STR, "", 0, 0, NULL,
+     "each rank writes its counters to this path + \".<rank>\" at MPI_Finalize (for tests)"},
     {"FERRY_SHM_CMA", CFG_BOOL, "1", 0, 1, NULL,
      "use process_vm_readv/writev for shm rendezvous (0: copy pipeline only)"},
     {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,
@@ -86,10 +90,23 @@ static int parse_size(const char *s, long *out)
         return -1;
     long long mul = 1;
     switch (*end) {
-    case 'k': case 'K': mul = 1LL << 10; end++; break;
-    case 'm': case 'M': mul = 1LL << 20; end++; break;
-    case 'g': case 'G': mul = 1LL << 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        mul = 1LL << 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mul = 1LL << 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mul = 1LL << 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end == 'b' || *end == 'B')
         end++;
@@ -181,14 +198,54 @@ int MPIDI_config_init(void)
         if (strncmp(*e, "FERRY_", 6) != 0)
             continue;
         size_t n = strcspn(*e, "=");
-        int known = 0;
-        for (size_t i = 0; i < NVARS && !known; i++)
-            known = strlen(vars[i].name) == n && strncmp(vars[i].name, *e, n) == 0;
-        if (!known)
-            fprintf(stderr, "ferry: warning: unknown variable %.*s ignored (see doc/tuning.md)\n",
-                    (int)n, *e);
+        char name[128];
+        snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), *e);
+        if (!MPIDI_config_known(name))
+            fprintf(stderr, "ferry: warning: unknown variable %s ignored (see doc/tuning.md)\n",
+                    name);
     }
     return bad ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+int MPIDI_config_known(const char *name)
+{
+    return find(name) != NULL;
+}
+
+int MPIDI_config_count(void)
+{
+    return (int)NVARS;
+}
+
+void MPIDI_config_describe(int i, MPIDI_config_desc_t *d)
+{
+    static const char *const kinds[] = {
+        [CFG_INT] = "int",   [CFG_SIZE] = "size",  [CFG_BOOL] = "bool",
+        [CFG_ENUM] = "enum", [CFG_STR] = "string",
+    };
+    const cfg_var_t *v = &vars[i];
+    const char *env = getenv(v->name);
+
+    d->name = v->name;
+    d->kind = kinds[v->kind];
+    d->defval = v->defval;
+    d->value = env && *env ? env : NULL;
+    d->doc = v->doc;
+    switch (v->kind) {
+    case CFG_INT:
+    case CFG_SIZE:
+        snprintf(d->range, sizeof(d->range), "%ld .. %ld", v->min, v->max);
+        break;
+    case CFG_BOOL:
+        snprintf(d->range, sizeof(d->range), "0|1");
+        break;
+    case CFG_ENUM:
+        snprintf(d->range, sizeof(d->range), "%s", v->choices);
+        break;
+    case CFG_STR:
+        snprintf(d->range, sizeof(d->range), "text");
+        break;
+    }
 }
 
 static cfg_var_t *must_find(const char *name)
@@ -203,9 +260,24 @@ static cfg_var_t *must_find(const char *name)
     return v;
 }
 
-long MPIDI_config_int(const char *name) { return must_find(name)->ival; }
-const char *MPIDI_config_str(const char *name) { return must_find(name)->sval; }
-int MPIDI_config_is_set(const char *name) { return must_find(name)->is_set; }
+long MPIDI_config_int(const char *name)
+{
+    return must_find(name)->ival;
+}
+const char *MPIDI_config_str(const char *name)
+{
+    return must_find(name)->sval;
+}
+int MPIDI_config_is_set(const char *name)
+{
+    return must_find(name)->is_set;
+}
 
-long MPIDU_config_int(const char *name) { return MPIDI_config_int(name); }
-const char *MPIDU_config_str(const char *name) { return MPIDI_config_str(name); }
+long MPIDU_config_int(const char *name)
+{
+    return MPIDI_config_int(name);
+}
+const char *MPIDU_config_str(const char *name)
+{
+    return MPIDI_config_str(name);
+}

@@ -126,11 +126,15 @@ int MPID_Init(void)
         return err;
     if ((err = build_node_map(&job)))
         goto fn_fail;
+    if ((err = MPIDI_stats_init()))
+        goto fn_fail;
     /* From here a failure finalizes the methods started (methods_init does
      * it for its own failures), so nothing outlives a failed start-up: no
      * shm segment name, no listening socket. */
     if ((err = MPIDI_methods_init(&job)))
         goto fn_fail;
+    if ((err = MPIDI_stats_register_methods()))
+        goto finalize_methods;
     if ((err = MPIDI_methods_publish()))
         goto finalize_methods;
     if (PMI_Barrier()) {
@@ -163,13 +167,7 @@ int MPID_Finalize(void)
     /* Everything queued must leave before the methods close.  The MPI layer
      * has already run a barrier over the device, so no peer still needs us. */
     MPID_Progress_wait(nothing_left, NULL);
-    if (MPIDI_config_int("FERRY_VERBOSE"))
-        fprintf(stderr,
-                "ferry: rank %d: eager %lu, rendezvous %lu (read %lu, write %lu, pipeline %lu), "
-                "deferred %lu, unexpected %lu (peak %zu bytes held)\n",
-                MPIDI_world.rank, MPIDI_stats.eager_sent, MPIDI_stats.rndv_sent,
-                MPIDI_stats.rndv_read, MPIDI_stats.rndv_write, MPIDI_stats.rndv_pipeline,
-                MPIDI_stats.deferred, MPIDI_stats.unexpected, MPIDI_recvq_unexp_bytes_peak());
+    MPIDI_stats_finalize();
     int err = MPIDI_methods_finalize();
     MPIDI_recvq_finalize();
     MPIDI_job_key_finalize();

@@ -98,6 +98,8 @@ int MPIDI_methods_publish(void)
     for (int i = 0; i < MPIDI_nactive; i++) {
         const MPIDI_method_ops_t *ops = MPIDI_active[i].ops;
         char key[64], card[1024];
+        if (MPIDI_active[i].caps.cardless)
+            continue;
         if (ops->get_business_card(card, sizeof(card)) != MPI_SUCCESS)
             return MPIR_Err_create(MPI_ERR_OTHER, "method %s gave no business card", ops->name);
         snprintf(key, sizeof(key), "P%d-%s", MPIDI_world.rank, ops->name);
@@ -173,7 +175,9 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
         if (!in_scope(&MPIDI_active[i].caps, peer))
             continue;
         snprintf(key, sizeof(key), "P%d-%s", peer, ops->name);
-        if (PMI_KVS_Get(MPIDI_world.kvsname, key, card, sizeof(card)) != PMI_SUCCESS)
+        if (MPIDI_active[i].caps.cardless)
+            card[0] = '\0';
+        else if (PMI_KVS_Get(MPIDI_world.kvsname, key, card, sizeof(card)) != PMI_SUCCESS)
             continue; /* the peer does not run this method */
         if (!ops->reachable(peer, card))
             continue;
@@ -182,6 +186,7 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
             return err;
         p->method = ops;
         p->caps = &MPIDI_active[i].caps;
+        p->stats = &MPIDI_active[i].stats;
         p->eager_limit = eager_limit_for(p->caps);
         if (MPIDI_config_int("FERRY_VERBOSE"))
             fprintf(stderr, "ferry: rank %d reaches rank %d by %s (eager limit %zu)\n",

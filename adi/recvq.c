@@ -44,7 +44,7 @@ static bin_t *last_bin;              /* the bin of the last lookup: a ping-pong 
 
 static uint64_t post_counter; /* post_seq of the next posted receive */
 static long nwild;            /* MPI_ANY_SOURCE receives posted */
-static size_t unexp_bytes, unexp_bytes_peak;
+static size_t unexp_bytes;
 
 /* ---- lists ---- */
 
@@ -306,14 +306,16 @@ int MPIDI_recvq_append_unexp(MPIR_Request *ureq)
     ureq->rq_bin = b;
     if (ureq->unexp_data) {
         unexp_bytes += ureq->msg_size;
-        if (unexp_bytes > unexp_bytes_peak)
-            unexp_bytes_peak = unexp_bytes;
+        if (unexp_bytes > MPIDI_stats.unexpected_bytes_max)
+            MPIDI_stats.unexpected_bytes_max = unexp_bytes;
     }
     return MPI_SUCCESS;
 }
 
-size_t MPIDI_recvq_unexp_bytes(void) { return unexp_bytes; }
-size_t MPIDI_recvq_unexp_bytes_peak(void) { return unexp_bytes_peak; }
+size_t MPIDI_recvq_unexp_bytes(void)
+{
+    return unexp_bytes;
+}
 
 /* ---- lost peers ---- */
 

@@ -23,8 +23,10 @@ int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced
 
 static void send_cts(MPIR_Request *rreq, void *addr)
 {
-    MPIDI_cts_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle,
-                         .len = rreq->bytes_needed, .addr = (uint64_t)(uintptr_t)addr};
+    MPIDI_cts_hdr_t c = {.sreq = rreq->rts.sreq,
+                         .rreq = (uint64_t)rreq->handle,
+                         .len = rreq->bytes_needed,
+                         .addr = (uint64_t)(uintptr_t)addr};
     int err = MPIDI_am_send(rreq->peer, MPIDI_AM_CTS, &c, sizeof(c), NULL, 0, 0);
     if (err) {
         MPIR_Request_set_error(rreq, err);
@@ -44,9 +46,25 @@ static void send_fin(MPIR_Request *rreq)
     MPIR_Request_set_error(rreq, err);
 }
 
-static void start_pipeline(MPIR_Request *rreq)
+static const char *const mover_name[] = {
+    [MPIDI_RNDV_READ] = "read", [MPIDI_RNDV_WRITE] = "write", [MPIDI_RNDV_PIPELINE] = "pipeline"};
+
+/* FERRY_VERBOSE=3: one line per rendezvous, saying which mover it uses and why. */
+static void trace(const MPIR_Request *rreq, int mode, const char *why)
 {
-    MPIDI_stats.rndv_pipeline++;
+    if (MPIDI_config_int("FERRY_VERBOSE") >= MPIDI_VERBOSE_PROTOCOL)
+        fprintf(stderr, "ferry: rank %d: rendezvous of %zu bytes from rank %d: %s%s%s\n",
+                MPIDI_world.rank, rreq->msg_size, rreq->peer, mover_name[mode], why ? ", " : "",
+                why ? why : "");
+}
+
+/* fallback: why the mover asked for is not used (NULL when it is). */
+static void start_pipeline(MPIR_Request *rreq, const char *fallback)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[rreq->peer];
+    MPIDI_COUNT(p, rndv_pipeline, 1);
+    MPIDI_COUNT(p, rndv_fallback, fallback != NULL);
+    trace(rreq, MPIDI_RNDV_PIPELINE, fallback);
     rreq->mode = MPIDI_RNDV_PIPELINE;
     send_cts(rreq, NULL);
 }
@@ -59,9 +77,11 @@ static void read_done(MPIR_Request *rreq, int mpi_errno)
         if (MPIDI_config_int("FERRY_VERBOSE"))
             fprintf(stderr, "ferry: rank %d: rdma_get from rank %d failed (%s); using pipeline\n",
                     MPIDI_world.rank, rreq->peer, MPIR_Err_string(mpi_errno));
-        start_pipeline(rreq);
+        MPIDI_COUNT(&MPIDI_peers[rreq->peer], rndv_refused, 1);
+        start_pipeline(rreq, "fall-back: the read was refused");
         return;
     }
+    MPIDI_COUNT(&MPIDI_peers[rreq->peer], rndv_read, 1);
     send_fin(rreq);
     MPIDI_Request_complete_one(rreq);
 }
@@ -117,26 +137,28 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
         MPIDI_Request_complete_one(rreq);
         return;
     }
-    long want = MPIDI_config_int("FERRY_RNDV_PROTOCOL"); /* auto|read|write|pipeline */
+    MPIDI_rndv_want_t want = MPIDI_config_int("FERRY_RNDV_PROTOCOL");
     void *dst = MPIR_Segment_contig_ptr(&rreq->seg, 0);
-    int can_read = rreq->rts.addr && dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) &&
-                   p->method->rdma_get;
+    int can_read =
+        rreq->rts.addr && dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get;
     int can_write = dst && (p->caps->rndv_modes & MPIDI_RNDV_WRITE) && !p->caps->needs_reg;
     /* A contiguous sender and a noncontiguous receive buffer: read piece by piece. */
     int can_read_iov = rreq->rts.addr && !dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) &&
                        p->method->rdma_get && rreq->bytes_needed > 0 &&
-                       MPIDI_rndv_iov_ok(&rreq->seg, p, want == 1);
+                       MPIDI_rndv_iov_ok(&rreq->seg, p, want == MPIDI_RNDV_WANT_READ);
+    int read_ok = want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ;
+    int write_ok = want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_WRITE;
 
-    if (can_read_iov && (want == 0 || want == 1)) {
-        MPIDI_stats.rndv_read++;
+    if (can_read_iov && read_ok) {
+        trace(rreq, MPIDI_RNDV_READ, "piece by piece");
         rreq->mode = MPIDI_RNDV_READ;
         rreq->bytes_done = 0;
         read_iov_next(rreq);
         return;
     }
 
-    if (can_read && (want == 0 || want == 1)) {
-        MPIDI_stats.rndv_read++;
+    if (can_read && read_ok) {
+        trace(rreq, MPIDI_RNDV_READ, NULL);
         rreq->mode = MPIDI_RNDV_READ;
         if (rreq->bytes_needed == 0) {
             read_done(rreq, MPI_SUCCESS);
@@ -150,13 +172,19 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
         read_done(rreq, rc == MPIDI_AGAIN ? MPIR_Err_create(MPI_ERR_OTHER, "rdma_get busy") : rc);
         return;
     }
-    if (can_write && rreq->bytes_needed > 0 && (want == 0 || want == 2)) {
-        MPIDI_stats.rndv_write++;
+    /* Counted when PUT_DONE comes, or by the sender if it streams DATA instead. */
+    if (can_write && rreq->bytes_needed > 0 && write_ok) {
+        trace(rreq, MPIDI_RNDV_WRITE, NULL);
         rreq->mode = MPIDI_RNDV_WRITE;
         send_cts(rreq, dst);
         return;
     }
-    start_pipeline(rreq);
+    if (want == MPIDI_RNDV_WANT_READ)
+        start_pipeline(rreq, "fall-back: cannot read here (method, CMA off, or buffers)");
+    else if (want == MPIDI_RNDV_WANT_WRITE)
+        start_pipeline(rreq, "fall-back: cannot write here (method, CMA off, or buffers)");
+    else
+        start_pipeline(rreq, NULL);
 }
 
 static MPIR_Request *data_request(int peer, const MPIDI_data_hdr_t *d, size_t len)
@@ -179,8 +207,7 @@ void MPIDI_handle_data(int peer, const void *hdr, size_t hdr_len, const void *da
 
 /* Receive in place: a chunk for a contiguous buffer is written straight to
  * its offset; otherwise the method collects it and dispatches it as usual. */
-MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len,
-                                    void **dst_p)
+MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len, void **dst_p)
 {
     MPIR_Request *rreq = data_request(peer, d, len);
     *dst_p = MPIR_Segment_contig_ptr(&rreq->seg, d->offset);
@@ -196,9 +223,9 @@ void MPIDI_data_recv_done(MPIR_Request *rreq, const void *payload, size_t len)
         MPIDI_Request_complete_one(rreq);
 }
 
-void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data,
-                           size_t len)
+void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
     const MPIDI_ctrl_hdr_t *c = hdr;
+    MPIDI_COUNT(&MPIDI_peers[peer], rndv_write, 1);
     MPIDI_Request_complete_one(MPIDI_lookup_request(c->rreq, 0, peer, "PUT_DONE"));
 }

@@ -46,13 +46,16 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     }
     size_t size = sreq->seg.size;
     sreq->msg_size = size;
-    MPIDI_match_hdr_t m = {.src = comm->rank, .tag = tag, .context_id = sreq->context_id,
-                           .seq = p->send_seq++, .flags = sync ? MPIDI_MATCH_SYNC : 0,
+    MPIDI_match_hdr_t m = {.src = comm->rank,
+                           .tag = tag,
+                           .context_id = sreq->context_id,
+                           .seq = p->send_seq++,
+                           .flags = sync ? MPIDI_MATCH_SYNC : 0,
                            .sreq = (uint64_t)sreq->handle};
     sreq->send_seq = m.seq;
 
     if (size <= p->eager_limit) {
-        MPIDI_stats.eager_sent++;
+        MPIDI_count_eager(p, size);
         if (sync)
             sreq->cc++; /* the SYNC_ACK */
         err = MPIDI_am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), sreq, 0, size);
@@ -62,13 +65,13 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     }
 
     /* Rendezvous: the request's one event is the end of the data transfer. */
-    MPIDI_stats.rndv_sent++;
+    MPIDI_COUNT(p, rndv_sent, 1);
     sreq->is_rndv_send = 1;
     MPIDI_rts_hdr_t rts = {.m = m, .size = size};
-    long mode = MPIDI_config_int("FERRY_RNDV_PROTOCOL"); /* auto|read|write|pipeline */
+    MPIDI_rndv_want_t want = MPIDI_config_int("FERRY_RNDV_PROTOCOL");
     void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
     if (src && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get &&
-        (mode == 0 || mode == 1)) {
+        (want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ)) {
         rts.addr = (uint64_t)(uintptr_t)src;
         if (p->caps->needs_reg && p->method->mem_reg) {
             err = p->method->mem_reg(src, size, &rts.rkey, &sreq->reg_handle);
@@ -118,6 +121,22 @@ static void put_done(MPIR_Request *sreq, int mpi_errno)
 
 static void put_iov_done(MPIR_Request *sreq, int mpi_errno);
 
+/* The receiver offered its buffer for a write but the data goes as DATA chunks: counted here,
+ * since only the sender knows (the receiver counts the writes that arrive).  refused: the
+ * method refused the write at run time; why: the reason when the mover asked for is not used,
+ * NULL when the pipeline is auto's own choice. */
+static void count_stream_instead_of_write(const MPIR_Request *sreq, int refused, const char *why)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[sreq->peer];
+    MPIDI_COUNT(p, rndv_pipeline, 1);
+    MPIDI_COUNT(p, rndv_refused, refused);
+    MPIDI_COUNT(p, rndv_fallback, why != NULL);
+    if (MPIDI_config_int("FERRY_VERBOSE") >= MPIDI_VERBOSE_PROTOCOL)
+        fprintf(stderr, "ferry: rank %d: rendezvous of %zu bytes to rank %d: pipeline%s%s\n",
+                MPIDI_world.rank, sreq->msg_size, sreq->peer, why ? ", fall-back: " : "",
+                why ? why : "");
+}
+
 /* Writes a noncontiguous send buffer into the receiver's contiguous one, one
  * rdma_put per contiguous piece.  On a send request the rendezvous fields
  * hold the put's state: rts.addr and rts.rkey the receiver's buffer,
@@ -155,6 +174,7 @@ static void put_iov_done(MPIR_Request *sreq, int mpi_errno)
     if (MPIDI_config_int("FERRY_VERBOSE"))
         fprintf(stderr, "ferry: rank %d: rdma_put to rank %d failed (%s); using pipeline\n",
                 MPIDI_world.rank, sreq->peer, MPIR_Err_string(mpi_errno));
+    count_stream_instead_of_write(sreq, 1, "the write was refused");
     int err = MPIDI_am_stream(sreq->peer, sreq, sreq->rts.sreq, 0, sreq->bytes_needed);
     if (err)
         send_rndv_done(sreq, err);
@@ -169,8 +189,9 @@ void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *dat
     MPIR_Request *sreq = lookup(c->sreq, MPIR_REQ_SEND, peer, "CTS");
     const MPIDI_peer_t *p = &MPIDI_peers[peer];
     void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
+    int forced = MPIDI_config_int("FERRY_RNDV_PROTOCOL") == MPIDI_RNDV_WANT_WRITE;
     if (c->addr && !src && c->len > 0 && p->method->rdma_put &&
-        MPIDI_rndv_iov_ok(&sreq->seg, p, MPIDI_config_int("FERRY_RNDV_PROTOCOL") == 2)) {
+        MPIDI_rndv_iov_ok(&sreq->seg, p, forced)) {
         sreq->rts.sreq = c->rreq; /* remembered for PUT_DONE */
         sreq->rts.addr = c->addr;
         sreq->rts.rkey = c->rkey;
@@ -194,6 +215,11 @@ void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *dat
         if (MPIDI_config_int("FERRY_VERBOSE") && rc != MPIDI_AGAIN)
             fprintf(stderr, "ferry: rank %d: rdma_put to rank %d failed (%s); using pipeline\n",
                     MPIDI_world.rank, peer, MPIR_Err_string(rc));
+        count_stream_instead_of_write(sreq, rc != MPIDI_AGAIN,
+                                      rc == MPIDI_AGAIN ? "the write was busy"
+                                                        : "the write was refused");
+    } else if (c->addr) {
+        count_stream_instead_of_write(sreq, 0, forced ? "cannot write from this buffer" : NULL);
     }
     int err = MPIDI_am_stream(peer, sreq, c->rreq, 0, c->len);
     if (err)

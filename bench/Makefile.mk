@@ -14,3 +14,5 @@ EXTRA_DIST += bench/flood.c bench/flood_run.sh
 noinst_PROGRAMS += bench/flood
 bench_flood_SOURCES = bench/flood.c
 bench_flood_LDADD = libmpi.la
+# startup_empty.c: MPI_Init + MPI_Finalize, timed by bench/startup.sh under several launchers.
+EXTRA_DIST += bench/startup_empty.c bench/startup.sh

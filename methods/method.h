@@ -21,15 +21,15 @@
 
 /* What the core tells a method about the job at init. */
 typedef struct MPIDI_job {
-    int rank;              /* world rank of this process */
-    int size;              /* world size */
-    const char *kvsname;   /* unique per job: use it to name shared objects */
+    int rank;            /* world rank of this process */
+    int size;            /* world size */
+    const char *kvsname; /* unique per job: use it to name shared objects */
     const char *hostname;
-    int node_id;           /* index of this node (ranks with equal node ids share a host) */
-    int nlocal;            /* ranks on this node, including this one */
-    int local_index;       /* this rank's position among them */
+    int node_id;            /* index of this node (ranks with equal node ids share a host) */
+    int nlocal;             /* ranks on this node, including this one */
+    int local_index;        /* this rank's position among them */
     const int *local_ranks; /* world ranks on this node, ascending; nlocal entries */
-    const int *node_of;    /* node id of every world rank; size entries */
+    const int *node_of;     /* node id of every world rank; size entries */
 } MPIDI_job_t;
 
 /* Which peers a method can reach at all, known from the job description
@@ -42,14 +42,18 @@ typedef enum {
 
 /* Limits and capabilities a method reports from init. */
 typedef struct MPIDI_method_caps {
-    size_t size;            /* sizeof(MPIDI_method_caps_t), so the struct can grow */
-    size_t max_hdr;         /* largest header am_send accepts */
-    size_t eager_limit;     /* default largest payload sent eagerly */
-    size_t max_send;        /* largest payload of one am_send (pipeline chunk bound) */
-    unsigned rndv_modes;    /* MPIDI_RNDV_* mask */
-    int needs_reg;          /* rdma needs mem_reg keys */
-    int exclusivity;        /* among methods that reach a peer, the highest wins */
+    size_t size;                /* sizeof(MPIDI_method_caps_t), so the struct can grow */
+    size_t max_hdr;             /* largest header am_send accepts */
+    size_t eager_limit;         /* default largest payload sent eagerly */
+    size_t max_send;            /* largest payload of one am_send (pipeline chunk bound) */
+    unsigned rndv_modes;        /* MPIDI_RNDV_* mask */
+    int needs_reg;              /* rdma needs mem_reg keys */
+    int exclusivity;            /* among methods that reach a peer, the highest wins */
     MPIDI_method_scope_t scope; /* left 0: MPIDI_SCOPE_ANY */
+    /* 1: reachable and connect need nothing from the peer (the job's node
+     * map is enough, as for self and shm): no card is published or fetched,
+     * which spares every rank a PMI get per peer at its first message. */
+    int cardless;
 } MPIDI_method_caps_t;
 
 typedef struct MPIDI_method_ops {
@@ -57,7 +61,8 @@ typedef struct MPIDI_method_ops {
     const char *name;
 
     /* Lifecycle.  init creates local resources; every rank's business card is
-     * published as P<rank>-<name> before a barrier, then post_init runs. */
+     * published as P<rank>-<name> before a barrier (unless caps.cardless),
+     * then post_init runs. */
     int (*init)(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
     int (*get_business_card)(char *buf, size_t len);
     int (*post_init)(void); /* optional: after every rank has initialised */
@@ -76,8 +81,8 @@ typedef struct MPIDI_method_ops {
      * memory (it calls MPIDU_op_done(cookie) when done), MPIDI_AGAIN when it
      * took nothing, or an MPI error code.  Messages to one peer arrive in the
      * order they were accepted. */
-    int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len,
-                   const MPIR_Segment *seg, size_t first, size_t last, void *cookie);
+    int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len, const MPIR_Segment *seg,
+                   size_t first, size_t last, void *cookie);
 
     /* Polls the method and dispatches what arrived.  Sets *made_progress_p to 1
      * only when something really happened (a message or a completion). */
@@ -92,14 +97,21 @@ typedef struct MPIDI_method_ops {
     /* Optional: register memory for rdma; *key_p goes to the peer. */
     int (*mem_reg)(void *addr, size_t len, uint64_t *key_p, void **handle_p);
     int (*mem_dereg)(void *handle);
+
+    /* Optional, for ferry_info: whether the method can run on this machine,
+     * found without a job (devices and ports, permissions, addresses, as
+     * FERRY_ variables select them; the registry is read).  Writes lines
+     * into buf, the first a summary, each later one a detail; returns 1 if
+     * usable, 0 if not (the lines say why).  NULL: always usable. */
+    int (*probe)(char *buf, size_t len);
 } MPIDI_method_ops_t;
 
 /* ---- Upcalls into the core (implemented in adi/) ---- */
 
 /* Delivers one incoming active message.  hdr and payload are valid only
  * during the call; the core copies what it keeps. */
-void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t payload_len);
+void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t payload_len);
 /* Optional receive in place, for methods that read a byte stream (tcp).
  * When the header of an active message has arrived but not its payload of
  * payload_len bytes, a method may ask the core where that payload belongs.
@@ -137,6 +149,18 @@ typedef enum {
  * proving that a connection comes from a rank of this job; source_p may be
  * NULL.  Valid after init; the first call may make a PMI round trip. */
 int MPIDU_job_key(const unsigned char **key_p, size_t *len_p, MPIDI_job_key_source_t *source_p);
+
+/* Appends one line (formatted, newline added) to a probe report of len
+ * bytes; a full report keeps what it has. */
+void MPIDU_probe_line(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Registers a counter the method increments itself (an unsigned long that stays valid until
+ * MPI_Finalize), under the name FERRY_VERBOSE=1 prints and tests read from FERRY_STATS_FILE:
+ * lower-case letters, digits and '_', prefixed by the method ("tcp_recv_in_place").  A name
+ * ending in "_max" is a maximum (tests take the largest over the ranks), any other a count
+ * (summed).  Call it from init; returns an MPI error code (bad or duplicate name). */
+int MPIDU_stat_register(const char *name, const unsigned long *counter_p);
 
 /* Configuration values (adi/config.c) a method may read. */
 long MPIDU_config_int(const char *name);

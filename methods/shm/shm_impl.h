@@ -176,6 +176,7 @@ static inline MPIDI_SHM_fbox_t *MPIDI_SHM_fbox(int sender, int receiver)
 /* Lifecycle and connectivity (shm_init.c). */
 int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
 int MPIDI_SHM_post_init(void);
+int MPIDI_SHM_probe(char *buf, size_t len);
 int MPIDI_SHM_finalize(void);
 int MPIDI_SHM_get_business_card(char *buf, size_t len);
 int MPIDI_SHM_reachable(int peer, const char *card);

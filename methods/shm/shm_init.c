@@ -324,6 +324,9 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
      * faster and keeps node-local traffic off the NIC. */
     caps_p->exclusivity = 100;
     caps_p->scope = MPIDI_SCOPE_NODE;
+    /* The node map says who shares the segment; the segment's name comes
+     * from the kvsname and node id, which every local rank knows. */
+    caps_p->cardless = 1;
 
     /* Alone on the node: nobody to reach, nothing to share. */
     if (st->nlocal == 1)

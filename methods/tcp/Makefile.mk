@@ -9,5 +9,6 @@ libmpi_la_SOURCES += \
 	methods/tcp/tcp_hs.c \
 	methods/tcp/tcp_send.c \
 	methods/tcp/tcp_recv.c \
-	methods/tcp/tcp_progress.c
+	methods/tcp/tcp_progress.c \
+	methods/tcp/tcp_probe.c
 endif

@@ -325,8 +325,7 @@ int MPIDI_TCP_connect(int peer, const char *card)
     if (mpi_errno)
         return mpi_errno;
     MPIDI_TCP_addr_order(p->addrs, &p->naddrs, st->node_of[peer] == st->node_id);
-    p->state = MPIDI_TCP_PEER_CONNECTING;
-    st->nconnecting++;
+    MPIDI_TCP_peer_start(peer);
     p->addr_idx = 0;
     p->round = 0;
     p->retry_at = 0;
@@ -344,12 +343,23 @@ int MPIDI_TCP_connect(int peer, const char *card)
     return MPI_SUCCESS;
 }
 
+void MPIDI_TCP_peer_start(int peer)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    if (st->peers[peer].state == MPIDI_TCP_PEER_NONE) {
+        st->touched[st->ntouched++] = peer;
+        st->nconnecting++; /* peer_up counts it back */
+    }
+    st->peers[peer].state = MPIDI_TCP_PEER_CONNECTING;
+}
+
 /* Connect timeouts and retry rounds of peers still connecting. */
 void MPIDI_TCP_conn_timers(void)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
     long long now = MPIDI_TCP_now_ms();
-    for (int i = 0; i < st->size && st->nconnecting > 0; i++) {
+    for (int k = 0; k < st->ntouched && st->nconnecting > 0; k++) {
+        int i = st->touched[k];
         MPIDI_TCP_peer_t *p = &st->peers[i];
         if (p->state != MPIDI_TCP_PEER_CONNECTING)
             continue;
@@ -601,9 +611,7 @@ static void on_auth(MPIDI_TCP_sock_t *s)
         return;
     }
     proven_or_gone(s);
-    if (p->state == MPIDI_TCP_PEER_NONE)
-        st->nconnecting++; /* peer_up counts it back */
-    p->state = MPIDI_TCP_PEER_CONNECTING;
+    MPIDI_TCP_peer_start(from);
     peer_up(from, s);
 }
 

@@ -241,6 +241,11 @@ typedef struct MPIDI_TCP_state {
     int port;
     char card[1024];
     MPIDI_TCP_peer_t *peers;
+    /* The peers that ever left PEER_NONE, in that order: what finalize and
+     * the connect timers walk, so a rank that talked to a few peers never
+     * touches the entries (and pages) of the rest of a large job. */
+    int *touched;
+    int ntouched;
     MPIDI_TCP_sock_t *socks; /* every socket not yet freed */
     int nconnecting;         /* peers in PEER_CONNECTING: progress watches their timers */
     int in_progress;         /* re-entrancy guard */
@@ -249,6 +254,7 @@ typedef struct MPIDI_TCP_state {
     int finalizing;          /* EOF after our BYE is expected, not a failure */
     long accept_pause_ms;    /* accept ran out of descriptors: current pause, 0 if none */
     long long accept_resume_at; /* ms: when to listen again; 0 if listening */
+    unsigned long recv_in_place; /* counter tcp_recv_in_place: payloads read into user memory */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
     size_t eager_limit;
@@ -271,6 +277,9 @@ long long MPIDI_TCP_now_ms(void);
 
 /* tcp_addr.c: interfaces, FERRY_TCP_IF, business cards. */
 int MPIDI_TCP_addr_build_card(const char *tcp_if, int port, char *card, size_t len);
+int MPIDI_TCP_probe(char *buf, size_t len);
+/* Moves a peer out of PEER_NONE into PEER_CONNECTING, recording it in touched. */
+void MPIDI_TCP_peer_start(int peer);
 int MPIDI_TCP_addr_parse_card(int peer, const char *card, MPIDI_TCP_addr_t *addrs, int max,
                               int *naddrs_p);
 void MPIDI_TCP_addr_order(MPIDI_TCP_addr_t *addrs, int *naddrs_p, int same_node);
