@@ -346,11 +346,16 @@ int MPIDI_TCP_connect(int peer, const char *card)
 void MPIDI_TCP_peer_start(int peer)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
-    if (st->peers[peer].state == MPIDI_TCP_PEER_NONE) {
+    MPIDI_TCP_peer_t *p = &st->peers[peer];
+    /* A connect that could not start returns the peer to PEER_NONE: it is
+     * recorded in touched once, whatever number of times it starts. */
+    if (!p->touched) {
         st->touched[st->ntouched++] = peer;
-        st->nconnecting++; /* peer_up counts it back */
+        p->touched = 1;
     }
-    st->peers[peer].state = MPIDI_TCP_PEER_CONNECTING;
+    if (p->state == MPIDI_TCP_PEER_NONE)
+        st->nconnecting++; /* peer_up counts it back */
+    p->state = MPIDI_TCP_PEER_CONNECTING;
 }
 
 /* Connect timeouts and retry rounds of peers still connecting. */

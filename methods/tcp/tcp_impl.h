@@ -194,6 +194,7 @@ typedef struct MPIDI_TCP_peer {
     MPIDI_TCP_sock_t *sock; /* the connection (PEER_UP) */
     MPIDI_TCP_sock_t *out;  /* our attempt in flight (PEER_CONNECTING), or NULL */
     int fail_code;          /* MPI error code once PEER_FAILED */
+    int touched;            /* recorded in the state's touched list */
 
     /* Where and how to connect (from the card); the order to try them in. */
     MPIDI_TCP_addr_t addrs[MPIDI_TCP_MAX_ADDRS];
