@@ -79,9 +79,13 @@ int MPIDI_job_key_init(void)
         hex[2 * i + 1] = digits[key[i] & 15];
     }
     hex[2 * sizeof(key)] = '\0';
+    /* No commit here: MPIDI_methods_publish commits it with the cards, before
+     * the fence.  Under PMIx a second commit of rank 0's keys can miss a
+     * remote node whose server already took the first one (Slurm's pmix
+     * plugin: P0-tcp then reads NOT-FOUND there). */
     int rc = PMI_KVS_Put(MPIDI_world.kvsname, PMIU_SECRET_KV_KEY, hex);
     memset(hex, 0, sizeof(hex));
-    if (rc != PMI_SUCCESS || PMI_KVS_Commit(MPIDI_world.kvsname) != PMI_SUCCESS)
+    if (rc != PMI_SUCCESS)
         return MPIR_Err_create(MPI_ERR_OTHER, "PMI put of the job's secret failed: %s",
                                PMIU_last_error());
     key_state = KEY_READY;

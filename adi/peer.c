@@ -177,8 +177,13 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
         snprintf(key, sizeof(key), "P%d-%s", peer, ops->name);
         if (MPIDI_active[i].caps.cardless)
             card[0] = '\0';
-        else if (PMI_KVS_Get(MPIDI_world.kvsname, key, card, sizeof(card)) != PMI_SUCCESS)
-            continue; /* the peer does not run this method */
+        else if (PMI_KVS_Get(MPIDI_world.kvsname, key, card, sizeof(card)) != PMI_SUCCESS) {
+            /* The peer does not run this method (or its card cannot be read). */
+            if (MPIDI_config_int("FERRY_VERBOSE") >= 2)
+                fprintf(stderr, "ferry: rank %d: no %s card for rank %d: %s\n", MPIDI_world.rank,
+                        ops->name, peer, PMIU_last_error());
+            continue;
+        }
         if (!ops->reachable(peer, card))
             continue;
         int err = ops->connect(peer, card);
