@@ -774,11 +774,4 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     return refuse("MPI_Group_from_session_pset", why_sess);
 }
 
-#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
-                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
-{
-    return refuse("MPI_Comm_create_from_group", why_sess);
-}
-
 /* ---- User error classes ---- */
