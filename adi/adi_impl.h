@@ -9,21 +9,37 @@
 #include "err.h"
 #include "method.h"
 
-/* One outgoing active message that a method could not take yet (AGAIN), or a
- * pipeline stream being cut into DATA chunks. */
+/* An operation on a peer's deferred queue: an active message the method
+ * could not take yet (AGAIN), a pipeline stream being cut into DATA chunks,
+ * or an rdma transfer whose next piece the method could not take. */
+typedef enum { MPIDI_OP_AM, MPIDI_OP_STREAM, MPIDI_OP_XFER } MPIDI_op_kind_t;
+
 typedef struct MPIDI_sendop {
     struct MPIDI_sendop *next;
+    MPIDI_op_kind_t kind;
     int handler;
+    unsigned flags;      /* MPIDI_AM_* */
     size_t hdr_len;
     union {
         char bytes[MPIDI_MAX_HDR];
         MPIDI_data_hdr_t data;
         uint64_t align_;
     } hdr;
-    MPIR_Request *req;   /* owner of the payload, or NULL */
+    MPIR_Request *req;   /* owner of the payload or of the transfer, or NULL */
     size_t first, last;  /* payload range still to send */
-    size_t chunk;        /* > 0: a DATA stream cut into chunks of this size */
+    size_t chunk;        /* MPIDI_OP_STREAM: DATA chunk size */
 } MPIDI_sendop_t;
+
+/* What the user asked of FERRY_RNDV_PROTOCOL.  The names are the variable's
+ * choices in this order (adi/config.c uses MPIDI_RNDV_PROTO_NAMES). */
+typedef enum {
+    MPIDI_RNDV_PROTO_AUTO,
+    MPIDI_RNDV_PROTO_READ,
+    MPIDI_RNDV_PROTO_WRITE,
+    MPIDI_RNDV_PROTO_PIPELINE,
+} MPIDI_rndv_proto_t;
+#define MPIDI_RNDV_PROTO_NAMES "auto|read|write|pipeline"
+MPIDI_rndv_proto_t MPIDI_rndv_proto_wanted(void);
 
 typedef struct MPIDI_peer {
     const MPIDI_method_ops_t *method; /* bound lazily on first send */
@@ -36,6 +52,7 @@ typedef struct MPIDI_peer {
 } MPIDI_peer_t;
 
 extern MPIDI_peer_t *MPIDI_peers;
+extern MPID_upcalls_t MPIDI_upcalls;
 
 /* Method registry (adi/peer.c). */
 typedef struct MPIDI_active_method {
@@ -56,15 +73,40 @@ MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp);
  * peer.  With a req, [first, last) of its buffer is the payload and the
  * request holds one event that completes when the method releases the
  * payload (also on error); control messages pass req NULL.  On an error
- * return that event has been completed already. */
+ * return that event has been completed already.  flags: MPIDI_AM_*. */
 int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
-                  size_t first, size_t last);
+                  size_t first, size_t last, unsigned flags);
 /* Streams [first, last) of req's buffer as DATA chunks to the receiver's rreq. */
 int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, size_t last);
-void MPIDI_send_payload_done(MPIR_Request *req, int mpi_errno);
+/* Issues req's rdma transfer now, or parks it behind earlier operations to
+ * the peer when the method answers AGAIN (adi/rdma.c calls it). */
+void MPIDI_submit_xfer(int peer, MPIR_Request *req);
+void MPIDI_send_payload_done(MPIDI_cb_t *cb, int mpi_errno);
 /* Retries deferred operations; returns 1 if any went out. */
 int MPIDI_deferred_progress(void);
 int MPIDI_deferred_pending(void);
+
+/* Rendezvous transfers by rdma (adi/rdma.c).  MPIDI_xfer_start moves
+ * [0, len) of req's buffer to or from the peer's (remote_addr, rkey) and
+ * calls done once; per_piece: one operation per contiguous piece of a
+ * noncontiguous buffer; bounce: read through registered bounce slots and
+ * unpack (a noncontiguous receive on a method that needs registration). */
+void MPIDI_xfer_start(MPIR_Request *req, MPIDI_xfer_kind_t kind, size_t len, uint64_t remote_addr,
+                      uint64_t rkey, int per_piece, int bounce, void (*done)(MPIR_Request *req));
+/* Runs the transfer until the method says AGAIN (returned) or nothing is
+ * left to issue (MPI_SUCCESS).  Called from the deferred queue. */
+int MPIDI_xfer_try(MPIR_Request *req);
+/* Registers [addr, addr + len) with the peer's method into *reg (held until
+ * MPIDI_reg_release); returns an MPI error if the method refuses. */
+int MPIDI_reg_acquire(const MPIDI_peer_t *p, void *addr, size_t len, unsigned access,
+                      MPIDI_reg_t *reg);
+void MPIDI_reg_release(const MPIDI_peer_t *p, MPIDI_reg_t *reg);
+/* Drops every registration and bounce buffer a finished request holds. */
+void MPIDI_request_drop_rdma(MPIR_Request *req);
+/* A noncontiguous buffer may use one rdma operation per contiguous piece. */
+int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced);
+/* A request's rendezvous stopped using rdma because the method refused it. */
+void MPIDI_rndv_note_fallback(MPIR_Request *req, const char *what, int mpi_errno);
 
 /* Matching engine (adi/recvq.c). */
 MPIR_Request *MPIDI_recvq_find_posted(int context_id, int src, int tag);
@@ -109,6 +151,8 @@ void MPIDI_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), nore
  * the sender; the rendezvous mode by the receiver, which chooses it. */
 typedef struct MPIDI_stats {
     unsigned long eager_sent, rndv_sent, rndv_read, rndv_write, rndv_pipeline;
+    unsigned long rndv_fallback; /* read or write refused by the method: pipeline instead */
+    unsigned long rdma_parked;   /* rdma pieces the method answered AGAIN to */
     unsigned long deferred, unexpected;
 } MPIDI_stats_t;
 extern MPIDI_stats_t MPIDI_stats;

@@ -7,6 +7,7 @@
 #include "mpi.h"
 #include "mpidi_config.h"
 #include "method.h"
+#include "adi_impl.h"
 
 typedef enum { CFG_INT, CFG_SIZE, CFG_BOOL, CFG_ENUM, CFG_STR } cfg_kind_t;
 
@@ -28,8 +29,12 @@ typedef struct cfg_var {
 static cfg_var_t vars[] = {
     {"FERRY_EAGER_LIMIT", CFG_SIZE, "-1", -1, SIZE_MAX_CFG, NULL,
      "largest message sent eagerly, all methods (-1: each method's own limit)"},
-    {"FERRY_RNDV_PROTOCOL", CFG_ENUM, "auto", 0, 0, "auto|read|write|pipeline",
+    {"FERRY_RNDV_PROTOCOL", CFG_ENUM, "auto", 0, 0, MPIDI_RNDV_PROTO_NAMES,
      "rendezvous data mover; a mode the method lacks falls back to pipeline"},
+    {"FERRY_RNDV_BOUNCE_CHUNK", CFG_SIZE, "256K", 4096, 1L << 30, NULL,
+     "bytes per registered bounce slot of a noncontiguous rendezvous read"},
+    {"FERRY_RNDV_BOUNCE_SLOTS", CFG_INT, "4", 1, 8, NULL,
+     "bounce slots read at once (one is unpacked while the others are read)"},
     {"FERRY_PIPELINE_CHUNK", CFG_SIZE, "0", 0, SIZE_MAX_CFG, NULL,
      "bytes per pipeline DATA message (0: the method's max_send)"},
     {"FERRY_METHODS", CFG_STR, "", 0, 0, NULL,

@@ -8,6 +8,7 @@
 #include "pmi.h"
 
 MPIDI_world_t MPIDI_world;
+MPID_upcalls_t MPIDI_upcalls;
 static int *node_of, *local_ranks;
 void MPIDI_progress_init(void);
 
@@ -72,9 +73,10 @@ static int build_node_map(MPIDI_job_t *job)
     return MPI_SUCCESS;
 }
 
-int MPID_Init(void)
+int MPID_Init(const MPID_upcalls_t *upcalls)
 {
     MPIDI_world_t *w = &MPIDI_world;
+    MPIDI_upcalls = *upcalls;
     int err = MPIDI_config_init();
     if (err)
         return MPIR_Err_create(MPI_ERR_ARG, "invalid FERRY_ environment variable (see the "
@@ -105,7 +107,7 @@ int MPID_Init(void)
     if ((err = MPIDI_methods_post_init()))
         return err;
     MPIDI_progress_init();
-    return MPIR_Comm_init_builtins(w->rank, w->size);
+    return MPI_SUCCESS;
 }
 
 static int nothing_left(void *arg) { return !MPIDI_deferred_pending(); }
@@ -123,7 +125,6 @@ int MPID_Finalize(void)
                 MPIDI_stats.rndv_read, MPIDI_stats.rndv_write, MPIDI_stats.rndv_pipeline,
                 MPIDI_stats.deferred, MPIDI_stats.unexpected, MPIDI_recvq_unexp_bytes_peak());
     int err = MPIDI_methods_finalize();
-    MPIR_Comm_finalize_all();
     free(node_of);
     free(local_ranks);
     if (PMI_Finalize())

@@ -48,6 +48,7 @@ MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
     r->ref = 2; /* the user's handle and the device's work */
     r->status.MPI_ERROR = MPI_SUCCESS;
     r->cb_send.fn = MPIDI_send_payload_done;
+    r->peer = -1;
     r->cb_send.req = r;
     r->cb_rdma.req = r;
     live++;
@@ -65,7 +66,7 @@ void MPIR_Request_release(MPIR_Request *req)
     MPIR_Datatype_release(req->seg.dt); /* the reference MPID_Isend/Irecv took */
     req->seg.dt = NULL;
     if (req->comm)
-        MPIR_Comm_release(req->comm);
+        MPIDI_upcalls.comm_release(req->comm);
     req->comm = NULL;
     req->cc = -1; /* marks it free for MPIR_Request_get */
     req->next = free_list;
@@ -89,8 +90,11 @@ void MPIDI_Request_complete_one(MPIR_Request *req)
     if (req->cc <= 0)
         MPIDI_fatal("request %#x completed more often than it had events (cc=%d)",
                     (unsigned)req->handle, req->cc);
-    if (--req->cc == 0)
+    if (--req->cc == 0) {
+        /* The protocol is over: no method touches the buffer any more. */
+        MPIDI_request_drop_rdma(req);
         MPIR_Request_release(req);
+    }
 }
 
 void MPIR_Request_set_error(MPIR_Request *req, int mpi_errno)

@@ -13,7 +13,10 @@ int MPI_Init(int *argc, char ***argv)
                 MPIR_initialized == 1 ? "twice" : "after MPI_Finalize");
         return MPI_ERR_OTHER;
     }
-    int err = MPID_Init();
+    static const MPID_upcalls_t upcalls = {.comm_release = MPIR_Comm_release};
+    int err = MPID_Init(&upcalls);
+    if (!err)
+        err = MPIR_Comm_init_builtins(MPIDI_world.rank, MPIDI_world.size);
     if (err) {
         /* No communicator exists yet, so the only handler is "fatal". */
         char msg[MPI_MAX_ERROR_STRING + 64];
@@ -48,6 +51,7 @@ int MPI_Finalize(void)
     int err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
     if (!err)
         err = MPID_Finalize();
+    MPIR_Comm_finalize_all();
     MPIR_initialized = 2;
     return MPIR_Err_return(NULL, "MPI_Finalize", err);
 }

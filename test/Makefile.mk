@@ -1,6 +1,8 @@
 # test/Makefile.mk: unit tests of the device core (MPI programs live in test/mpi with a testlist).
-check_PROGRAMS += test/unit/recvq_test test/unit/stub_method_test test/unit/config_test
-TESTS += test/unit/recvq_test test/unit/stub_method_test test/unit/config_test
+check_PROGRAMS += test/unit/recvq_test test/unit/stub_method_test test/unit/config_test \
+	test/unit/rcache_test
+TESTS += test/unit/recvq_test test/unit/stub_method_test test/unit/config_test \
+	test/unit/rcache_test
 test_unit_recvq_test_SOURCES = test/unit/recvq_test.c
 test_unit_recvq_test_LDADD = libmpi.la
 test_unit_stub_method_test_SOURCES = test/unit/stub_method_test.c methods/stub/stub.c
@@ -9,3 +11,5 @@ test_unit_stub_method_test_CFLAGS = $(AM_CFLAGS)
 test_unit_config_test_SOURCES = test/unit/config_test.c
 test_unit_config_test_LDADD = libmpi.la
 EXTRA_DIST += test/mpi test/run-all.sh
+test_unit_rcache_test_SOURCES = test/unit/rcache_test.c
+test_unit_rcache_test_LDADD = libmpi.la
