@@ -18,7 +18,7 @@ typedef struct MPIDI_sendop {
     struct MPIDI_sendop *next;
     MPIDI_op_kind_t kind;
     int handler;
-    unsigned flags;      /* MPIDI_AM_* */
+    unsigned flags; /* MPIDI_AM_* */
     size_t hdr_len;
     union {
         char bytes[MPIDI_MAX_HDR];
@@ -60,6 +60,7 @@ typedef struct MPIDI_active_method {
     MPIDI_method_caps_t caps;
 } MPIDI_active_method_t;
 extern MPIDI_active_method_t MPIDI_active[];
+extern int MPIDI_methods_frozen; /* methods/methods.c: MPIDU_method_add is too late */
 extern int MPIDI_nactive;
 
 int MPIDI_methods_init(const MPIDI_job_t *job);
@@ -96,6 +97,8 @@ void MPIDI_xfer_start(MPIR_Request *req, MPIDI_xfer_kind_t kind, size_t len, uin
 /* Runs the transfer until the method says AGAIN (returned) or nothing is
  * left to issue (MPI_SUCCESS).  Called from the deferred queue. */
 int MPIDI_xfer_try(MPIR_Request *req);
+/* Puts a transfer the method answered AGAIN (outside the queue) on it. */
+void MPIDI_park_xfer(int peer, MPIR_Request *req);
 /* Registers [addr, addr + len) with the peer's method into *reg (held until
  * MPIDI_reg_release); returns an MPI error if the method refuses. */
 int MPIDI_reg_acquire(const MPIDI_peer_t *p, void *addr, size_t len, unsigned access,

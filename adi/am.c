@@ -194,8 +194,13 @@ static int submit(int peer, MPIDI_sendop_t *proto)
 int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
                   size_t first, size_t last, unsigned flags)
 {
-    MPIDI_sendop_t op = {.kind = MPIDI_OP_AM, .handler = handler, .flags = flags,
-                         .hdr_len = hdr_len, .req = req, .first = first, .last = last};
+    MPIDI_sendop_t op = {.kind = MPIDI_OP_AM,
+                         .handler = handler,
+                         .flags = flags,
+                         .hdr_len = hdr_len,
+                         .req = req,
+                         .first = first,
+                         .last = last};
     memcpy(op.hdr.bytes, hdr, hdr_len);
     return submit(peer, &op);
 }
@@ -209,11 +214,30 @@ int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, si
     size_t chunk = (size_t)MPIDI_config_int("FERRY_PIPELINE_CHUNK");
     if (chunk == 0 || chunk > p->caps->max_send)
         chunk = p->caps->max_send;
-    MPIDI_sendop_t op = {.kind = MPIDI_OP_STREAM, .handler = MPIDI_AM_DATA,
-                         .hdr_len = sizeof(MPIDI_data_hdr_t), .req = req, .first = first,
-                         .last = last, .chunk = chunk};
+    MPIDI_sendop_t op = {.kind = MPIDI_OP_STREAM,
+                         .handler = MPIDI_AM_DATA,
+                         .hdr_len = sizeof(MPIDI_data_hdr_t),
+                         .req = req,
+                         .first = first,
+                         .last = last,
+                         .chunk = chunk};
     op.hdr.data.rreq = rreq;
     return submit(peer, &op);
+}
+
+void MPIDI_park_xfer(int peer, MPIR_Request *req)
+{
+    MPIDI_sendop_t *op = calloc(1, sizeof(*op));
+    if (!op) {
+        req->xfer.err =
+            MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory parking a transfer with rank %d", peer);
+        MPIDI_xfer_try(req); /* ends it once nothing is in flight */
+        return;
+    }
+    op->kind = MPIDI_OP_XFER;
+    op->req = req;
+    req->xfer.parked = 1;
+    enqueue(&MPIDI_peers[peer], op);
 }
 
 void MPIDI_submit_xfer(int peer, MPIR_Request *req)
@@ -255,7 +279,8 @@ int MPIDI_deferred_progress(void)
             if (xreq) {
                 /* Off the queue: completions may finish the transfer now. */
                 xreq->xfer.parked = 0;
-                MPIDI_xfer_try(xreq);
+                if (MPIDI_xfer_try(xreq) == MPIDI_AGAIN)
+                    MPIDI_park_xfer(i, xreq);
             }
         }
     }

@@ -48,7 +48,8 @@ static cfg_var_t vars[] = {
      "bytes per shm cell, header included (the shm eager limit follows it)"},
     {"FERRY_SHM_NUM_CELLS", CFG_INT, "64", 4, 65536, NULL, "shm cells each rank owns"},
     {"FERRY_TCP_IF", CFG_STR, "", 0, 0, NULL,
-     "interfaces or CIDRs whose addresses tcp uses (empty: all but loopback, + loopback on a node)"},
+     "interfaces or CIDRs whose addresses tcp uses (empty: all but loopback, + loopback on a "
+     "node)"},
     {"FERRY_TCP_PORT_MIN", CFG_INT, "0", 0, 65535, NULL,
      "lowest port the tcp listener may take (0: any free port)"},
     {"FERRY_TCP_PORT_MAX", CFG_INT, "0", 0, 65535, NULL,

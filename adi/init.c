@@ -119,11 +119,13 @@ int MPID_Finalize(void)
     MPID_Progress_wait(nothing_left, NULL);
     if (MPIDI_config_int("FERRY_VERBOSE"))
         fprintf(stderr,
-                "ferry: rank %d: eager %lu, rendezvous %lu (read %lu, write %lu, pipeline %lu), "
-                "deferred %lu, unexpected %lu (peak %zu bytes held)\n",
+                "ferry: rank %d: eager %lu, rendezvous %lu (read %lu, write %lu, pipeline %lu, "
+                "rdma refused and fallen back %lu), deferred %lu (rdma %lu), unexpected %lu "
+                "(peak %zu bytes held)\n",
                 MPIDI_world.rank, MPIDI_stats.eager_sent, MPIDI_stats.rndv_sent,
                 MPIDI_stats.rndv_read, MPIDI_stats.rndv_write, MPIDI_stats.rndv_pipeline,
-                MPIDI_stats.deferred, MPIDI_stats.unexpected, MPIDI_recvq_unexp_bytes_peak());
+                MPIDI_stats.rndv_fallback, MPIDI_stats.deferred, MPIDI_stats.rdma_parked,
+                MPIDI_stats.unexpected, MPIDI_recvq_unexp_bytes_peak());
     int err = MPIDI_methods_finalize();
     free(node_of);
     free(local_ranks);

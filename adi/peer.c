@@ -6,7 +6,7 @@
 #include "mpidi_config.h"
 #include "pmi.h"
 
-#define MAX_METHODS 8
+#define MAX_METHODS 12
 
 MPIDI_peer_t *MPIDI_peers;
 MPIDI_active_method_t MPIDI_active[MAX_METHODS];
@@ -45,8 +45,8 @@ static int check_caps(const MPIDI_method_ops_t *ops, const MPIDI_method_caps_t *
         bad = "keys longer than 64 bits";
     if (!bad)
         return MPI_SUCCESS;
-    return MPIR_Err_create(MPI_ERR_INTERN, "method %s reports unusable capabilities: %s",
-                           ops->name, bad);
+    return MPIR_Err_create(MPI_ERR_INTERN, "method %s reports unusable capabilities: %s", ops->name,
+                           bad);
 }
 
 /* Starts the methods FERRY_METHODS names (all built ones if it is empty), in
@@ -54,28 +54,29 @@ static int check_caps(const MPIDI_method_ops_t *ops, const MPIDI_method_caps_t *
  * MPIDI_METHOD_ALWAYS (self: a rank always reaches itself) always run. */
 int MPIDI_methods_init(const MPIDI_job_t *job)
 {
+    MPIDI_methods_frozen = 1;
     const char *list = MPIDI_config_str("FERRY_METHODS");
     int order[MAX_METHODS];
     /* Reject names we do not have before starting anything. */
     for (const char *s = list; *s;) {
         size_t n = strcspn(s, ",");
         int found = 0;
-        for (int i = 0; MPIDI_methods_all[i]; i++)
-            found |= strlen(MPIDI_methods_all[i]->name) == n &&
-                     strncmp(MPIDI_methods_all[i]->name, s, n) == 0;
+        for (int i = 0; MPIDI_method_at(i); i++)
+            found |= strlen(MPIDI_method_at(i)->name) == n &&
+                     strncmp(MPIDI_method_at(i)->name, s, n) == 0;
         if (!found) {
             char avail[256] = "";
-            for (int i = 0; MPIDI_methods_all[i]; i++)
-                snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail), "%s%s",
-                         i ? "," : "", MPIDI_methods_all[i]->name);
+            for (int i = 0; MPIDI_method_at(i); i++)
+                snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail), "%s%s", i ? "," : "",
+                         MPIDI_method_at(i)->name);
             return MPIR_Err_create(MPI_ERR_ARG,
                                    "FERRY_METHODS=\"%s\": method \"%.*s\" is not built in "
                                    "(available: %s)", list, (int)n, s, avail);
         }
         s += n + (s[n] == ',');
     }
-    for (int i = 0; MPIDI_methods_all[i]; i++) {
-        const MPIDI_method_ops_t *ops = MPIDI_methods_all[i];
+    for (int i = 0; MPIDI_method_at(i); i++) {
+        const MPIDI_method_ops_t *ops = MPIDI_method_at(i);
         int pos = 0;
         int named = *list && in_list(list, ops->name, &pos);
         if (*list && !named && !(ops->flags & MPIDI_METHOD_ALWAYS))

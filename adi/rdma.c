@@ -25,8 +25,7 @@ int MPIDI_reg_acquire(const MPIDI_peer_t *p, void *addr, size_t len, unsigned ac
                       MPIDI_reg_t *reg)
 {
     if (!p->method->mem_reg)
-        return MPIR_Err_create(MPI_ERR_OTHER, "method %s cannot register memory",
-                               p->method->name);
+        return MPIR_Err_create(MPI_ERR_OTHER, "method %s cannot register memory", p->method->name);
     int err = p->method->mem_reg(addr, len, access, &reg->mem);
     if (err == MPI_SUCCESS)
         reg->held = 1;
@@ -118,11 +117,12 @@ static void slot_done(MPIDI_cb_t *cb, int mpi_errno)
                             b->buf + (size_t)s * b->slot_size);
     b->busy[s] = 0;
     /* A freed slot takes the next chunk, unless the transfer waits on the
-     * deferred queue (which will call MPIDI_xfer_try itself). */
-    if (!x->parked)
-        MPIDI_xfer_try(req);
-    else
+     * deferred queue (which will call MPIDI_xfer_try itself); a busy method
+     * puts it there. */
+    if (x->parked)
         finish_if_idle(req);
+    else if (MPIDI_xfer_try(req) == MPIDI_AGAIN)
+        MPIDI_park_xfer(req->peer, req);
 }
 
 /* The next piece: where it lies locally, how long it is, which cookie. */
@@ -171,9 +171,10 @@ int MPIDI_xfer_try(MPIR_Request *req)
         if (slot < 0)
             break;
         uint64_t remote = x->remote_addr + x->next;
-        int rc = x->kind == MPIDI_XFER_GET
-                     ? p->method->rdma_get(req->peer, local, len, x->local_handle, remote, x->rkey, cb)
-                     : p->method->rdma_put(req->peer, local, len, x->local_handle, remote, x->rkey, cb);
+        int rc =
+            x->kind == MPIDI_XFER_GET
+                ? p->method->rdma_get(req->peer, local, len, x->local_handle, remote, x->rkey, cb)
+                : p->method->rdma_put(req->peer, local, len, x->local_handle, remote, x->rkey, cb);
         if (rc == MPIDI_AGAIN) {
             MPIDI_stats.rdma_parked++;
             return MPIDI_AGAIN;
@@ -252,8 +253,7 @@ void MPIDI_xfer_start(MPIR_Request *req, MPIDI_xfer_kind_t kind, size_t len, uin
             x->local_handle = req->send_reg.mem.handle; /* registered for the RTS already */
         } else {
             err = MPIDI_reg_acquire(p, MPIR_Segment_contig_ptr(&req->seg, 0), len,
-                                    kind == MPIDI_XFER_GET ? MPIDI_MEM_LOCAL_WRITE : 0,
-                                    &x->local);
+                                    kind == MPIDI_XFER_GET ? MPIDI_MEM_LOCAL_WRITE : 0, &x->local);
             x->local_handle = x->local.mem.handle;
         }
     }

@@ -21,7 +21,7 @@ typedef struct MPIDI_rts_info {
     uint64_t sreq;    /* sender's request id, echoed in CTS/FIN/SYNC_ACK */
     uint64_t addr;    /* sender's buffer as its method names it (valid with has_addr) */
     uint64_t rkey;
-    int has_addr;     /* the sender offered its buffer for rdma_get */
+    int has_addr; /* the sender offered its buffer for rdma_get */
     int is_rndv;
     int sync;         /* sender waits for a match acknowledgement */
 } MPIDI_rts_info_t;
@@ -55,13 +55,13 @@ typedef struct MPIDI_xfer {
     size_t next, end;
     uint64_t remote_addr;
     uint64_t rkey;
-    MPIDI_reg_t local;   /* the local buffer's registration, made for this transfer */
-    void *local_handle;  /* what rdma_get/rdma_put get as local handle (NULL: none needed) */
-    int per_piece;       /* noncontiguous local buffer: one operation per piece */
+    MPIDI_reg_t local;  /* the local buffer's registration, made for this transfer */
+    void *local_handle; /* what rdma_get/rdma_put get as local handle (NULL: none needed) */
+    int per_piece;      /* noncontiguous local buffer: one operation per piece */
     int inflight;
-    int err;             /* an operation failed: the transfer fails */
-    int refused;         /* the method refused an operation: the protocol falls back */
-    int parked;          /* waiting on the peer's deferred queue (the method said AGAIN) */
+    int err;                     /* an operation failed: the transfer fails */
+    int refused;                 /* the method refused an operation: the protocol falls back */
+    int parked;                  /* waiting on the peer's deferred queue (the method said AGAIN) */
     struct MPIDI_bounce *bounce; /* reads land in registered slots, then are unpacked */
     /* Called once, when nothing is in flight any more and either every byte
      * moved, or err or refused is set. */
@@ -90,7 +90,7 @@ typedef struct MPIR_Request {
     struct MPIR_Request *next, *prev;
     size_t msg_size; /* bytes the sender sends */
     int is_sync;
-    int mode;        /* rendezvous data mover in use (MPIDI_RNDV_*), on both sides */
+    int mode; /* rendezvous data mover in use (MPIDI_RNDV_*), on both sides */
 
     /* Receive and unexpected requests. */
     size_t bytes_needed; /* bytes that will land in the buffer (less if truncated) */
@@ -102,8 +102,8 @@ typedef struct MPIR_Request {
     int cancelled;
 
     /* Send requests. */
-    uint64_t cts_rreq;   /* the receiver's request id from CTS, echoed in PUT_DONE */
-    size_t cts_len;      /* bytes CTS asked for */
+    uint64_t cts_rreq;    /* the receiver's request id from CTS, echoed in PUT_DONE */
+    size_t cts_len;       /* bytes CTS asked for */
     MPIDI_reg_t send_reg; /* the send buffer, registered for the receiver's rdma_get */
 
     /* Either side. */

@@ -15,8 +15,8 @@ MPIDI_rndv_proto_t MPIDI_rndv_proto_wanted(void)
  * mode); addr NULL: pipeline, the sender streams DATA. */
 static void send_cts(MPIR_Request *rreq, const MPIDI_reg_t *reg, void *addr)
 {
-    MPIDI_cts_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle,
-                         .len = rreq->bytes_needed};
+    MPIDI_cts_hdr_t c = {
+        .sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle, .len = rreq->bytes_needed};
     if (addr) {
         c.flags = MPIDI_CTS_PUT;
         c.addr = reg->held ? reg->mem.remote_addr : (uint64_t)(uintptr_t)addr;
@@ -108,13 +108,13 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
             return;
         }
     }
-    int may_write = dst && rreq->bytes_needed > 0 && (caps->rndv_modes & MPIDI_RNDV_WRITE) &&
-                    p->method->rdma_put &&
-                    (want == MPIDI_RNDV_PROTO_WRITE ||
-                     (want == MPIDI_RNDV_PROTO_AUTO && !caps->needs_reg));
+    int may_write =
+        dst && rreq->bytes_needed > 0 && (caps->rndv_modes & MPIDI_RNDV_WRITE) &&
+        p->method->rdma_put &&
+        (want == MPIDI_RNDV_PROTO_WRITE || (want == MPIDI_RNDV_PROTO_AUTO && !caps->needs_reg));
     if (may_write && caps->needs_reg) {
-        err = MPIDI_reg_acquire(p, dst, rreq->bytes_needed, MPIDI_MEM_REMOTE_WRITE,
-                                &rreq->recv_reg);
+        err =
+            MPIDI_reg_acquire(p, dst, rreq->bytes_needed, MPIDI_MEM_REMOTE_WRITE, &rreq->recv_reg);
         if (err) {
             MPIDI_rndv_note_fallback(rreq, "registration for rdma_put", err);
             may_write = 0;

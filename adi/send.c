@@ -143,9 +143,9 @@ void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *dat
     sreq->cts_len = c->len;
     if ((c->flags & MPIDI_CTS_PUT) && c->len > 0 && p->method->rdma_put) {
         int contig = MPIR_Segment_contig_ptr(&sreq->seg, 0) != NULL;
-        int per_piece = !contig && MPIDI_rndv_iov_ok(&sreq->seg, p,
-                                                     MPIDI_rndv_proto_wanted() ==
-                                                         MPIDI_RNDV_PROTO_WRITE);
+        int per_piece =
+            !contig &&
+            MPIDI_rndv_iov_ok(&sreq->seg, p, MPIDI_rndv_proto_wanted() == MPIDI_RNDV_PROTO_WRITE);
         if (contig || per_piece) {
             sreq->mode = MPIDI_RNDV_WRITE;
             MPIDI_xfer_start(sreq, MPIDI_XFER_PUT, c->len, c->addr, c->rkey, per_piece, 0,

@@ -27,13 +27,15 @@ typedef enum {
 } MPIDI_addr_mode_t;
 
 /* Flags of an operations table. */
-#define MPIDI_METHOD_ALWAYS 0x1 /* started whatever FERRY_METHODS says (self: a rank always
-                                   reaches itself) */
+#define MPIDI_METHOD_ALWAYS                                                                        \
+    0x1 /* started whatever FERRY_METHODS says (self: a rank always                                \
+           reaches itself) */
 
 /* Flags of am_send. */
-#define MPIDI_AM_FENCE 0x1 /* deliver only after every rdma operation issued earlier to
-                              this peer has completed (verbs IBV_SEND_FENCE, FI_FENCE);
-                              a method whose rdma completes before returning ignores it */
+#define MPIDI_AM_FENCE                                                                             \
+    0x1 /* deliver only after every rdma operation issued earlier to                               \
+           this peer has completed (verbs IBV_SEND_FENCE, FI_FENCE);                               \
+           a method whose rdma completes before returning ignores it */
 
 /* Access rights asked of mem_reg (a method may grant more). */
 #define MPIDI_MEM_LOCAL_WRITE 0x1  /* the method writes into it (destination of rdma_get) */
@@ -117,9 +119,8 @@ typedef struct MPIDI_method_ops {
      * memory (it calls MPIDU_op_done(cookie) when done), MPIDI_AGAIN when it
      * took nothing, or an MPI error code.  Messages to one peer arrive in the
      * order they were accepted.  flags: MPIDI_AM_*. */
-    int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len,
-                   const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
-                   void *cookie);
+    int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len, const MPIR_Segment *seg,
+                   size_t first, size_t last, unsigned flags, void *cookie);
 
     /* Polls the method and dispatches what arrived.  Sets *made_progress_p to 1
      * only when something really happened (a message or a completion). */
@@ -186,5 +187,11 @@ const char *MPIDU_config_str(const char *name);
 
 /* The methods compiled in (methods/methods.c). */
 extern const MPIDI_method_ops_t *const MPIDI_methods_all[];
+/* Adds a method from outside the library (a test's fake method), before
+ * MPI_Init; it is then chosen like the built-in ones.  Returns 0, or -1 when
+ * the table is full or it is too late. */
+int MPIDU_method_add(const MPIDI_method_ops_t *ops);
+/* The i-th method known (built in, then added), NULL past the end. */
+const MPIDI_method_ops_t *MPIDI_method_at(int i);
 
 #endif /* METHOD_H_INCLUDED */

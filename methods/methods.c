@@ -25,3 +25,26 @@ const MPIDI_method_ops_t *const MPIDI_methods_all[] = {
 #endif
     NULL,
 };
+
+/* Methods added by MPIDU_method_add (tests), after the built-in ones. */
+#define MPIDI_MAX_ADDED 4
+static const MPIDI_method_ops_t *added[MPIDI_MAX_ADDED];
+static int nadded;
+int MPIDI_methods_frozen; /* set by MPI_Init: the table is in use */
+
+int MPIDU_method_add(const MPIDI_method_ops_t *ops)
+{
+    if (MPIDI_methods_frozen || nadded == MPIDI_MAX_ADDED || !ops ||
+        ops->size != sizeof(MPIDI_method_ops_t))
+        return -1;
+    added[nadded++] = ops;
+    return 0;
+}
+
+const MPIDI_method_ops_t *MPIDI_method_at(int i)
+{
+    int nbuilt = (int)(sizeof(MPIDI_methods_all) / sizeof(MPIDI_methods_all[0])) - 1;
+    if (i < nbuilt)
+        return MPIDI_methods_all[i];
+    return i - nbuilt < nadded ? added[i - nbuilt] : NULL;
+}

@@ -13,3 +13,8 @@ test_unit_config_test_LDADD = libmpi.la
 EXTRA_DIST += test/mpi test/run-all.sh
 test_unit_rcache_test_SOURCES = test/unit/rcache_test.c
 test_unit_rcache_test_LDADD = libmpi.la
+# The chaos method test: an MPI program (run by test/chaos/run.sh under mpiexec).
+check_PROGRAMS += test/chaos/chaos_traffic
+test_chaos_chaos_traffic_SOURCES = test/chaos/chaos_traffic.c test/chaos/chaos_method.c \
+	test/chaos/chaos.h
+test_chaos_chaos_traffic_LDADD = libmpi.la

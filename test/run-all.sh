@@ -124,6 +124,10 @@ single install install_check
 
 part errors bash test/errors/run.sh "$inst"
 
+# Every protocol of the core against a fake method that answers AGAIN and INPROGRESS at random,
+# completes out of order and needs registration (test/chaos/).
+part chaos bash test/chaos/run.sh "$top/_build" "$inst"
+
 runlist() {
     MPICC="$1" MPIEXEC="$2" TESTDIR="$3" VARIANTS_FILE=$top/test/variants \
         bash test/mpi/runtests "${@:4}"

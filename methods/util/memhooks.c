@@ -1,4 +1,5 @@
-/* memhooks.c: hears every unmapping the program makes, so registration caches drop stale regions. */
+/* memhooks.c: hears every unmapping the program makes, so registration caches drop stale regions.
+ */
 #include <dlfcn.h>
 #include <malloc.h>
 #include <stdarg.h>
@@ -28,8 +29,8 @@
  * still describes correctly.  The remaining holes are listed in
  * doc/methods/verbs.md ("Registration cache"). */
 
-static atomic_int active;          /* a cache may hold regions: tell the caches */
-static atomic_ulong events;        /* unmappings seen (tests, and the start-up check) */
+static atomic_int active;   /* a cache may hold regions: tell the caches */
+static atomic_ulong events; /* unmappings seen (tests, and the start-up check) */
 
 static void unmapped(const void *addr, size_t len)
 {
@@ -119,7 +120,10 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
     return mmap(addr, len, prot, flags, fd, off);
 }
 
-unsigned long MPIDU_memhooks_events(void) { return atomic_load(&events); }
+unsigned long MPIDU_memhooks_events(void)
+{
+    return atomic_load(&events);
+}
 
 int MPIDU_memhooks_install(const char **why_p)
 {
@@ -135,8 +139,10 @@ int MPIDU_memhooks_install(const char **why_p)
     static const struct {
         const char *name;
         void *ours;
-    } hooks[] = {{"munmap", (void *)munmap}, {"mremap", (void *)mremap},
-                 {"madvise", (void *)madvise}, {"shmdt", (void *)shmdt},
+    } hooks[] = {{"munmap", (void *)munmap},
+                 {"mremap", (void *)mremap},
+                 {"madvise", (void *)madvise},
+                 {"shmdt", (void *)shmdt},
                  {"mmap", (void *)mmap}};
     for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
         void *global = dlsym(RTLD_DEFAULT, hooks[i].name);
@@ -151,8 +157,7 @@ int MPIDU_memhooks_install(const char **why_p)
     unsigned long before = MPIDU_memhooks_events();
     void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     int (*unmap)(void *, size_t) = (int (*)(void *, size_t))dlsym(RTLD_DEFAULT, "munmap");
-    if (p == MAP_FAILED || !unmap || unmap(p, 4096) != 0 ||
-        MPIDU_memhooks_events() < before + 2) {
+    if (p == MAP_FAILED || !unmap || unmap(p, 4096) != 0 || MPIDU_memhooks_events() < before + 2) {
         why = "an unmapping did not reach the memory hooks";
         state = -1;
         *why_p = why;

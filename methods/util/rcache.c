@@ -1,4 +1,5 @@
-/* rcache.c: the registration cache: sorted index of disjoint regions, LRU of idle ones, invalidation. */
+/* rcache.c: the registration cache: sorted index of disjoint regions, LRU of idle ones,
+ * invalidation. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,7 +248,10 @@ void MPIDU_rcache_destroy(MPIDU_rcache_t *rc)
     free(rc);
 }
 
-int MPIDU_rcache_enabled(const MPIDU_rcache_t *rc) { return rc->enabled; }
+int MPIDU_rcache_enabled(const MPIDU_rcache_t *rc)
+{
+    return rc->enabled;
+}
 
 void MPIDU_rcache_get_stats(const MPIDU_rcache_t *rc, MPIDU_rcache_stats_t *stats_p)
 {
@@ -284,8 +288,7 @@ int MPIDU_rcache_get(MPIDU_rcache_t *rc, void *addr, size_t len, unsigned access
         /* A miss.  Regions overlapping the range are merged into the new
          * one (their range and rights), so the index stays disjoint and a
          * buffer that grows is registered once more, not once per size. */
-        for (size_t j = first_above(rc, start); j < rc->nindex && rc->index[j]->start < end;
-             j++) {
+        for (size_t j = first_above(rc, start); j < rc->nindex && rc->index[j]->start < end; j++) {
             MPIDU_rcache_region_t *r = rc->index[j];
             rstart = r->start < rstart ? r->start : rstart;
             rend = r->end > rend ? r->end : rend;

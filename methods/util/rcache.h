@@ -38,7 +38,7 @@ typedef struct MPIDU_rcache_region {
     unsigned access;      /* rights granted */
     void *handle;         /* the method's registration */
     int refs;
-    int indexed;          /* findable by get (not invalidated, not evicted) */
+    int indexed; /* findable by get (not invalidated, not evicted) */
     struct MPIDU_rcache_region *lru_prev, *lru_next; /* idle regions, oldest first */
     struct MPIDU_rcache_region *dead_next;
 } MPIDU_rcache_region_t;

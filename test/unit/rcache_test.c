@@ -24,8 +24,8 @@ typedef struct fake_reg {
     uintptr_t start;
     size_t len;
     unsigned access;
-    char *view;          /* shared memory: a second mapping of the same pages */
-    uint64_t *frames;    /* private memory: frame numbers at registration */
+    char *view;       /* shared memory: a second mapping of the same pages */
+    uint64_t *frames; /* private memory: frame numbers at registration */
     int live;
 } fake_reg_t;
 
@@ -36,22 +36,21 @@ static int pagemap_fd = -1;
 static long page;
 static int failures;
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL line %d: %s: ", __LINE__, #cond);                            \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-            failures++;                                                                        \
-        }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "FAIL line %d: %s: ", __LINE__, #cond);                                \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 static uint64_t frame_of(uintptr_t addr)
 {
     uint64_t e = 0;
     if (pagemap_fd < 0 ||
-        pread(pagemap_fd, &e, sizeof(e), (off_t)(addr / (uintptr_t)page * sizeof(e))) !=
-            sizeof(e))
+        pread(pagemap_fd, &e, sizeof(e), (off_t)(addr / (uintptr_t)page * sizeof(e))) != sizeof(e))
         return 0;
     return (e >> 63) ? (e & ((1ULL << 55) - 1)) : 0; /* present: PFN in bits 0-54 */
 }
@@ -208,7 +207,8 @@ static void test_malloc_free_malloc(int have_frames)
     char *q = malloc(len);
     CHECK(MPIDU_memhooks_events() == ev,
           "malloc/free of %zu bytes mapped or unmapped memory (%lu events) although the "
-          "hooks turned that off", len, MPIDU_memhooks_events() - ev);
+          "hooks turned that off",
+          len, MPIDU_memhooks_events() - ev);
     int reg;
     int bad = send_and_check(rc, q, len, 6, &reg);
     if (have_frames)
@@ -217,7 +217,8 @@ static void test_malloc_free_malloc(int have_frames)
     else
         CHECK(!bad || reg == 0, "wrong data");
     printf("  malloc/free/malloc: same address %s, registered again %d, frames %s\n",
-           p_addr == (uintptr_t)q ? "yes" : "no", reg, have_frames ? "checked" : "not readable (not root)");
+           p_addr == (uintptr_t)q ? "yes" : "no", reg,
+           have_frames ? "checked" : "not readable (not root)");
     free(q);
 
     /* madvise(DONTNEED) replaces pages: the region must go. */
@@ -244,8 +245,7 @@ static void test_eviction(void)
         buf[i] = map_shared(NULL, len);
     int d0 = nderegs;
     for (int i = 0; i < N; i++)
-        CHECK(MPIDU_rcache_get(rc, buf[i], len, MPIDI_MEM_REMOTE_READ, &reg[i]) == 0, "get %d",
-              i);
+        CHECK(MPIDU_rcache_get(rc, buf[i], len, MPIDI_MEM_REMOTE_READ, &reg[i]) == 0, "get %d", i);
     CHECK(nderegs == d0, "a region in use was deregistered (%d)", nderegs - d0);
     MPIDU_rcache_stats_t st;
     MPIDU_rcache_get_stats(rc, &st);
@@ -284,8 +284,8 @@ static void test_merge_access_inuse(void)
           (unsigned long)r1->end);
     MPIDU_rcache_put(rc, r1);
     MPIDU_rcache_get(rc, a, 3 * (size_t)page, MPIDI_MEM_REMOTE_READ, &r2);
-    CHECK(nregs == n0 + 2 && nderegs == d0 + 1, "growing buffer: %d regs %d deregs",
-          nregs - n0, nderegs - d0);
+    CHECK(nregs == n0 + 2 && nderegs == d0 + 1, "growing buffer: %d regs %d deregs", nregs - n0,
+          nderegs - d0);
     MPIDU_rcache_put(rc, r2);
     MPIDU_rcache_get(rc, a + page, 10, MPIDI_MEM_REMOTE_READ, &r3);
     CHECK(r3 == r2, "a range inside a cached region missed");
@@ -294,7 +294,7 @@ static void test_merge_access_inuse(void)
     int n1 = nregs;
     MPIDU_rcache_get(rc, a, 10, MPIDI_MEM_LOCAL_WRITE, &r3);
     CHECK(nregs == n1 + 1 && (r3->access & (MPIDI_MEM_LOCAL_WRITE | MPIDI_MEM_REMOTE_READ)) ==
-                          (MPIDI_MEM_LOCAL_WRITE | MPIDI_MEM_REMOTE_READ),
+                                 (MPIDI_MEM_LOCAL_WRITE | MPIDI_MEM_REMOTE_READ),
           "access union not registered (access %#x)", r3->access);
     /* Unmapped while in use: kept registered until its put, then dropped. */
     int d1 = nderegs;
@@ -314,8 +314,8 @@ static void test_merge_access_inuse(void)
     d0 = nderegs;
     for (int i = 0; i < 3; i++)
         CHECK(send_and_check(off, b, len, 9 + i, NULL) == 0, "disabled cache send %d", i);
-    CHECK(nregs - n0 == 3 && nderegs - d0 == 3, "disabled cache: %d regs %d deregs",
-          nregs - n0, nderegs - d0);
+    CHECK(nregs - n0 == 3 && nderegs - d0 == 3, "disabled cache: %d regs %d deregs", nregs - n0,
+          nderegs - d0);
     munmap(b, len);
     MPIDU_rcache_destroy(off);
 }
