@@ -42,6 +42,17 @@ int MPID_Iprobe(int rank, int tag, MPIR_Comm *comm, int context_offset, int *fla
                 MPI_Status *status);
 /* Cancels a receive that has not matched yet; a matched one is left alone. */
 int MPID_Cancel_recv(MPIR_Request *req);
+/* Asks the receiver to withdraw a send's message if it has not matched yet
+ * (CANCEL_SEND); the request completes once the answer is in, cancelled or
+ * not.  Also for a send that is complete locally but not yet waited for. */
+int MPID_Cancel_send(MPIR_Request *req);
+/* Matched probe: takes the first matching unexpected message out of the
+ * queue (*msg_p NULL if none), so no other receive can match it. */
+int MPID_Improbe(int rank, int tag, MPIR_Comm *comm, int context_offset, MPIR_Request **msg_p,
+                 MPI_Status *status);
+/* Receives a message taken by MPID_Improbe into a new receive request. */
+int MPID_Imrecv(void *buf, MPI_Aint count, MPI_Datatype type, MPIR_Request *msg,
+                MPIR_Request **req_p);
 
 /* One pass of the communication agent over every method and deferred queue;
  * returns 1 if anything happened. */

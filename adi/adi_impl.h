@@ -64,6 +64,8 @@ extern int MPIDI_methods_frozen; /* methods/methods.c: MPIDU_method_add is too l
 extern int MPIDI_nactive;
 
 int MPIDI_methods_init(const MPIDI_job_t *job);
+/* The node id of a world rank (adi/init.c's node map). */
+int MPIDI_node_of(int rank);
 int MPIDI_methods_publish(void);
 int MPIDI_methods_post_init(void);
 int MPIDI_methods_finalize(void);
@@ -118,6 +120,9 @@ int MPIDI_recvq_remove_posted(MPIR_Request *rreq);
 /* Finds the first unexpected message matching; remove != 0 takes it out. */
 MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remove);
 void MPIDI_recvq_append_unexp(MPIR_Request *ureq);
+/* The unexpected message from peer that carried sender request sreq and
+ * sequence number seq, taken out of the queue; NULL if it has matched. */
+MPIR_Request *MPIDI_recvq_take_unexp_sent(int peer, uint64_t sreq, uint16_t seq);
 size_t MPIDI_recvq_unexp_bytes(void);
 size_t MPIDI_recvq_unexp_bytes_peak(void);
 void MPIDI_recvq_fail_peer(int peer, int mpi_errno);
@@ -134,6 +139,10 @@ void MPIDI_handle_data(int peer, const void *hdr, size_t hdr_len, const void *da
 void MPIDI_handle_fin(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
 void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data,
                            size_t len);
+void MPIDI_handle_cancel_send(int peer, const void *hdr, size_t hdr_len, const void *data,
+                              size_t len);
+void MPIDI_handle_cancel_resp(int peer, const void *hdr, size_t hdr_len, const void *data,
+                              size_t len);
 void MPIDI_handle_eager(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
 /* Receive in place (MPIDU_am_recv_begin/done): the request, or NULL for a
  * normal dispatch; *dst_p is where the payload may be written, or NULL. */

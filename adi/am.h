@@ -12,6 +12,8 @@ enum {
     MPIDI_AM_DATA,     /* one pipeline chunk at an offset */
     MPIDI_AM_FIN,      /* receiver pulled the data: sender may complete */
     MPIDI_AM_PUT_DONE, /* sender pushed the data: receiver may complete */
+    MPIDI_AM_CANCEL_SEND, /* sender asks to withdraw an unmatched message */
+    MPIDI_AM_CANCEL_RESP, /* receiver answers: withdrawn, or matched already */
     MPIDI_AM_NUM_HANDLERS
 };
 
@@ -54,6 +56,16 @@ typedef struct MPIDI_cts_hdr {
     uint64_t rkey;
     uint32_t flags;
 } MPIDI_cts_hdr_t;
+
+/* CANCEL_SEND names the message by the sender's request and the sequence
+ * number it carried (a request id alone may have been reused by a later
+ * send whose message is still unexpected too); CANCEL_RESP echoes them. */
+typedef struct MPIDI_cancel_hdr {
+    uint64_t sreq;
+    uint16_t seq;
+    uint16_t cancelled; /* CANCEL_RESP: 1 if the message was withdrawn */
+    uint32_t reserved;
+} MPIDI_cancel_hdr_t;
 
 typedef struct MPIDI_data_hdr {
     uint64_t rreq;

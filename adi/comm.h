@@ -4,26 +4,51 @@
 
 #include "mpi.h"
 
-/* Each communicator owns two context ids: ctx for user point-to-point and
- * ctx + 1 for collectives, so collective traffic never matches a user
- * receive, wildcards included. */
+/* Each communicator owns a block of MPIR_CONTEXT_BLOCK context ids: ctx for
+ * user point-to-point and ctx + 1 for collectives, so collective traffic
+ * never matches a user receive, wildcards included; an intercommunicator's
+ * local group communicator (local_comm) takes ctx + 2 and ctx + 3. */
 typedef struct MPIR_Comm {
     MPI_Comm handle;
     int ref;
     int context_id;
-    int rank;
-    int size;
-    int *world_ranks; /* comm rank -> world rank; NULL means identity */
+    int rank; /* in the local group */
+    int size; /* of the local group */
+    /* The group that point-to-point ranks name, rank -> world rank: the
+     * local group of an intracommunicator, the remote group of an
+     * intercommunicator.  NULL means the identity. */
+    int *world_ranks;
+    int is_inter;
+    int remote_size;             /* intercommunicator: size of the remote group */
+    int *local_world_ranks;      /* intercommunicator: the local group */
+    struct MPIR_Comm *local_comm; /* intercommunicator: an intracommunicator over the local
+                                   * group, for the local steps of collectives */
+    int coll_tag_base; /* added to collective tags (non-zero on internal subset communicators) */
     MPI_Errhandler errhandler;
+    MPI_Info info; /* hints given with MPI_Comm_set_info (kept, not acted on) */
     char name[MPI_MAX_OBJECT_NAME];
 } MPIR_Comm;
 
 #define MPIR_CONTEXT_COLL_OFFSET 1
+#define MPIR_CONTEXT_LOCAL_OFFSET 2
+#define MPIR_CONTEXT_BLOCK 4
 
 MPIR_Comm *MPIR_Comm_get(MPI_Comm comm);
 static inline int MPIR_Comm_world_rank(const MPIR_Comm *c, int rank)
 {
     return c->world_ranks ? c->world_ranks[rank] : rank;
+}
+/* The world rank of local-group rank `rank`. */
+static inline int MPIR_Comm_local_world_rank(const MPIR_Comm *c, int rank)
+{
+    if (c->is_inter)
+        return c->local_world_ranks[rank];
+    return c->world_ranks ? c->world_ranks[rank] : rank;
+}
+/* How many ranks point-to-point may name. */
+static inline int MPIR_Comm_peer_size(const MPIR_Comm *c)
+{
+    return c->is_inter ? c->remote_size : c->size;
 }
 int MPIR_Comm_init_builtins(int world_rank, int world_size);
 void MPIR_Comm_finalize_all(void);

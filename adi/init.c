@@ -17,9 +17,10 @@ static int pmi_err(const char *what)
     return MPIR_Err_create(MPI_ERR_OTHER, "PMI %s failed: %s", what, PMIU_last_error());
 }
 
-/* Finds which ranks share this host: every rank publishes its host name, and
- * ranks with equal names get the same node id (numbered by first rank). */
-static int build_node_map(MPIDI_job_t *job)
+/* Without a mapping from the launcher: every rank publishes its host name and
+ * reads everyone's, and ranks with equal names share a node (numbered by first
+ * rank).  That is size requests per rank, so it is only the fallback. */
+static int node_map_from_hostnames(void)
 {
     MPIDI_world_t *w = &MPIDI_world;
     char key[64], val[MPI_MAX_PROCESSOR_NAME];
@@ -28,13 +29,9 @@ static int build_node_map(MPIDI_job_t *job)
         return pmi_err("put of the host name");
     if (PMI_Barrier())
         return pmi_err("barrier");
-    char (*hosts)[MPI_MAX_PROCESSOR_NAME] = calloc(w->size, sizeof(*hosts));
-    node_of = calloc(w->size, sizeof(int));
-    local_ranks = calloc(w->size, sizeof(int));
-    if (!hosts || !node_of || !local_ranks) {
-        free(hosts);
+    char(*hosts)[MPI_MAX_PROCESSOR_NAME] = calloc(w->size, sizeof(*hosts));
+    if (!hosts)
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for the node map");
-    }
     int nnodes = 0;
     for (int r = 0; r < w->size; r++) {
         snprintf(key, sizeof(key), "P%d-host", r);
@@ -56,6 +53,29 @@ static int build_node_map(MPIDI_job_t *job)
             node_of[r] = nnodes++;
     }
     free(hosts);
+    return MPI_SUCCESS;
+}
+
+/* Finds which ranks share this node.  The launcher's one locality value
+ * (PMI_process_mapping, PMIx's node ids) gives it with no request per peer;
+ * only a launcher without one costs the host-name exchange. */
+static int build_node_map(MPIDI_job_t *job)
+{
+    MPIDI_world_t *w = &MPIDI_world;
+    node_of = calloc(w->size, sizeof(int));
+    local_ranks = calloc(w->size, sizeof(int));
+    if (!node_of || !local_ranks)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for the node map");
+    if (PMIU_get_node_map(node_of, w->size, NULL) != PMI_SUCCESS) {
+        if (MPIDI_config_int("FERRY_VERBOSE"))
+            fprintf(stderr,
+                    "ferry: rank %d: no node map from the launcher (%s); exchanging "
+                    "host names\n",
+                    w->rank, PMIU_last_error());
+        int err = node_map_from_hostnames();
+        if (err)
+            return err;
+    }
     job->node_id = node_of[w->rank];
     job->nlocal = 0;
     for (int r = 0; r < w->size; r++) {
@@ -73,6 +93,11 @@ static int build_node_map(MPIDI_job_t *job)
     return MPI_SUCCESS;
 }
 
+int MPIDI_node_of(int rank)
+{
+    return node_of[rank];
+}
+
 int MPID_Init(const MPID_upcalls_t *upcalls)
 {
     MPIDI_world_t *w = &MPIDI_world;
@@ -82,6 +107,7 @@ int MPID_Init(const MPID_upcalls_t *upcalls)
         return MPIR_Err_create(MPI_ERR_ARG, "invalid FERRY_ environment variable (see the "
                                             "message above and doc/tuning.md)");
     int spawned;
+    w->rank = -1; /* until PMI says: an error before that names the pid instead */
     if (PMI_Init(&spawned) || PMI_Get_rank(&w->rank) || PMI_Get_size(&w->size) ||
         PMI_KVS_Get_my_name(w->kvsname, sizeof(w->kvsname)))
         return pmi_err("initialisation");
@@ -94,8 +120,8 @@ int MPID_Init(const MPID_upcalls_t *upcalls)
         snprintf(w->hostname, sizeof(w->hostname), "localhost");
     w->hostname[sizeof(w->hostname) - 1] = '\0';
 
-    MPIDI_job_t job = {.rank = w->rank, .size = w->size, .kvsname = w->kvsname,
-                       .hostname = w->hostname};
+    MPIDI_job_t job = {
+        .rank = w->rank, .size = w->size, .kvsname = w->kvsname, .hostname = w->hostname};
     if ((err = build_node_map(&job)))
         return err;
     if ((err = MPIDI_methods_init(&job)))
@@ -110,7 +136,10 @@ int MPID_Init(const MPID_upcalls_t *upcalls)
     return MPI_SUCCESS;
 }
 
-static int nothing_left(void *arg) { return !MPIDI_deferred_pending(); }
+static int nothing_left(void *arg)
+{
+    return !MPIDI_deferred_pending();
+}
 
 int MPID_Finalize(void)
 {
@@ -136,7 +165,10 @@ int MPID_Finalize(void)
 
 void MPID_Abort(int exit_code, const char *msg)
 {
-    fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
+    if (MPIDI_world.rank >= 0)
+        fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
+    else
+        fprintf(stderr, "ferry: pid %ld (rank not known yet): %s\n", (long)getpid(), msg);
     fflush(stderr);
     PMI_Abort(exit_code, NULL); /* NULL: the message is printed once, here */
     /* Without a process manager (or if it did not kill us), end here. */

@@ -71,7 +71,8 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
                          MPIDI_method_at(i)->name);
             return MPIR_Err_create(MPI_ERR_ARG,
                                    "FERRY_METHODS=\"%s\": method \"%.*s\" is not built in "
-                                   "(available: %s)", list, (int)n, s, avail);
+                                   "(available: %s)",
+                                   list, (int)n, s, avail);
         }
         s += n + (s[n] == ',');
     }
@@ -166,12 +167,30 @@ static size_t eager_limit_for(const MPIDI_method_caps_t *caps)
     return (size_t)forced < caps->max_send ? (size_t)forced : caps->max_send;
 }
 
-/* Binds the peer to the first method, in preference order, that reaches it. */
+/* Whether a method's scope can hold the peer: decided without its card. */
+static int in_scope(const MPIDI_method_caps_t *caps, int peer)
+{
+    switch (caps->scope) {
+    case MPIDI_SCOPE_SELF:
+        return peer == MPIDI_world.rank;
+    case MPIDI_SCOPE_NODE:
+        return MPIDI_node_of(peer) == MPIDI_node_of(MPIDI_world.rank);
+    case MPIDI_SCOPE_ANY:
+        break;
+    }
+    return 1;
+}
+
+/* Binds the peer to the first method, in preference order, that reaches it.
+ * Called at the first message to or from the peer: the peer's card is
+ * fetched then (one PMI get), not for every rank at start-up. */
 static int bind_peer(int peer, MPIDI_peer_t *p)
 {
     for (int i = 0; i < MPIDI_nactive; i++) {
         const MPIDI_method_ops_t *ops = MPIDI_active[i].ops;
         char key[64], card[1024];
+        if (!in_scope(&MPIDI_active[i].caps, peer))
+            continue;
         snprintf(key, sizeof(key), "P%d-%s", peer, ops->name);
         if (PMI_KVS_Get(MPIDI_world.kvsname, key, card, sizeof(card)) != PMI_SUCCESS)
             continue; /* the peer does not run this method */
@@ -194,7 +213,8 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
                  MPIDI_active[i].ops->name);
     return MPIR_Err_create(MPI_ERR_OTHER,
                            "rank %d: no method reaches rank %d (methods in use: %s; see "
-                           "FERRY_METHODS)", MPIDI_world.rank, peer, names);
+                           "FERRY_METHODS)",
+                           MPIDI_world.rank, peer, names);
 }
 
 MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)

@@ -65,6 +65,7 @@ static int keep_unexpected(int peer, const MPIDI_match_hdr_t *m, const void *dat
     u->context_id = m->context_id;
     u->peer = peer;
     u->rts.sreq = m->sreq;
+    u->rts.seq = m->seq;
     u->rts.sync = (m->flags & MPIDI_MATCH_SYNC) != 0;
     if (rts) {
         u->rts.is_rndv = 1;
@@ -151,6 +152,23 @@ void MPIDI_handle_rts(int peer, const void *hdr, size_t hdr_len, const void *dat
     MPIDI_rndv_recv_start(rreq);
 }
 
+/* A receive meets a message that arrived before it: deliver the kept eager
+ * data, or start the rendezvous the RTS asked for. */
+static void recv_unexpected(MPIR_Request *rreq, MPIR_Request *u)
+{
+    MPIDI_match_hdr_t m = {.src = u->rank, .tag = u->tag, .context_id = u->context_id,
+                           .flags = u->rts.sync ? MPIDI_MATCH_SYNC : 0, .sreq = u->rts.sreq};
+    if (u->rts.is_rndv) {
+        MPIDI_recv_set_envelope(rreq, &m, u->peer, u->msg_size);
+        rreq->rts = u->rts;
+        MPIR_Request_release(u);
+        MPIDI_rndv_recv_start(rreq);
+    } else {
+        MPIDI_recv_deliver_eager(rreq, &m, u->peer, u->unexp_data, u->msg_size);
+        MPIR_Request_release(u);
+    }
+}
+
 int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
                int context_offset, MPIR_Request **req_p)
 {
@@ -173,18 +191,36 @@ int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, 
         MPIDI_recvq_append_posted(rreq);
         return MPI_SUCCESS;
     }
-    MPIDI_match_hdr_t m = {.src = u->rank, .tag = u->tag, .context_id = u->context_id,
-                           .flags = u->rts.sync ? MPIDI_MATCH_SYNC : 0, .sreq = u->rts.sreq};
-    if (u->rts.is_rndv) {
-        MPIDI_recv_set_envelope(rreq, &m, u->peer, u->msg_size);
-        rreq->rts = u->rts;
-        MPIR_Request_release(u);
-        MPIDI_rndv_recv_start(rreq);
-    } else {
-        int peer = u->peer;
-        MPIDI_recv_deliver_eager(rreq, &m, peer, u->unexp_data, u->msg_size);
-        MPIR_Request_release(u);
-    }
+    recv_unexpected(rreq, u);
+    return MPI_SUCCESS;
+}
+
+int MPID_Improbe(int rank, int tag, MPIR_Comm *comm, int context_offset, MPIR_Request **msg_p,
+                 MPI_Status *status)
+{
+    MPIR_Request *u = MPIDI_recvq_find_unexp(comm->context_id + context_offset, rank, tag, 1);
+    *msg_p = u;
+    if (!u)
+        return MPI_SUCCESS;
+    u->comm = comm; /* MPI_Mrecv names no communicator */
+    comm->ref++;
+    status->MPI_SOURCE = u->rank;
+    status->MPI_TAG = u->tag;
+    status->count_bytes_ = (MPI_Count)u->msg_size;
+    status->cancelled_ = 0;
+    return MPI_SUCCESS;
+}
+
+int MPID_Imrecv(void *buf, MPI_Aint count, MPI_Datatype type, MPIR_Request *msg,
+                MPIR_Request **req_p)
+{
+    MPIR_Request *rreq = MPIDI_Request_create_pt2pt(MPIR_REQ_RECV, buf, count, type, msg->rank,
+                                                    msg->tag, msg->comm, 0);
+    if (!rreq)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory allocating a receive request");
+    *req_p = rreq;
+    rreq->peer = msg->peer;
+    recv_unexpected(rreq, msg);
     return MPI_SUCCESS;
 }
 
@@ -218,4 +254,20 @@ int MPID_Cancel_recv(MPIR_Request *rreq)
         MPIDI_Request_complete_one(rreq);
     }
     return MPI_SUCCESS;
+}
+
+/* A sender wants its message back: withdraw it if it is still unexpected,
+ * and answer either way. */
+void MPIDI_handle_cancel_send(int peer, const void *hdr, size_t hdr_len, const void *data,
+                              size_t len)
+{
+    const MPIDI_cancel_hdr_t *c = hdr;
+    MPIR_Request *u = MPIDI_recvq_take_unexp_sent(peer, c->sreq, c->seq);
+    MPIDI_cancel_hdr_t resp = {.sreq = c->sreq, .seq = c->seq, .cancelled = u != NULL};
+    if (u)
+        MPIR_Request_release(u);
+    int err = MPIDI_am_send(peer, MPIDI_AM_CANCEL_RESP, &resp, sizeof(resp), NULL, 0, 0, 0);
+    if (err)
+        MPIDI_fatal("rank %d: cannot answer a cancel request of rank %d: %s", MPIDI_world.rank,
+                    peer, MPIR_Err_string(err));
 }

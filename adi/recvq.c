@@ -84,6 +84,19 @@ MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remov
     return NULL;
 }
 
+MPIR_Request *MPIDI_recvq_take_unexp_sent(int peer, uint64_t sreq, uint16_t seq)
+{
+    for (MPIR_Request *u = unexp.head; u; u = u->next) {
+        if (u->peer == peer && u->rts.sreq == sreq && u->rts.seq == seq) {
+            q_remove(&unexp, u);
+            if (u->unexp_data)
+                unexp_bytes -= u->msg_size;
+            return u;
+        }
+    }
+    return NULL;
+}
+
 void MPIDI_recvq_append_unexp(MPIR_Request *ureq)
 {
     q_append(&unexp, ureq);

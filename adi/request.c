@@ -47,8 +47,8 @@ MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
     r->cc = 1;
     r->ref = 2; /* the user's handle and the device's work */
     r->status.MPI_ERROR = MPI_SUCCESS;
+    r->peer = -1; /* no partner yet: a lost peer must not fail it */
     r->cb_send.fn = MPIDI_send_payload_done;
-    r->peer = -1;
     r->cb_send.req = r;
     r->cb_rdma.req = r;
     live++;
@@ -63,6 +63,13 @@ void MPIR_Request_release(MPIR_Request *req)
         MPIDI_fatal("request %#x released twice", (unsigned)req->handle);
     free(req->unexp_data);
     req->unexp_data = NULL;
+    free(req->tmpbuf);
+    req->tmpbuf = NULL;
+    if (req->linked) {
+        MPIR_Request *l = req->linked;
+        req->linked = NULL;
+        MPIR_Request_release(l);
+    }
     MPIR_Datatype_release(req->seg.dt); /* the reference MPID_Isend/Irecv took */
     req->seg.dt = NULL;
     if (req->comm)
@@ -93,6 +100,8 @@ void MPIDI_Request_complete_one(MPIR_Request *req)
     if (--req->cc == 0) {
         /* The protocol is over: no method touches the buffer any more. */
         MPIDI_request_drop_rdma(req);
+        if (req->on_complete)
+            req->on_complete(req);
         MPIR_Request_release(req);
     }
 }

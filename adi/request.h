@@ -12,7 +12,10 @@
 typedef enum {
     MPIR_REQ_SEND,
     MPIR_REQ_RECV,
-    MPIR_REQ_UNEXP, /* an arrived message nobody has asked for yet */
+    MPIR_REQ_UNEXP,      /* an arrived message nobody has asked for yet (or an MPI_Message) */
+    MPIR_REQ_PERSISTENT, /* MPI_Send_init ...: inactive, or started with an inner request */
+    MPIR_REQ_GREQ,       /* a generalized request: the user completes it */
+    MPIR_REQ_COMPOSITE,  /* completes when its child requests have (MPI_Isendrecv ...) */
 } MPIR_Request_kind_t;
 
 /* What an unexpected message or a matched rendezvous receive learnt from its
@@ -24,6 +27,8 @@ typedef struct MPIDI_rts_info {
     int has_addr; /* the sender offered its buffer for rdma_get */
     int is_rndv;
     int sync;         /* sender waits for a match acknowledgement */
+    uint16_t seq;     /* the sender's sequence number: with sreq, names the message for a
+                       * cancel request */
 } MPIDI_rts_info_t;
 
 struct MPIR_Request;
@@ -68,6 +73,22 @@ typedef struct MPIDI_xfer {
     void (*done)(struct MPIR_Request *req);
 } MPIDI_xfer_t;
 
+/* The MPI layer's state of a persistent, generalized or composite request. */
+typedef struct MPIR_Preq {
+    int op;         /* MPIR_PREQ_* in mpi/ */
+    int active;     /* started and not yet completed by a Wait/Test */
+    const void *buf;
+    MPI_Aint count;
+    MPI_Datatype type;
+} MPIR_Preq;
+
+typedef struct MPIR_Greq {
+    int (*query_fn)(void *extra_state, MPI_Status *status);
+    int (*free_fn)(void *extra_state);
+    int (*cancel_fn)(void *extra_state, int complete);
+    void *extra_state;
+} MPIR_Greq;
+
 typedef struct MPIR_Request {
     MPI_Request handle;
     MPIR_Request_kind_t kind;
@@ -91,6 +112,8 @@ typedef struct MPIR_Request {
     size_t msg_size; /* bytes the sender sends */
     int is_sync;
     int mode; /* rendezvous data mover in use (MPIDI_RNDV_*), on both sides */
+    int cancelled; /* withdrawn by MPI_Cancel (a receive before its match, a send the
+                      receiver had not matched) */
 
     /* Receive and unexpected requests. */
     size_t bytes_needed; /* bytes that will land in the buffer (less if truncated) */
@@ -99,17 +122,33 @@ typedef struct MPIR_Request {
     void *unexp_data;    /* unexpected eager payload, exactly msg_size bytes */
     MPIDI_reg_t recv_reg; /* the receive buffer, registered for the sender's rdma_put */
     int in_posted;       /* on the posted queue, not matched yet */
-    int cancelled;
 
     /* Send requests. */
     uint64_t cts_rreq;    /* the receiver's request id from CTS, echoed in PUT_DONE */
     size_t cts_len;       /* bytes CTS asked for */
     MPIDI_reg_t send_reg; /* the send buffer, registered for the receiver's rdma_get */
+    int is_rndv_send;     /* an RTS went out; the transfer's end is one event */
+    int cancel_pending;   /* a CANCEL_SEND awaits its answer (one event) */
+    uint16_t send_seq;    /* the sequence number its message carries */
 
     /* Either side. */
     MPIDI_xfer_t xfer;
-    MPIDI_cb_t cb_send;  /* payload of an am_send released */
-    MPIDI_cb_t cb_rdma;  /* one rdma_get / rdma_put piece finished */
+    MPIDI_cb_t cb_send; /* payload of an am_send released */
+    MPIDI_cb_t cb_rdma; /* one rdma_get / rdma_put piece finished */
+    /* Set by the MPI layer: called when cc reaches 0, before the device drops
+     * its reference (a child telling its parent, a buffered send's space). */
+    void (*on_complete)(struct MPIR_Request *req);
+    struct MPIR_Request *parent; /* the persistent or composite request that owns this one */
+    /* The operation this request stands for (a started persistent request's
+     * inner one, a buffered send's internal one): a reference released with
+     * this request, so a late MPI_Cancel still reaches it. */
+    struct MPIR_Request *linked;
+    void *tmpbuf;                /* freed with the request (packed data of a composite) */
+    int user_freed;              /* MPI_Request_free came before completion */
+    union {
+        MPIR_Preq preq;
+        MPIR_Greq greq;
+    } u;
 } MPIR_Request;
 
 MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind);

@@ -47,6 +47,7 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     MPIDI_match_hdr_t m = {.src = comm->rank, .tag = tag, .context_id = sreq->context_id,
                            .seq = p->send_seq++, .flags = sync ? MPIDI_MATCH_SYNC : 0,
                            .sreq = (uint64_t)sreq->handle};
+    sreq->send_seq = m.seq;
 
     if (size <= p->eager_limit) {
         MPIDI_stats.eager_sent++;
@@ -62,6 +63,7 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
      * A contiguous buffer is offered for reading (registered first when the
      * method needs it) unless the user forced another mode. */
     MPIDI_stats.rndv_sent++;
+    sreq->is_rndv_send = 1;
     MPIDI_rts_hdr_t rts = {.m = m, .size = size};
     MPIDI_rndv_proto_t want = MPIDI_rndv_proto_wanted();
     void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
@@ -155,4 +157,50 @@ void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *dat
     }
     sreq->mode = MPIDI_RNDV_PIPELINE;
     stream_data(sreq);
+}
+
+/* Cancelling a send: the receiver alone knows whether the message has
+ * matched, so ask it.  Messages to one peer stay in order, so CANCEL_SEND
+ * arrives after the message it names: not finding it unexpected means it
+ * matched (or was taken by a matched probe), and then it cannot be
+ * withdrawn.  The request holds one more event until the answer. */
+int MPID_Cancel_send(MPIR_Request *sreq)
+{
+    if (sreq->peer < 0 || sreq->cancel_pending || sreq->cancelled)
+        return MPI_SUCCESS; /* PROC_NULL, or asked already */
+    if (sreq->cc == 0)
+        sreq->ref++; /* complete locally: the device holds it again until the answer */
+    sreq->cc++;
+    sreq->cancel_pending = 1;
+    MPIDI_cancel_hdr_t c = {.sreq = (uint64_t)sreq->handle, .seq = sreq->send_seq};
+    int err = MPIDI_am_send(sreq->peer, MPIDI_AM_CANCEL_SEND, &c, sizeof(c), NULL, 0, 0, 0);
+    if (err) {
+        /* The peer is gone: nothing will answer, and nothing is cancelled. */
+        sreq->cancel_pending = 0;
+        MPIDI_Request_complete_one(sreq);
+    }
+    return MPI_SUCCESS;
+}
+
+/* The receiver's answer.  Withdrawn: the events that waited for the
+ * receiver (the rendezvous transfer, the synchronous acknowledgement) will
+ * never come, so they end here, and the request completes cancelled. */
+void MPIDI_handle_cancel_resp(int peer, const void *hdr, size_t hdr_len, const void *data,
+                              size_t len)
+{
+    const MPIDI_cancel_hdr_t *c = hdr;
+    MPIR_Request *sreq = lookup(c->sreq, MPIR_REQ_SEND, peer, "CANCEL_RESP");
+    if (!sreq->cancel_pending)
+        MPIDI_fatal("rank %d: CANCEL_RESP from rank %d for request %#llx that asked nothing",
+                    MPIDI_world.rank, peer, (unsigned long long)c->sreq);
+    sreq->cancel_pending = 0;
+    if (c->cancelled) {
+        sreq->cancelled = 1;
+        sreq->status.cancelled_ = 1;
+        if (sreq->is_rndv_send)
+            MPIDI_Request_complete_one(sreq); /* the transfer (its registration goes too) */
+        else if (sreq->is_sync)
+            MPIDI_Request_complete_one(sreq); /* the SYNC_ACK that will not come */
+    }
+    MPIDI_Request_complete_one(sreq);
 }

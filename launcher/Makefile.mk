@@ -1,21 +1,38 @@
 # launcher/Makefile.mk: PMI-1 wire code and client (in libmpi), our mpiexec, and their tests.
-libmpi_la_SOURCES += launcher/pmi_wire.c launcher/pmi_wire.h launcher/pmi_client.c launcher/pmi.h
+libmpi_la_SOURCES += launcher/pmi_wire.c launcher/pmi_wire.h launcher/pmi_mapping.c \
+	launcher/pmi_client.c launcher/pmi.h
+if FERRY_PMIX
+# The PMIx back end alone sees libpmix's headers, in a convenience library.
+noinst_LTLIBRARIES += libpmiclient_pmix.la
+libpmiclient_pmix_la_SOURCES = launcher/pmi_pmix.c launcher/pmi_pmix.h
+libpmiclient_pmix_la_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS)
+libmpi_la_LIBADD += libpmiclient_pmix.la $(PMIX_LIBS)
+endif
 
 bin_PROGRAMS += mpiexec
-mpiexec_SOURCES = launcher/mpiexec.c launcher/mpiexec_hosts.c launcher/mpiexec_hosts.h \
-	launcher/pmi_wire.c launcher/pmi_wire.h
+mpiexec_SOURCES = launcher/mpiexec.c launcher/mpiexec.h launcher/mpiexec_args.c \
+	launcher/mpiexec_kvs.c launcher/mpiexec_pmi.c launcher/mpiexec_port.c \
+	launcher/mpiexec_output.c launcher/mpiexec_spawn.c launcher/mpiexec_remote.c \
+	launcher/mpiexec_bind.c launcher/mpiexec_exit.c \
+	launcher/mpiexec_hosts.c launcher/mpiexec_hosts.h launcher/pmi_wire.c launcher/pmi_wire.h
 # Per-target flags give these programs their own objects: automake refuses
 # to build pmi_wire.c both as a libtool object (libmpi) and a plain one.
 mpiexec_CFLAGS = $(AM_CFLAGS)
 
-check_PROGRAMS += test/unit/pmi_wire_test test/launcher/pmi_hello
-TESTS += test/unit/pmi_wire_test
+check_PROGRAMS += test/unit/pmi_wire_test test/unit/pmi_mapping_test test/launcher/pmi_hello
+TESTS += test/unit/pmi_wire_test test/unit/pmi_mapping_test
 test_unit_pmi_wire_test_SOURCES = test/unit/pmi_wire_test.c launcher/pmi_wire.c launcher/pmi_wire.h
 test_unit_pmi_wire_test_CFLAGS = $(AM_CFLAGS)
+test_unit_pmi_mapping_test_SOURCES = test/unit/pmi_mapping_test.c launcher/pmi_mapping.c \
+	launcher/pmi_wire.c launcher/pmi_wire.h launcher/mpiexec_hosts.c launcher/mpiexec_hosts.h
+test_unit_pmi_mapping_test_CFLAGS = $(AM_CFLAGS)
 # The PMI client test needs no MPI library, so it links the client sources itself.
 test_launcher_pmi_hello_SOURCES = test/launcher/pmi_hello.c launcher/pmi_client.c \
-	launcher/pmi_wire.c launcher/pmi.h launcher/pmi_wire.h
+	launcher/pmi_wire.c launcher/pmi_mapping.c launcher/pmi.h launcher/pmi_wire.h
 test_launcher_pmi_hello_CFLAGS = $(AM_CFLAGS)
+if FERRY_PMIX
+test_launcher_pmi_hello_LDADD = libpmiclient_pmix.la $(PMIX_LIBS)
+endif
 EXTRA_DIST += test/launcher/run.sh
 
 # The launcher checks fork jobs and time kills (about a minute), so they run on

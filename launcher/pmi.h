@@ -26,6 +26,13 @@ int PMI_KVS_Get(const char *kvsname, const char *key, char *value, int length);
 /* Asks the process manager to kill the job; does not return on success. */
 int PMI_Abort(int exit_code, const char *error_msg);
 
+/* Which node each of the job's size ranks runs on (node ids 0 .. nnodes-1),
+ * from the one value the process manager gives for the whole job
+ * (PMI_process_mapping from our mpiexec, Hydra or Slurm's pmi2; PMIx's node
+ * ids), so no rank has to ask about every other.  PMI_FAIL, with
+ * PMIU_last_error() saying why, when the launcher gives no such value. */
+int PMIU_get_node_map(int *node_of, int size, int *nnodes_p);
+
 /* Last error text from the PMI client (a server's msg=, an errno), for the
  * caller's error message. */
 const char *PMIU_last_error(void);

@@ -1,6 +1,10 @@
-/* pmi_client.c: PMI-1 client (PMI_FD, PMI_PORT or singleton) behind launcher/pmi.h. */
+/* pmi_client.c: PMI-1 client (PMI_FD, PMI_PORT or singleton) behind launcher/pmi.h; PMIx through
+ * pmi_pmix.c when a PMIx server started the process. */
 #include "pmi.h"
 #include "pmi_wire.h"
+#ifdef FERRY_HAVE_PMIX
+#include "pmi_pmix.h"
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-enum pmi_mode { MODE_NONE, MODE_SINGLETON, MODE_FD, MODE_PORT };
+enum pmi_mode { MODE_NONE, MODE_SINGLETON, MODE_FD, MODE_PORT, MODE_PMIX };
 
 /* The singleton keeps its key-value space here; a handful of keys at most. */
 typedef struct local_kv {
@@ -245,6 +249,51 @@ static int server_init(void)
     return PMI_SUCCESS;
 }
 
+/* A launcher started several processes but gave none of them a PMI we speak:
+ * running each as a singleton would give N jobs of one rank that each
+ * "succeed".  Returns 1, with PMIU_last_error() saying what to do, if the
+ * environment shows such a launcher. */
+static int foreign_launcher(void)
+{
+    const char *v;
+    long n;
+
+    if ((v = getenv("PMIX_NAMESPACE")) != NULL) {
+        PMIU_set_error("started by a PMIx launcher (PMIX_NAMESPACE=%.100s: srun --mpi=pmix or "
+                       "Open MPI's mpirun), but this Ferry was built without PMIx (configure "
+                       "found no libpmix): use srun --mpi=pmi2 or Ferry's mpiexec, or rebuild "
+                       "with libpmix-dev installed",
+                       v);
+        return 1;
+    }
+    if ((v = getenv("SLURM_STEP_NUM_TASKS")) != NULL && (n = strtol(v, NULL, 10)) > 1) {
+        PMIU_set_error("started by srun as one of %ld tasks (SLURM_STEP_NUM_TASKS=%s) without a "
+                       "PMI Ferry speaks: use srun --mpi=pmi2%s",
+                       n, v,
+#ifdef FERRY_HAVE_PMIX
+                       " or --mpi=pmix"
+#else
+                       ""
+#endif
+        );
+        return 1;
+    }
+    if ((v = getenv("OMPI_COMM_WORLD_SIZE")) != NULL && strtol(v, NULL, 10) > 1) {
+        PMIU_set_error("started by Open MPI's mpirun (OMPI_COMM_WORLD_SIZE=%s) without PMIx "
+                       "variables: use Ferry's mpiexec",
+                       v);
+        return 1;
+    }
+    if ((v = getenv("PMI_SIZE")) != NULL && strtol(v, NULL, 10) > 1) {
+        PMIU_set_error("PMI_SIZE=%s is set but neither PMI_FD nor PMI_PORT: the launcher speaks "
+                       "a PMI this client does not (PMI-2 only?); use Ferry's mpiexec, Hydra or "
+                       "srun --mpi=pmi2",
+                       v);
+        return 1;
+    }
+    return 0;
+}
+
 int PMI_Init(int *spawned)
 {
     const char *fd_env = getenv("PMI_FD");
@@ -278,7 +327,20 @@ int PMI_Init(int *spawned)
         if (pmi.fd < 0)
             goto fn_fail;
         pmi.mode = MODE_PORT;
+#ifdef FERRY_HAVE_PMIX
+    } else if (PMIU_pmix_launched()) {
+        if (PMIU_pmix_init(&pmi.rank, &pmi.size, &pmi.spawned, pmi.kvsname, sizeof(pmi.kvsname)) !=
+            PMI_SUCCESS)
+            goto fn_fail;
+        pmi.kvsname_max = SINGLETON_KVSNAME_MAX;
+        pmi.keylen_max = SINGLETON_KEYLEN_MAX;
+        pmi.vallen_max = SINGLETON_VALLEN_MAX;
+        pmi.mode = MODE_PMIX;
+        goto fn_exit;
+#endif
     } else {
+        if (foreign_launcher())
+            goto fn_fail;
         pmi.mode = MODE_SINGLETON;
         pmi.rank = 0;
         pmi.size = 1;
@@ -323,7 +385,12 @@ int PMI_Finalize(void)
 
     if (check_init("PMI_Finalize"))
         return PMI_FAIL;
-    if (pmi.mode == MODE_SINGLETON) {
+#ifdef FERRY_HAVE_PMIX
+    if (pmi.mode == MODE_PMIX) {
+        rc = PMIU_pmix_finalize();
+    } else
+#endif
+        if (pmi.mode == MODE_SINGLETON) {
         for (int i = 0; i < pmi.nkvs; i++) {
             free(pmi.kvs[i].key);
             free(pmi.kvs[i].value);
@@ -370,6 +437,10 @@ int PMI_Get_universe_size(int *size)
         *size = 1;
         return PMI_SUCCESS;
     }
+#ifdef FERRY_HAVE_PMIX
+    if (pmi.mode == MODE_PMIX)
+        return PMIU_pmix_universe_size(size);
+#endif
     PMIU_msg_start(&msg, "get_universe_size");
     if (transact(&msg, "universe_size", &reply) != PMI_SUCCESS ||
         PMIU_get_int(&reply, "size", size) != 0)
@@ -388,6 +459,10 @@ int PMI_Get_appnum(int *appnum)
         *appnum = 0;
         return PMI_SUCCESS;
     }
+#ifdef FERRY_HAVE_PMIX
+    if (pmi.mode == MODE_PMIX)
+        return PMIU_pmix_appnum(appnum);
+#endif
     PMIU_msg_start(&msg, "get_appnum");
     if (transact(&msg, "appnum", &reply) != PMI_SUCCESS ||
         PMIU_get_int(&reply, "appnum", appnum) != 0)
@@ -501,6 +576,10 @@ int PMI_KVS_Put(const char *kvsname, const char *key, const char *value)
         kvsname = pmi.kvsname;
     if (pmi.mode == MODE_SINGLETON)
         return local_put(key, value);
+#ifdef FERRY_HAVE_PMIX
+    if (pmi.mode == MODE_PMIX)
+        return PMIU_pmix_put(key, value);
+#endif
 
     PMIU_msg_start(&msg, "put");
     PMIU_msg_add(&msg, "kvsname", kvsname);
@@ -511,10 +590,16 @@ int PMI_KVS_Put(const char *kvsname, const char *key, const char *value)
 
 int PMI_KVS_Commit(const char *kvsname)
 {
-    /* Every put is sent at once and the barrier is the fence, so there is
-     * nothing to flush. */
+    /* PMI-1: every put is sent at once and the barrier is the fence, so
+     * there is nothing to flush. */
     (void)kvsname;
-    return check_init("PMI_KVS_Commit");
+    if (check_init("PMI_KVS_Commit"))
+        return PMI_FAIL;
+#ifdef FERRY_HAVE_PMIX
+    if (pmi.mode == MODE_PMIX)
+        return PMIU_pmix_commit();
+#endif
+    return PMI_SUCCESS;
 }
 
 int PMI_Barrier(void)
@@ -526,6 +611,10 @@ int PMI_Barrier(void)
         return PMI_FAIL;
     if (pmi.mode == MODE_SINGLETON)
         return PMI_SUCCESS;
+#ifdef FERRY_HAVE_PMIX
+    if (pmi.mode == MODE_PMIX)
+        return PMIU_pmix_fence();
+#endif
     PMIU_msg_start(&msg, "barrier_in");
     return transact(&msg, "barrier_out", &reply);
 }
@@ -565,6 +654,10 @@ int PMI_KVS_Get(const char *kvsname, const char *key, char *value, int length)
         PMIU_set_error("PMI_KVS_Get key=%s: not found in singleton KVS %s", key, pmi.kvsname);
         return PMI_FAIL;
     }
+#ifdef FERRY_HAVE_PMIX
+    if (pmi.mode == MODE_PMIX)
+        return PMIU_pmix_get(key, value, length);
+#endif
 
     PMIU_msg_start(&msg, "get");
     PMIU_msg_add(&msg, "kvsname", kvsname);
@@ -583,6 +676,21 @@ int PMI_KVS_Get(const char *kvsname, const char *key, char *value, int length)
     return copy_value(key, v, value, length);
 }
 
+int PMIU_get_node_map(int *node_of, int size, int *nnodes_p)
+{
+    char value[PMIU_MAXLINE + 1];
+
+    if (check_init("PMIU_get_node_map"))
+        return PMI_FAIL;
+#ifdef FERRY_HAVE_PMIX
+    if (pmi.mode == MODE_PMIX)
+        return PMIU_pmix_node_map(node_of, size, nnodes_p);
+#endif
+    if (PMI_KVS_Get(pmi.kvsname, "PMI_process_mapping", value, (int)sizeof(value)) != PMI_SUCCESS)
+        return PMI_FAIL;
+    return PMIU_parse_process_mapping(value, size, node_of, nnodes_p) == 0 ? PMI_SUCCESS : PMI_FAIL;
+}
+
 int PMI_Abort(int exit_code, const char *error_msg)
 {
     PMIU_msg_t msg;
@@ -590,6 +698,10 @@ int PMI_Abort(int exit_code, const char *error_msg)
     if (error_msg && error_msg[0])
         fprintf(stderr, "PMI_Abort rank %d (exit code %d): %s\n", pmi.rank, exit_code, error_msg);
     fflush(stderr);
+#ifdef FERRY_HAVE_PMIX
+    if (pmi.mode == MODE_PMIX)
+        PMIU_pmix_abort(exit_code, error_msg);
+#endif
     if (pmi.mode != MODE_FD && pmi.mode != MODE_PORT)
         exit(exit_code);
 

@@ -88,6 +88,13 @@ int PMIU_readline(PMIU_reader_t *r, char *line, size_t *len_p);
  * non-blocking fd that stays full is waited for with poll(). */
 int PMIU_writeall(int fd, const char *buf, size_t len);
 
+/* Parses MPICH's PMI_process_mapping value "(vector,(start,nodes,ppn),...)"
+ * into node_of[0..size): blocks of ppn consecutive ranks on nodes start,
+ * start+1, ..., the blocks repeating until every rank is placed.  Node ids
+ * must come out dense (0 .. nnodes-1, each with ranks).  Returns 0 (and
+ * *nnodes_p if not NULL), or -1 with PMIU_last_error() saying why. */
+int PMIU_parse_process_mapping(const char *value, int size, int *node_of, int *nnodes_p);
+
 /* Error text of the last failed PMIU_ or PMI_ call in this process. */
 void PMIU_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *PMIU_last_error(void);

@@ -67,6 +67,14 @@ typedef struct MPIDI_job {
                               peer it can, also on its own node */
 } MPIDI_job_t;
 
+/* Which peers a method can reach at all, known from the job description
+ * alone: the core fetches no business card of a peer outside the scope. */
+typedef enum {
+    MPIDI_SCOPE_ANY = 0, /* any rank (a network): its card decides */
+    MPIDI_SCOPE_NODE,    /* only ranks of this node (shared memory) */
+    MPIDI_SCOPE_SELF,    /* only this rank */
+} MPIDI_method_scope_t;
+
 /* Limits and capabilities a method reports from init. */
 typedef struct MPIDI_method_caps {
     size_t size;            /* sizeof(MPIDI_method_caps_t), so the struct can grow */
@@ -92,6 +100,7 @@ typedef struct MPIDI_method_caps {
      * whatever the average, where this is not 0. */
     size_t rndv_iov_min_piece;
     int exclusivity;        /* among methods that reach a peer, the highest wins */
+    MPIDI_method_scope_t scope; /* left 0: MPIDI_SCOPE_ANY */
 } MPIDI_method_caps_t;
 
 typedef struct MPIDI_method_ops {

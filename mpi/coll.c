@@ -1,13 +1,22 @@
-/* coll.c: Barrier, Bcast, Reduce, Allreduce over point-to-point on the collective context. */
+/* coll.c: Barrier, Bcast, Reduce, Allreduce over point-to-point on the collective context,
+ * on intra- and intercommunicators. */
 #include <stdlib.h>
 #include <string.h>
 #include "mpiimpl.h"
 #include "op.h"
 
-/* Tags inside the collective context: MPI orders collectives identically on
- * every rank and messages between two ranks arrive in order, so a distinct
- * tag per kind is enough to keep them apart. */
-enum { TAG_BARRIER = 1, TAG_BCAST, TAG_REDUCE };
+/* Tags inside the collective context (MPIR_TAG_* in mpiimpl.h): MPI orders
+ * collectives identically on every rank and messages between two ranks
+ * arrive in order, so a distinct tag per kind is enough to keep them apart.
+ * A subset communicator adds its coll_tag_base. */
+#define TAG(comm, kind) ((comm)->coll_tag_base + (kind))
+
+int MPIR_Root_ok(const MPIR_Comm *comm, int root)
+{
+    if (comm->is_inter)
+        return root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < comm->remote_size);
+    return root >= 0 && root < comm->size;
+}
 
 static int finish(MPIR_Request *req)
 {
@@ -17,37 +26,83 @@ static int finish(MPIR_Request *req)
     return err;
 }
 
-static int coll_send(const void *buf, MPI_Aint count, MPI_Datatype type, int dst, int tag,
-                     MPIR_Comm *comm)
+int MPIR_Coll_send(const void *buf, MPI_Aint count, MPI_Datatype type, int dst, int tag,
+                   MPIR_Comm *comm)
 {
     MPIR_Request *req = NULL;
-    int err = MPID_Isend(buf, count, type, dst, tag, comm, MPIR_CONTEXT_COLL_OFFSET, 0, &req);
+    int err =
+        MPID_Isend(buf, count, type, dst, TAG(comm, tag), comm, MPIR_CONTEXT_COLL_OFFSET, 0, &req);
     if (!req)
         return err;
     return finish(req);
 }
 
-static int coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag,
-                     MPIR_Comm *comm)
+int MPIR_Coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag, MPIR_Comm *comm)
 {
     MPIR_Request *req = NULL;
-    int err = MPID_Irecv(buf, count, type, src, tag, comm, MPIR_CONTEXT_COLL_OFFSET, &req);
+    int err =
+        MPID_Irecv(buf, count, type, src, TAG(comm, tag), comm, MPIR_CONTEXT_COLL_OFFSET, &req);
     if (!req)
         return err;
     return finish(req);
+}
+
+/* Exchanges bytes with rank peer of comm on its collective context (both
+ * post the receive first, so neither waits for buffering). */
+int MPIR_Coll_sendrecv(const void *sendbuf, MPI_Aint sendbytes, void *recvbuf, MPI_Aint recvbytes,
+                       int peer, int tag, MPIR_Comm *comm)
+{
+    MPIR_Request *r = NULL;
+    int err = MPID_Irecv(recvbuf, recvbytes, MPI_BYTE, peer, TAG(comm, tag), comm,
+                         MPIR_CONTEXT_COLL_OFFSET, &r);
+    if (!r)
+        return err;
+    int e1 = MPIR_Coll_send(sendbuf, sendbytes, MPI_BYTE, peer, tag, comm);
+    if (e1)
+        MPID_Cancel_recv(r);
+    int e2 = finish(r);
+    return e1 ? e1 : e2;
+}
+
+/* Intercommunicator barrier: every local process has entered (local
+ * barrier), the leaders learn that the other group has too, and tell their
+ * group. */
+static int inter_barrier(MPIR_Comm *comm)
+{
+    int err = MPIR_Barrier_impl(comm->local_comm);
+    if (!err && comm->rank == 0)
+        err = MPIR_Coll_sendrecv(NULL, 0, NULL, 0, 0, MPIR_TAG_BARRIER, comm);
+    return err ? err : MPIR_Bcast_impl(NULL, 0, MPI_BYTE, 0, comm->local_comm);
+}
+
+/* Intercommunicator broadcast: the root (MPI_ROOT) sends to the other
+ * group's leader, which broadcasts in its group; the root's other group
+ * members (MPI_PROC_NULL) do nothing. */
+static int inter_bcast(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm)
+{
+    if (root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (root == MPI_ROOT)
+        return MPIR_Coll_send(buf, count, type, 0, MPIR_TAG_BCAST, comm);
+    int err = MPI_SUCCESS;
+    if (comm->rank == 0)
+        err = MPIR_Coll_recv(buf, count, type, root, MPIR_TAG_BCAST, comm);
+    return err ? err : MPIR_Bcast_impl(buf, count, type, 0, comm->local_comm);
 }
 
 /* Dissemination: log2(size) rounds, each rank sends to rank + 2^k. */
 int MPIR_Barrier_impl(MPIR_Comm *comm)
 {
+    if (comm->is_inter)
+        return inter_barrier(comm);
     for (int k = 1; k < comm->size; k <<= 1) {
         MPIR_Request *r = NULL, *s = NULL;
         int err = MPID_Irecv(NULL, 0, MPI_BYTE, (comm->rank - k + comm->size) % comm->size,
-                             TAG_BARRIER, comm, MPIR_CONTEXT_COLL_OFFSET, &r);
+                             TAG(comm, MPIR_TAG_BARRIER), comm, MPIR_CONTEXT_COLL_OFFSET, &r);
         if (!r)
             return err;
-        err = MPID_Isend(NULL, 0, MPI_BYTE, (comm->rank + k) % comm->size, TAG_BARRIER, comm,
-                         MPIR_CONTEXT_COLL_OFFSET, 0, &s);
+        err = MPID_Isend(NULL, 0, MPI_BYTE, (comm->rank + k) % comm->size,
+                         TAG(comm, MPIR_TAG_BARRIER), comm, MPIR_CONTEXT_COLL_OFFSET, 0, &s);
         int e1 = s ? finish(s) : err;
         if (e1) /* the partner will not hear from us; do not wait for it either */
             MPID_Cancel_recv(r);
@@ -62,18 +117,21 @@ int MPIR_Barrier_impl(MPIR_Comm *comm)
  * rank that differs in their lowest set bit, then forward down. */
 int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm)
 {
+    if (comm->is_inter)
+        return inter_bcast(buf, count, type, root, comm);
     int size = comm->size, vr = (comm->rank - root + size) % size, mask = 1, err;
     while (mask < size) {
         if (vr & mask) {
-            if ((err = coll_recv(buf, count, type, (vr - mask + root) % size, TAG_BCAST, comm)))
+            if ((err = MPIR_Coll_recv(buf, count, type, (vr - mask + root) % size, MPIR_TAG_BCAST,
+                                      comm)))
                 return err;
             break;
         }
         mask <<= 1;
     }
     for (mask >>= 1; mask > 0; mask >>= 1)
-        if (vr + mask < size &&
-            (err = coll_send(buf, count, type, (vr + mask + root) % size, TAG_BCAST, comm)))
+        if (vr + mask < size && (err = MPIR_Coll_send(buf, count, type, (vr + mask + root) % size,
+                                                      MPIR_TAG_BCAST, comm)))
             return err;
     return MPI_SUCCESS;
 }
@@ -97,11 +155,13 @@ static int reduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_D
         memcpy(acc, mine, bytes);
     for (int mask = 1; mask < size; mask <<= 1) {
         if (vr & mask) {
-            err = coll_send(acc, count, type, (vr - mask + root) % size, TAG_REDUCE, comm);
+            err =
+                MPIR_Coll_send(acc, count, type, (vr - mask + root) % size, MPIR_TAG_REDUCE, comm);
             break;
         }
         if (vr + mask < size) {
-            if ((err = coll_recv(tmp, count, type, (vr + mask + root) % size, TAG_REDUCE, comm)))
+            if ((err = MPIR_Coll_recv(tmp, count, type, (vr + mask + root) % size, MPIR_TAG_REDUCE,
+                                      comm)))
                 break;
             MPIR_Op_apply(op, type, tmp, acc, count);
         }
@@ -113,15 +173,43 @@ static int reduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_D
     return err;
 }
 
+/* Intercommunicator allreduce: each group receives the reduction of the
+ * other group's data: reduce locally to the leader, the leaders swap, the
+ * leader broadcasts in its group. */
+static int inter_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
+                           MPI_Op op, MPIR_Comm *comm)
+{
+    MPIR_Datatype *dt = MPIR_Datatype_get(type);
+    size_t bytes = (size_t)count * (size_t)dt->extent;
+    char *mine = malloc(bytes ? bytes : 1);
+    if (!mine)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a %zu-byte reduction", bytes);
+    int err = reduce_impl(sendbuf, mine, count, type, op, 0, comm->local_comm);
+    if (!err && comm->rank == 0) {
+        MPIR_Request *r = NULL;
+        err = MPID_Irecv(recvbuf, count, type, 0, TAG(comm, MPIR_TAG_REDUCE), comm,
+                         MPIR_CONTEXT_COLL_OFFSET, &r);
+        if (r) {
+            int e1 = MPIR_Coll_send(mine, count, type, 0, MPIR_TAG_REDUCE, comm);
+            int e2 = finish(r);
+            err = e1 ? e1 : e2;
+        }
+    }
+    free(mine);
+    return err ? err : MPIR_Bcast_impl(recvbuf, count, type, 0, comm->local_comm);
+}
+
 int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
                         MPI_Op op, MPIR_Comm *comm)
 {
+    if (comm->is_inter)
+        return inter_allreduce(sendbuf, recvbuf, count, type, op, comm);
     int err = reduce_impl(sendbuf, recvbuf, count, type, op, 0, comm);
     return err ? err : MPIR_Bcast_impl(recvbuf, count, type, 0, comm);
 }
 
-static int check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                        MPI_Op op, int need_recvbuf)
+static int check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                        int need_recvbuf)
 {
     int err;
     if ((err = MPIR_Check_count(count)) || (err = MPIR_Check_type(type)))
@@ -141,7 +229,8 @@ static int check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     return MPI_SUCCESS;
 }
 
-int MPI_Barrier(MPI_Comm comm)
+#pragma weak MPI_Barrier = PMPI_Barrier
+int PMPI_Barrier(MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Barrier");
     MPIR_Comm *c;
@@ -151,29 +240,34 @@ int MPI_Barrier(MPI_Comm comm)
     return MPIR_Err_return(c, "MPI_Barrier", err);
 }
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Bcast");
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
     if (!err && !(err = MPIR_Check_count(count)) && !(err = MPIR_Check_comm_type(datatype)) &&
-        !(err = MPIR_Check_typed_buf(buffer, count, datatype)) && (root < 0 || root >= c->size))
-        err = MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root,
-                              c->size);
+        !(err = MPIR_Check_typed_buf(buffer, count, datatype)) && !MPIR_Root_ok(c, root))
+        err =
+            MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root, c->size);
     if (!err)
         err = MPIR_Bcast_impl(buffer, count, datatype, root, c);
     return MPIR_Err_return(c, "MPI_Bcast", err);
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm)
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Reduce");
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
+    if (!err && c->is_inter)
+        err = MPIR_Err_create(MPI_ERR_COMM, "MPI_Reduce on an intercommunicator is not "
+                                            "implemented (doc/api.md)");
     if (!err && (root < 0 || root >= c->size))
-        err = MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root,
-                              c->size);
+        err =
+            MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root, c->size);
     if (!err)
         err = check_reduce(sendbuf, recvbuf, count, datatype, op, c->rank == root);
     if (!err && sendbuf == MPI_IN_PLACE && c->rank != root)
@@ -183,14 +277,17 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     return MPIR_Err_return(c, "MPI_Reduce", err);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Allreduce");
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
     if (!err)
         err = check_reduce(sendbuf, recvbuf, count, datatype, op, 1);
+    if (!err && c->is_inter && sendbuf == MPI_IN_PLACE)
+        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
     if (!err)
         err = MPIR_Allreduce_impl(sendbuf, recvbuf, count, datatype, op, c);
     return MPIR_Err_return(c, "MPI_Allreduce", err);

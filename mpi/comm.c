@@ -1,15 +1,19 @@
-/* comm.c: communicator objects, context-id agreement, and the MPI_Comm_ calls. */
+/* comm.c: communicator objects, context-id agreement, and the intracommunicator constructors
+ * (dup, split, split_type, create, create_group) with their queries. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpiimpl.h"
 #include "op.h"
 
-/* Context ids come in pairs (point-to-point, collective).  Each process keeps
- * a mask of free pairs; MPI_Comm_dup agrees on the lowest pair free on every
- * member with an allreduce(BAND) of the masks, so no two live communicators
- * with common members share an id. */
-#define NPAIRS 1024
-#define MASK_WORDS (NPAIRS / 32)
+/* Context ids come in blocks of MPIR_CONTEXT_BLOCK.  Each process keeps a
+ * mask of free blocks; a constructor agrees on the lowest block free on
+ * every member with an allreduce(BAND) of the masks (across both groups for
+ * an intercommunicator), so no two live communicators with a common member
+ * share an id.  Disjoint results of one MPI_Comm_split share the block:
+ * they have no member in common. */
+#define NBLOCKS 1024
+#define MASK_WORDS (NBLOCKS / 32)
 static uint32_t free_mask[MASK_WORDS];
 
 #define MAX_COMMS 4096
@@ -25,19 +29,36 @@ MPIR_Comm *MPIR_Comm_get(MPI_Comm comm)
     return idx < MAX_COMMS ? comms[idx] : NULL;
 }
 
-static void mask_take(int pair) { free_mask[pair / 32] &= ~(1u << (pair % 32)); }
-static void mask_give(int pair) { free_mask[pair / 32] |= 1u << (pair % 32); }
+static void mask_take(int block)
+{
+    free_mask[block / 32] &= ~(1u << (block % 32));
+}
+static void mask_give(int block)
+{
+    free_mask[block / 32] |= 1u << (block % 32);
+}
 
 int MPIR_Comm_init_builtins(int world_rank, int world_size)
 {
     memset(free_mask, 0xff, sizeof(free_mask));
-    world_obj = (MPIR_Comm){.handle = MPI_COMM_WORLD, .ref = 1, .context_id = 0,
-                            .rank = world_rank, .size = world_size,
-                            .errhandler = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_WORLD"};
+    world_obj = (MPIR_Comm){.handle = MPI_COMM_WORLD,
+                            .ref = 1,
+                            .context_id = 0,
+                            .rank = world_rank,
+                            .size = world_size,
+                            .errhandler = MPI_ERRORS_ARE_FATAL,
+                            .info = MPI_INFO_NULL,
+                            .name = "MPI_COMM_WORLD"};
     self_rank_map[0] = world_rank;
-    self_obj = (MPIR_Comm){.handle = MPI_COMM_SELF, .ref = 1, .context_id = 2, .rank = 0,
-                           .size = 1, .world_ranks = self_rank_map,
-                           .errhandler = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_SELF"};
+    self_obj = (MPIR_Comm){.handle = MPI_COMM_SELF,
+                           .ref = 1,
+                           .context_id = MPIR_CONTEXT_BLOCK,
+                           .rank = 0,
+                           .size = 1,
+                           .world_ranks = self_rank_map,
+                           .errhandler = MPI_ERRORS_ARE_FATAL,
+                           .info = MPI_INFO_NULL,
+                           .name = "MPI_COMM_SELF"};
     mask_take(0);
     mask_take(1);
     comms[0] = &world_obj;
@@ -45,13 +66,25 @@ int MPIR_Comm_init_builtins(int world_rank, int world_size)
     return MPI_SUCCESS;
 }
 
+static void comm_destroy(MPIR_Comm *c)
+{
+    if (c->local_comm)
+        MPIR_Comm_release(c->local_comm);
+    free(c->world_ranks);
+    free(c->local_world_ranks);
+    MPIR_Info_release(c->info);
+    MPIR_Errhandler_release(c->errhandler);
+    free(c);
+}
+
 void MPIR_Comm_finalize_all(void)
 {
     for (int i = 2; i < MAX_COMMS; i++) {
         if (comms[i]) {
-            free(comms[i]->world_ranks);
-            free(comms[i]);
+            MPIR_Comm *c = comms[i];
             comms[i] = NULL;
+            c->local_comm = NULL; /* in the table too */
+            comm_destroy(c);
         }
     }
     comms[0] = comms[1] = NULL;
@@ -61,54 +94,266 @@ void MPIR_Comm_release(MPIR_Comm *comm)
 {
     if (--comm->ref > 0 || comm == &world_obj || comm == &self_obj)
         return;
-    mask_give(comm->context_id / 2);
+    /* A local_comm shares its parent's block: only the parent gives it back. */
+    if (comm->context_id % MPIR_CONTEXT_BLOCK == 0)
+        mask_give(comm->context_id / MPIR_CONTEXT_BLOCK);
     comms[comm->handle & 0x03ffffff] = NULL;
-    free(comm->world_ranks);
-    free(comm);
+    comm_destroy(comm);
 }
 
-int MPIR_Comm_dup_impl(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
+/* A new communicator object in the table.  world_ranks (owned from now on,
+ * also on failure) maps its point-to-point ranks; rank is the caller's. */
+int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Comm **comm_p)
 {
-    uint32_t common[MASK_WORDS];
-    int err = MPIR_Allreduce_impl(free_mask, common, MASK_WORDS, MPI_UINT32_T, MPI_BAND, comm);
-    if (err)
-        return err;
-    int pair = -1;
-    for (int w = 0; w < MASK_WORDS && pair < 0; w++)
-        if (common[w])
-            pair = w * 32 + __builtin_ctz(common[w]);
-    if (pair < 0)
-        return MPIR_Err_create(MPI_ERR_OTHER, "no context id left: too many communicators "
-                                              "(%d at most)", NPAIRS - 2);
     int slot = -1;
     for (int i = 2; i < MAX_COMMS && slot < 0; i++)
         if (!comms[i])
             slot = i;
-    MPIR_Comm *c = calloc(1, sizeof(*c));
-    if (slot < 0 || !c) {
-        free(c);
-        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of communicator objects");
+    MPIR_Comm *c = slot < 0 ? NULL : calloc(1, sizeof(*c));
+    if (!c) {
+        free(world_ranks);
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of communicator objects (%d at most)",
+                               MAX_COMMS - 2);
     }
-    *c = *comm;
     c->handle = MPIR_HANDLE_KIND_COMM | slot;
     c->ref = 1;
-    c->context_id = pair * 2;
-    c->name[0] = '\0';
-    if (comm->world_ranks) {
-        c->world_ranks = malloc(sizeof(int) * comm->size);
-        if (!c->world_ranks) {
-            free(c);
-            return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory duplicating a communicator");
-        }
-        memcpy(c->world_ranks, comm->world_ranks, sizeof(int) * comm->size);
-    }
-    mask_take(pair);
+    c->context_id = context_id;
+    c->rank = rank;
+    c->size = size;
+    c->world_ranks = world_ranks;
+    c->errhandler = MPI_ERRORS_ARE_FATAL;
+    c->info = MPI_INFO_NULL;
+    if (context_id % MPIR_CONTEXT_BLOCK == 0)
+        mask_take(context_id / MPIR_CONTEXT_BLOCK);
     comms[slot] = c;
+    *comm_p = c;
+    return MPI_SUCCESS;
+}
+
+/* A copy of the world ranks of comm's local group. */
+int *MPIR_Comm_local_ranks(const MPIR_Comm *comm)
+{
+    int *r = malloc(sizeof(int) * (comm->size ? comm->size : 1));
+    if (r)
+        for (int i = 0; i < comm->size; i++)
+            r[i] = MPIR_Comm_local_world_rank(comm, i);
+    return r;
+}
+
+static int lowest_block(const uint32_t *mask, int *ctx_p)
+{
+    for (int w = 0; w < MASK_WORDS; w++) {
+        if (mask[w]) {
+            *ctx_p = (w * 32 + __builtin_ctz(mask[w])) * MPIR_CONTEXT_BLOCK;
+            return MPI_SUCCESS;
+        }
+    }
+    return MPIR_Err_create(MPI_ERR_OTHER,
+                           "no context id left: too many communicators (%d at "
+                           "most)",
+                           NBLOCKS - 2);
+}
+
+/* Collective over comm (both groups of an intercommunicator): the first
+ * context id of a block free on every member.  The caller's new
+ * communicator takes it (MPIR_Comm_new). */
+int MPIR_Context_agree(MPIR_Comm *comm, int *ctx_p)
+{
+    uint32_t common[MASK_WORDS];
+    int err;
+    if (!comm->is_inter) {
+        err = MPIR_Allreduce_impl(free_mask, common, MASK_WORDS, MPI_UINT32_T, MPI_BAND, comm);
+    } else {
+        MPIR_Comm *lc = comm->local_comm;
+        err = MPIR_Allreduce_impl(free_mask, common, MASK_WORDS, MPI_UINT32_T, MPI_BAND, lc);
+        if (!err && lc->rank == 0) {
+            uint32_t remote[MASK_WORDS];
+            err = MPIR_Coll_sendrecv(common, sizeof(common), remote, sizeof(remote), 0,
+                                     MPIR_TAG_CONTEXT, comm);
+            for (int w = 0; w < MASK_WORDS; w++)
+                common[w] &= remote[w];
+        }
+        if (!err)
+            err = MPIR_Bcast_impl(common, MASK_WORDS, MPI_UINT32_T, 0, lc);
+    }
+    return err ? err : lowest_block(common, ctx_p);
+}
+
+/* For MPI_Intercomm_create, which agrees before the intercommunicator
+ * exists: over local, with its leader swapping masks with the remote leader
+ * through peer (NULL on the other members). */
+int MPIR_Context_agree_masks(MPIR_Comm *local, int local_leader, MPIR_Comm *peer, int remote_leader,
+                             int *ctx_p)
+{
+    uint32_t common[MASK_WORDS];
+    int err = MPIR_Allreduce_impl(free_mask, common, MASK_WORDS, MPI_UINT32_T, MPI_BAND, local);
+    if (!err && peer) {
+        uint32_t remote[MASK_WORDS];
+        err = MPIR_Coll_sendrecv(common, sizeof(common), remote, sizeof(remote), remote_leader,
+                                 MPIR_TAG_CONTEXT, peer);
+        for (int w = 0; w < MASK_WORDS; w++)
+            common[w] &= remote[w];
+    }
+    if (!err)
+        err = MPIR_Bcast_impl(common, MASK_WORDS, MPI_UINT32_T, local_leader, local);
+    return err ? err : lowest_block(common, ctx_p);
+}
+
+/* The intracommunicator over an intercommunicator's local group. */
+int MPIR_Comm_make_local(MPIR_Comm *inter)
+{
+    int *ranks = malloc(sizeof(int) * inter->size);
+    if (!ranks)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory making a communicator");
+    memcpy(ranks, inter->local_world_ranks, sizeof(int) * inter->size);
+    return MPIR_Comm_new(inter->context_id + MPIR_CONTEXT_LOCAL_OFFSET, inter->rank, inter->size,
+                         ranks, &inter->local_comm);
+}
+
+int MPIR_Comm_dup_impl(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
+{
+    int ctx, err = MPIR_Context_agree(comm, &ctx);
+    if (err)
+        return err;
+    int n = MPIR_Comm_peer_size(comm);
+    int *ranks = NULL;
+    if (comm->world_ranks) {
+        ranks = malloc(sizeof(int) * n);
+        if (!ranks)
+            return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory duplicating a communicator");
+        memcpy(ranks, comm->world_ranks, sizeof(int) * n);
+    }
+    MPIR_Comm *c;
+    if ((err = MPIR_Comm_new(ctx, comm->rank, comm->size, ranks, &c)))
+        return err;
+    if (comm->is_inter) {
+        c->is_inter = 1;
+        c->remote_size = comm->remote_size;
+        c->local_world_ranks = MPIR_Comm_local_ranks(comm);
+        if (!c->local_world_ranks || (err = MPIR_Comm_make_local(c))) {
+            MPIR_Comm_release(c);
+            return err ? err : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
+        }
+    }
+    c->errhandler = comm->errhandler;
+    MPIR_Errhandler_add_ref(c->errhandler);
     *newcomm_p = c;
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_rank(MPI_Comm comm, int *rank)
+/* A duplicate with the attributes copied by their copy callbacks. */
+static int dup_with_attrs(const char *fname, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    MPIR_Comm *c, *n = NULL;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err && !newcomm)
+        err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
+    if (!err)
+        err = MPIR_Comm_dup_impl(c, &n);
+    if (!err) {
+        err = MPIR_Attr_copy_all(MPIR_ATTR_COMM, c->handle, n->handle);
+        if (err) {
+            MPIR_Attr_delete_all(MPIR_ATTR_COMM, n->handle);
+            MPIR_Comm_release(n);
+        }
+    }
+    if (!err)
+        err = MPIR_Info_dup_impl(info == MPI_INFO_NULL ? c->info : info, &n->info);
+    if (err)
+        return MPIR_Err_return(c, fname, err);
+    *newcomm = n->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    MPIR_CHECK_INIT("MPI_Comm_dup");
+    return dup_with_attrs("MPI_Comm_dup", comm, MPI_INFO_NULL, newcomm);
+}
+
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    MPIR_CHECK_INIT("MPI_Comm_dup_with_info");
+    return dup_with_attrs("MPI_Comm_dup_with_info", comm, info, newcomm);
+}
+
+/* The nonblocking forms run the (collective) duplication at once and return
+ * a complete request: correct whenever every member calls them in the same
+ * order as its other collectives, which the standard requires. */
+static int idup(const char *fname, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                MPI_Request *request)
+{
+    if (!request)
+        return MPIR_Err_return(MPIR_Comm_get(comm), fname,
+                               MPIR_Err_create(MPI_ERR_ARG, "request is NULL"));
+    int err = dup_with_attrs(fname, comm, info, newcomm);
+    if (err)
+        return err;
+    MPIR_Request *req = MPIR_Request_create(MPIR_REQ_COMPOSITE);
+    if (!req)
+        return MPIR_Err_return(MPIR_Comm_get(comm), fname,
+                               MPIR_Err_create(MPI_ERR_NO_MEM, "out of requests"));
+    req->comm = MPIR_Comm_get(comm);
+    req->comm->ref++;
+    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    req->status.MPI_TAG = MPI_ANY_TAG;
+    MPIDI_Request_complete_one(req);
+    *request = req->handle;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Comm_idup");
+    return idup("MPI_Comm_idup", comm, MPI_INFO_NULL, newcomm, request);
+}
+
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Comm_idup_with_info");
+    return idup("MPI_Comm_idup_with_info", comm, info, newcomm, request);
+}
+
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    MPIR_CHECK_INIT("MPI_Comm_free");
+    MPIR_Comm *c = NULL;
+    int err = comm ? MPIR_Check_comm(*comm, &c) : MPIR_Err_create(MPI_ERR_ARG, "comm is NULL");
+    if (!err && (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF))
+        err = MPIR_Err_create(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    /* Delete callbacks run first; one that fails keeps the communicator. */
+    if (!err)
+        err = MPIR_Attr_delete_all(MPIR_ATTR_COMM, c->handle);
+    if (err)
+        return MPIR_Err_return(c, "MPI_Comm_free", err);
+    /* Pending requests hold references; the object goes when they finish. */
+    MPIR_Comm_release(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    MPIR_CHECK_INIT("MPI_Comm_disconnect");
+    /* Free after waiting for pending communication: a barrier covers what a
+     * correct program has left (all its requests must be complete). */
+    MPIR_Comm *c = comm ? MPIR_Comm_get(*comm) : NULL;
+    if (c && !c->is_inter) {
+        int err = MPIR_Barrier_impl(c);
+        if (err)
+            return MPIR_Err_return(c, "MPI_Comm_disconnect", err);
+    }
+    return PMPI_Comm_free(comm);
+}
+
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     MPIR_CHECK_INIT("MPI_Comm_rank");
     MPIR_Comm *c;
@@ -121,7 +366,8 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_size(MPI_Comm comm, int *size)
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     MPIR_CHECK_INIT("MPI_Comm_size");
     MPIR_Comm *c;
@@ -134,101 +380,376 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+/* ---- Splitting and creating ---- */
+
+typedef struct {
+    int color, key, rank;
+} split_entry_t;
+
+static int by_key(const void *a, const void *b)
 {
-    MPIR_CHECK_INIT("MPI_Comm_dup");
+    const split_entry_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+/* The members of the caller's color in comm, ordered by (key, old rank):
+ * their world ranks and the caller's new rank.  Needs every member's
+ * (color, key), gathered already. */
+static int split_members(const MPIR_Comm *comm, const int *pairs, int color, int **world_ranks_p,
+                         int *n_p, int *rank_p)
+{
+    split_entry_t *e = malloc(sizeof(*e) * comm->size);
+    int *ranks = malloc(sizeof(int) * comm->size);
+    if (!e || !ranks) {
+        free(e);
+        free(ranks);
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory splitting a communicator");
+    }
+    int n = 0;
+    for (int i = 0; i < comm->size; i++)
+        if (pairs[2 * i] == color)
+            e[n++] = (split_entry_t){color, pairs[2 * i + 1], i};
+    qsort(e, n, sizeof(*e), by_key);
+    for (int i = 0; i < n; i++) {
+        ranks[i] = MPIR_Comm_local_world_rank(comm, e[i].rank);
+        if (e[i].rank == comm->rank)
+            *rank_p = i;
+    }
+    free(e);
+    *world_ranks_p = ranks;
+    *n_p = n;
+    return MPI_SUCCESS;
+}
+
+int MPIR_Comm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p)
+{
+    *newcomm_p = NULL;
+    int mine[2] = {color, key};
+    int *pairs = malloc(sizeof(int) * 2 * comm->size);
+    if (!pairs)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory splitting a communicator");
+    int err = MPIR_Allgather_impl(mine, 2, MPI_INT, pairs, 2, MPI_INT, comm);
+    int ctx;
+    if (!err)
+        err = MPIR_Context_agree(comm, &ctx);
+    if (err || color == MPI_UNDEFINED) {
+        free(pairs);
+        return err;
+    }
+    int *ranks = NULL, n = 0, rank = 0;
+    err = split_members(comm, pairs, color, &ranks, &n, &rank);
+    free(pairs);
+    if (!err)
+        err = MPIR_Comm_new(ctx, rank, n, ranks, newcomm_p);
+    return err;
+}
+
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    MPIR_CHECK_INIT("MPI_Comm_split");
     MPIR_Comm *c, *n = NULL;
     int err = MPIR_Check_comm(comm, &c);
     if (!err && !newcomm)
         err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
+    if (!err && color < 0 && color != MPI_UNDEFINED)
+        err =
+            MPIR_Err_create(MPI_ERR_ARG, "Invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
     if (!err)
-        err = MPIR_Comm_dup_impl(c, &n);
+        err = c->is_inter ? MPIR_Intercomm_split_impl(c, color, key, &n)
+                          : MPIR_Comm_split_impl(c, color, key, &n);
     if (err)
-        return MPIR_Err_return(c, "MPI_Comm_dup", err);
+        return MPIR_Err_return(c, "MPI_Comm_split", err);
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* The ranks of one node share a host name; the color of a rank is the
+ * lowest rank on its host. */
+static int host_color(MPIR_Comm *comm, int *color_p)
+{
+    char *names = malloc((size_t)MPI_MAX_PROCESSOR_NAME * comm->size);
+    char mine[MPI_MAX_PROCESSOR_NAME] = {0};
+    if (!names)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in MPI_Comm_split_type");
+    snprintf(mine, sizeof(mine), "%s", MPIDI_world.hostname);
+    int err = MPIR_Allgather_impl(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names,
+                                  MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+    for (int i = 0; !err && i < comm->size; i++) {
+        if (strcmp(names + (size_t)i * MPI_MAX_PROCESSOR_NAME, mine) == 0) {
+            *color_p = i;
+            break;
+        }
+    }
+    free(names);
+    return err;
+}
+
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    MPIR_CHECK_INIT("MPI_Comm_split_type");
+    MPIR_Comm *c, *n = NULL;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err && !newcomm)
+        err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
+    if (!err && c->is_inter)
+        err = MPIR_Err_create(MPI_ERR_COMM, "MPI_Comm_split_type needs an intracommunicator");
+    if (!err && split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
+        split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED)
+        err = MPIR_Err_create(MPI_ERR_ARG, "Invalid split_type %d", split_type);
+    if (err)
+        return MPIR_Err_return(c, "MPI_Comm_split_type", err);
+    /* Shared memory is the one hardware level Ferry knows: HW_GUIDED with
+     * mpi_hw_resource_type=mpi_shared_memory and HW_UNGUIDED (when the node
+     * is a strict subset) give the node; other requests give
+     * MPI_COMM_NULL, as the standard allows (MPI-4.1 sec. 7.4.2). */
+    int color = MPI_UNDEFINED;
+    if (split_type != MPI_UNDEFINED)
+        err = host_color(c, &color);
+    if (!err && split_type == MPI_COMM_TYPE_HW_GUIDED) {
+        char val[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        if (info != MPI_INFO_NULL)
+            MPIR_Info_get_impl(info, "mpi_hw_resource_type", sizeof(val), val, &flag);
+        if (!flag || strcmp(val, "mpi_shared_memory") != 0)
+            color = MPI_UNDEFINED;
+    }
+    if (!err && split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        /* All on one node: no strict subset exists. */
+        int lo, hi;
+        err = MPIR_Allreduce_impl(&color, &lo, 1, MPI_INT, MPI_MIN, c);
+        if (!err)
+            err = MPIR_Allreduce_impl(&color, &hi, 1, MPI_INT, MPI_MAX, c);
+        if (!err && lo == hi)
+            color = MPI_UNDEFINED;
+    }
+    if (!err)
+        err = MPIR_Comm_split_impl(c, color, key, &n);
+    if (err)
+        return MPIR_Err_return(c, "MPI_Comm_split_type", err);
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* The caller's rank in a group, or MPI_UNDEFINED. */
+static int rank_in(const MPIR_Group *g)
+{
+    return g->rank;
+}
+
+/* A communicator over group g with an agreed context (NULL for
+ * non-members). */
+static int comm_from_group(int ctx, const MPIR_Group *g, MPIR_Comm **newcomm_p)
+{
+    *newcomm_p = NULL;
+    if (rank_in(g) == MPI_UNDEFINED)
+        return MPI_SUCCESS;
+    int *ranks = malloc(sizeof(int) * (g->size ? g->size : 1));
+    if (!ranks)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory making a communicator");
+    memcpy(ranks, g->world_ranks, sizeof(int) * g->size);
+    return MPIR_Comm_new(ctx, g->rank, g->size, ranks, newcomm_p);
+}
+
+static int check_subgroup(const MPIR_Comm *comm, const MPIR_Group *g)
+{
+    for (int i = 0; i < g->size; i++) {
+        int found = 0;
+        for (int j = 0; j < comm->size && !found; j++)
+            found = MPIR_Comm_local_world_rank(comm, j) == g->world_ranks[i];
+        if (!found)
+            return MPIR_Err_create(MPI_ERR_GROUP,
+                                   "the group holds process %d (world rank), "
+                                   "which is not in the communicator",
+                                   g->world_ranks[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    MPIR_CHECK_INIT("MPI_Comm_create");
+    MPIR_Comm *c, *n = NULL;
+    MPIR_Group *g = NULL;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err)
+        err = MPIR_Check_group(group, &g);
+    if (!err && !newcomm)
+        err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
+    if (!err)
+        err = check_subgroup(c, g);
+    int ctx;
+    if (!err && c->is_inter)
+        err = MPIR_Intercomm_create_from_group(c, g, &n);
+    else if (!err && !(err = MPIR_Context_agree(c, &ctx)))
+        err = comm_from_group(ctx, g, &n);
+    if (err)
+        return MPIR_Err_return(c, "MPI_Comm_create", err);
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Collective over the group's members only: they agree on a context among
+ * themselves over a subset communicator that borrows comm's collective
+ * context, with tags derived from the user's tag so that concurrent
+ * creations with different tags stay apart (MPI-4.1 sec. 7.4.2). */
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    MPIR_CHECK_INIT("MPI_Comm_create_group");
+    MPIR_Comm *c, *n = NULL;
+    MPIR_Group *g = NULL;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err)
+        err = MPIR_Check_group(group, &g);
+    if (!err && !newcomm)
+        err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
+    if (!err && c->is_inter)
+        err = MPIR_Err_create(MPI_ERR_COMM, "MPI_Comm_create_group needs an intracommunicator");
+    if (!err && (err = MPIR_Check_send_tag(tag)) == MPI_SUCCESS)
+        err = check_subgroup(c, g);
+    if (!err && g->rank == MPI_UNDEFINED)
+        err = MPIR_Err_create(MPI_ERR_GROUP, "the caller is not in the group");
+    if (!err) {
+        MPIR_Comm sub = {.handle = MPI_COMM_NULL,
+                         .ref = 1,
+                         .context_id = c->context_id,
+                         .rank = g->rank,
+                         .size = g->size,
+                         .world_ranks = g->world_ranks,
+                         .coll_tag_base = MPIR_TAG_FROM_USER(tag),
+                         .errhandler = MPI_ERRORS_RETURN};
+        int ctx;
+        err = MPIR_Context_agree(&sub, &ctx);
+        if (!err)
+            err = comm_from_group(ctx, g, &n);
+    }
+    if (err)
+        return MPIR_Err_return(c, "MPI_Comm_create_group", err);
     *newcomm = n->handle;
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_free(MPI_Comm *comm)
+/* ---- Queries ---- */
+
+static int same_ranks(const int *a, const int *b, int n)
 {
-    MPIR_CHECK_INIT("MPI_Comm_free");
-    MPIR_Comm *c = NULL;
-    int err = comm ? MPIR_Check_comm(*comm, &c) : MPIR_Err_create(MPI_ERR_ARG, "comm is NULL");
-    if (!err && (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF))
-        err = MPIR_Err_create(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
-    if (err)
-        return MPIR_Err_return(c, "MPI_Comm_free", err);
-    /* Pending requests hold references; the object goes when they finish. */
-    MPIR_Comm_release(c);
-    *comm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
+    return memcmp(a, b, sizeof(int) * n) == 0;
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+static int same_members(const int *a, const int *b, int n)
 {
-    MPIR_CHECK_INIT("MPI_Comm_get_attr");
-    static int tag_ub = MPIR_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
-    static int universe, appnum;
-    MPIR_Comm *c;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err && (!attribute_val || !flag))
-        err = MPIR_Err_create(MPI_ERR_ARG, "attribute_val or flag is NULL");
-    if (err)
-        return MPIR_Err_return(c, "MPI_Comm_get_attr", err);
-    universe = MPIDI_world.universe_size;
-    appnum = MPIDI_world.appnum;
-    int *val = NULL;
-    switch (keyval) {
-    case MPI_TAG_UB: val = &tag_ub; break;
-    case MPI_HOST: val = &host; break;
-    case MPI_IO: val = &io; break;
-    case MPI_WTIME_IS_GLOBAL: val = &wtime_global; break;
-    case MPI_UNIVERSE_SIZE: val = &universe; break;
-    case MPI_APPNUM: val = &appnum; break;
-    default:
-        return MPIR_Err_return(c, "MPI_Comm_get_attr",
-                               MPIR_Err_create(MPI_ERR_KEYVAL, "Invalid keyval %d", keyval));
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (int j = 0; j < n && !found; j++)
+            found = a[i] == b[j];
+        if (!found)
+            return 0;
     }
-    *(int **)attribute_val = val;
-    *flag = 1;
-    return MPI_SUCCESS;
+    return 1;
 }
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    MPIR_CHECK_INIT("MPI_Comm_set_errhandler");
+    MPIR_CHECK_INIT("MPI_Comm_compare");
+    MPIR_Comm *a, *b = NULL;
+    int err = MPIR_Check_comm(comm1, &a);
+    if (!err)
+        err = MPIR_Check_comm(comm2, &b);
+    if (!err && !result)
+        err = MPIR_Err_create(MPI_ERR_ARG, "result is NULL");
+    if (err)
+        return MPIR_Err_return(a, "MPI_Comm_compare", err);
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    *result = MPI_UNEQUAL;
+    if (a->is_inter != b->is_inter || a->size != b->size ||
+        MPIR_Comm_peer_size(a) != MPIR_Comm_peer_size(b))
+        return MPI_SUCCESS;
+    int *la = MPIR_Comm_local_ranks(a), *lb = MPIR_Comm_local_ranks(b);
+    int n = MPIR_Comm_peer_size(a);
+    int *ra = malloc(sizeof(int) * (n ? n : 1)), *rb = malloc(sizeof(int) * (n ? n : 1));
+    if (la && lb && ra && rb) {
+        for (int i = 0; i < n; i++) {
+            ra[i] = MPIR_Comm_world_rank(a, i);
+            rb[i] = MPIR_Comm_world_rank(b, i);
+        }
+        if (same_ranks(la, lb, a->size) && same_ranks(ra, rb, n))
+            *result = MPI_CONGRUENT;
+        else if (same_members(la, lb, a->size) && same_members(ra, rb, n))
+            *result = MPI_SIMILAR;
+    } else
+        err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in MPI_Comm_compare");
+    free(la);
+    free(lb);
+    free(ra);
+    free(rb);
+    return MPIR_Err_return(a, "MPI_Comm_compare", err);
+}
+
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    MPIR_CHECK_INIT("MPI_Comm_set_name");
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
-    if (!err && errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ARE_FATAL)
-        err = MPIR_Err_create(MPI_ERR_ARG, "Invalid error handler %#x", (unsigned)errhandler);
+    if (!err && !comm_name)
+        err = MPIR_Err_create(MPI_ERR_ARG, "comm_name is NULL");
     if (err)
-        return MPIR_Err_return(c, "MPI_Comm_set_errhandler", err);
-    c->errhandler = errhandler;
+        return MPIR_Err_return(c, "MPI_Comm_set_name", err);
+    snprintf(c->name, sizeof(c->name), "%s", comm_name);
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
-    MPIR_CHECK_INIT("MPI_Comm_get_errhandler");
+    MPIR_CHECK_INIT("MPI_Comm_get_name");
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
-    if (!err && !errhandler)
-        err = MPIR_Err_create(MPI_ERR_ARG, "errhandler is NULL");
+    if (!err && (!comm_name || !resultlen))
+        err = MPIR_Err_create(MPI_ERR_ARG, "comm_name or resultlen is NULL");
     if (err)
-        return MPIR_Err_return(c, "MPI_Comm_get_errhandler", err);
-    *errhandler = c->errhandler;
+        return MPIR_Err_return(c, "MPI_Comm_get_name", err);
+    snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+    *resultlen = (int)strlen(comm_name);
     return MPI_SUCCESS;
 }
 
-int MPI_Errhandler_free(MPI_Errhandler *errhandler)
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    MPIR_CHECK_INIT("MPI_Errhandler_free");
-    /* The predefined handlers are the only ones; freeing a handle to one just
-     * clears the handle. */
-    if (!errhandler ||
-        (*errhandler != MPI_ERRORS_RETURN && *errhandler != MPI_ERRORS_ARE_FATAL))
-        return MPIR_Err_return(NULL, "MPI_Errhandler_free",
-                               MPIR_Err_create(MPI_ERR_ARG, "Invalid error handler"));
-    *errhandler = MPI_ERRHANDLER_NULL;
+    MPIR_CHECK_INIT("MPI_Comm_set_info");
+    MPIR_Comm *c;
+    MPI_Info copy = MPI_INFO_NULL;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err)
+        err = MPIR_Info_dup_impl(info, &copy);
+    if (err)
+        return MPIR_Err_return(c, "MPI_Comm_set_info", err);
+    MPIR_Info_release(c->info);
+    c->info = copy;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    MPIR_CHECK_INIT("MPI_Comm_get_info");
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err && !info_used)
+        err = MPIR_Err_create(MPI_ERR_ARG, "info_used is NULL");
+    /* A new info object, empty when no hints were set (MPI-4.1 sec. 7.4.4). */
+    if (!err)
+        err = c->info == MPI_INFO_NULL ? MPIR_Info_create_impl(info_used)
+                                       : MPIR_Info_dup_impl(c->info, info_used);
+    return MPIR_Err_return(c, "MPI_Comm_get_info", err);
 }

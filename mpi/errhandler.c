@@ -5,6 +5,43 @@
 #include <unistd.h>
 #include "mpiimpl.h"
 
+/* User error handlers (MPI_Comm_create_errhandler); handles above the
+ * predefined ones index this table. */
+#define MAX_ERRHANDLERS 256
+#define FIRST_USER 3
+static struct {
+    int ref;
+    MPI_Comm_errhandler_function *fn;
+} user_eh[MAX_ERRHANDLERS];
+
+static int user_index(MPI_Errhandler eh)
+{
+    int i = (eh & 0x03ffffff) - FIRST_USER;
+    if ((eh & 0xfc000000) != MPIR_HANDLE_KIND_ERRHANDLER || i < 0 || i >= MAX_ERRHANDLERS ||
+        user_eh[i].ref == 0)
+        return -1;
+    return i;
+}
+
+static int is_predefined(MPI_Errhandler eh)
+{
+    return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT;
+}
+
+void MPIR_Errhandler_add_ref(MPI_Errhandler eh)
+{
+    int i = user_index(eh);
+    if (i >= 0)
+        user_eh[i].ref++;
+}
+
+void MPIR_Errhandler_release(MPI_Errhandler eh)
+{
+    int i = user_index(eh);
+    if (i >= 0)
+        user_eh[i].ref--;
+}
+
 int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code)
 {
     if (code == MPI_SUCCESS)
@@ -14,6 +51,14 @@ int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code)
     MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN)
         return code;
+    int i = user_index(eh);
+    if (i >= 0) {
+        /* The handler gets the handle and the code; the call returns the code. */
+        MPI_Comm h = comm->handle;
+        int c = code;
+        user_eh[i].fn(&h, &c);
+        return code;
+    }
     char msg[MPI_MAX_ERROR_STRING + 128];
     snprintf(msg, sizeof(msg), "Fatal error in %s: %s (error class %d: %s)", fname,
              MPIR_Err_string(code), MPIR_Err_class(code),
@@ -29,7 +74,8 @@ int MPIR_Err_not_initialized(const char *fname)
     _exit(1);
 }
 
-int MPI_Error_class(int errorcode, int *errorclass)
+#pragma weak MPI_Error_class = PMPI_Error_class
+int PMPI_Error_class(int errorcode, int *errorclass)
 {
     int cls = MPIR_Err_class(errorcode);
     if (errorcode < 0 || !MPIR_Err_class_string(cls))
@@ -42,7 +88,8 @@ int MPI_Error_class(int errorcode, int *errorclass)
     return MPI_SUCCESS;
 }
 
-int MPI_Error_string(int errorcode, char *string, int *resultlen)
+#pragma weak MPI_Error_string = PMPI_Error_string
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     const char *s = errorcode >= 0 ? MPIR_Err_string(errorcode) : NULL;
     if (!s)
@@ -85,8 +132,7 @@ int MPIR_Check_comm_type(MPI_Datatype type)
 {
     int err = MPIR_Check_type(type);
     if (!err && !MPIR_Datatype_get(type)->committed)
-        err = MPIR_Err_create(MPI_ERR_TYPE, "Datatype %#x has not been committed",
-                              (unsigned)type);
+        err = MPIR_Err_create(MPI_ERR_TYPE, "Datatype %#x has not been committed", (unsigned)type);
     return err;
 }
 
@@ -108,10 +154,10 @@ int MPIR_Check_buf(const void *buf, MPI_Aint count)
 
 int MPIR_Check_send_rank(const MPIR_Comm *comm, int rank)
 {
-    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < comm->size))
+    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < MPIR_Comm_peer_size(comm)))
         return MPI_SUCCESS;
     return MPIR_Err_create(MPI_ERR_RANK, "Invalid rank %d (communicator size %d)", rank,
-                           comm->size);
+                           MPIR_Comm_peer_size(comm));
 }
 
 int MPIR_Check_recv_rank(const MPIR_Comm *comm, int rank)
@@ -141,4 +187,92 @@ int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int ran
     if (is_recv)
         return (err = MPIR_Check_recv_rank(comm, rank)) ? err : MPIR_Check_recv_tag(tag);
     return (err = MPIR_Check_send_rank(comm, rank)) ? err : MPIR_Check_send_tag(tag);
+}
+
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    MPIR_CHECK_INIT("MPI_Comm_create_errhandler");
+    if (!comm_errhandler_fn || !errhandler)
+        return MPIR_Err_return(NULL, "MPI_Comm_create_errhandler",
+                               MPIR_Err_create(MPI_ERR_ARG, "function or errhandler is NULL"));
+    for (int i = 0; i < MAX_ERRHANDLERS; i++) {
+        if (user_eh[i].ref == 0) {
+            user_eh[i].ref = 1;
+            user_eh[i].fn = comm_errhandler_fn;
+            *errhandler = MPIR_HANDLE_KIND_ERRHANDLER | (i + FIRST_USER);
+            return MPI_SUCCESS;
+        }
+    }
+    return MPIR_Err_return(
+        NULL, "MPI_Comm_create_errhandler",
+        MPIR_Err_create(MPI_ERR_OTHER, "out of error handlers (%d at most)", MAX_ERRHANDLERS));
+}
+
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    MPIR_CHECK_INIT("MPI_Comm_call_errhandler");
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (err)
+        return MPIR_Err_return(NULL, "MPI_Comm_call_errhandler", err);
+    /* The handler runs; the call itself succeeds unless the handler is
+     * MPI_ERRORS_RETURN-like and the code is passed back (MPI-4.1 sec. 9.3). */
+    MPIR_Err_return(c, "MPI_Comm_call_errhandler", errorcode);
+    return MPI_SUCCESS;
+}
+
+static int check_errhandler(MPI_Errhandler eh)
+{
+    if (is_predefined(eh) || user_index(eh) >= 0)
+        return MPI_SUCCESS;
+    return MPIR_Err_create(MPI_ERR_ARG, "Invalid error handler %#x", (unsigned)eh);
+}
+
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    MPIR_CHECK_INIT("MPI_Comm_set_errhandler");
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err)
+        err = check_errhandler(errhandler);
+    if (err)
+        return MPIR_Err_return(c, "MPI_Comm_set_errhandler", err);
+    MPIR_Errhandler_add_ref(errhandler);
+    MPIR_Errhandler_release(c->errhandler);
+    c->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    MPIR_CHECK_INIT("MPI_Comm_get_errhandler");
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err && !errhandler)
+        err = MPIR_Err_create(MPI_ERR_ARG, "errhandler is NULL");
+    if (err)
+        return MPIR_Err_return(c, "MPI_Comm_get_errhandler", err);
+    /* The caller gets a handle of its own, to free with MPI_Errhandler_free. */
+    MPIR_Errhandler_add_ref(c->errhandler);
+    *errhandler = c->errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    MPIR_CHECK_INIT("MPI_Errhandler_free");
+    int err = errhandler ? check_errhandler(*errhandler)
+                         : MPIR_Err_create(MPI_ERR_ARG, "errhandler is NULL");
+    if (err)
+        return MPIR_Err_return(NULL, "MPI_Errhandler_free", err);
+    /* Communicators using it keep it until they are freed. */
+    MPIR_Errhandler_release(*errhandler);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
 }

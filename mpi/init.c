@@ -6,7 +6,8 @@
 
 int MPIR_initialized;
 
-int MPI_Init(int *argc, char ***argv)
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int *argc, char ***argv)
 {
     if (MPIR_initialized != 0) {
         fprintf(stderr, "ferry: MPI_Init called %s\n",
@@ -27,48 +28,63 @@ int MPI_Init(int *argc, char ***argv)
     return MPI_SUCCESS;
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int err = MPI_Init(argc, argv);
+    int err = PMPI_Init(argc, argv);
     /* The device is single-threaded; calls from one thread at a time work. */
     if (provided)
         *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
     return err;
 }
 
-int MPI_Query_thread(int *provided)
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int *provided)
 {
     MPIR_CHECK_INIT("MPI_Query_thread");
     *provided = MPI_THREAD_SERIALIZED;
     return MPI_SUCCESS;
 }
 
-int MPI_Finalize(void)
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void)
 {
     MPIR_CHECK_INIT("MPI_Finalize");
     /* A barrier over the device first: a peer may still need us to answer a
      * rendezvous or read our memory until it has finished its own sends. */
-    int err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
+    /* MPI_COMM_SELF's attributes are deleted first, while MPI still works
+     * for their callbacks (MPI-4.1 sec. 11.2.4). */
+    int err = MPIR_Attr_delete_all(MPIR_ATTR_COMM, MPI_COMM_SELF);
+    if (!err)
+        err = MPIR_Bsend_finalize();
+    if (!err)
+        err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
     if (!err)
         err = MPID_Finalize();
     MPIR_Comm_finalize_all();
+    MPIR_Attr_finalize();
+    MPIR_Group_finalize_all();
+    MPIR_Info_finalize();
     MPIR_initialized = 2;
     return MPIR_Err_return(NULL, "MPI_Finalize", err);
 }
 
-int MPI_Initialized(int *flag)
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int *flag)
 {
     *flag = MPIR_initialized != 0;
     return MPI_SUCCESS;
 }
 
-int MPI_Finalized(int *flag)
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int *flag)
 {
     *flag = MPIR_initialized == 2;
     return MPI_SUCCESS;
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     MPIR_CHECK_INIT("MPI_Abort");
     char msg[128];
@@ -77,14 +93,16 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     MPID_Abort(errorcode, msg);
 }
 
-int MPI_Get_version(int *version, int *subversion)
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int *version, int *subversion)
 {
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
-int MPI_Get_processor_name(char *name, int *resultlen)
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     MPIR_CHECK_INIT("MPI_Get_processor_name");
     if (!name || !resultlen)
@@ -95,14 +113,16 @@ int MPI_Get_processor_name(char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-double MPI_Wtime(void)
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double MPI_Wtick(void)
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void)
 {
     struct timespec ts;
     clock_getres(CLOCK_MONOTONIC, &ts);

@@ -17,10 +17,10 @@ int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code);
 /* Reports use of MPI outside Init..Finalize and ends the process. */
 int MPIR_Err_not_initialized(const char *fname) __attribute__((noreturn));
 
-#define MPIR_CHECK_INIT(fname)                                                                 \
-    do {                                                                                       \
-        if (MPIR_initialized != 1)                                                             \
-            MPIR_Err_not_initialized(fname);                                                   \
+#define MPIR_CHECK_INIT(fname)                                                                     \
+    do {                                                                                           \
+        if (MPIR_initialized != 1)                                                                 \
+            MPIR_Err_not_initialized(fname);                                                       \
     } while (0)
 
 /* Each check returns MPI_SUCCESS or an error code whose message names the
@@ -43,14 +43,123 @@ int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int ran
 
 /* Fills status from a completed request (if status is not STATUS_IGNORE). */
 void MPIR_Status_set(MPI_Status *status, const MPIR_Request *req);
-/* Completes a request the user asked about: fills status, frees the request,
- * sets *handle to MPI_REQUEST_NULL; returns the request's error. */
+/* The status of a null or inactive request (source ANY_SOURCE, tag ANY_TAG, count 0). */
+void MPIR_Status_empty(MPI_Status *status);
+/* Completes a request the user asked about: fills status, frees the request
+ * (a persistent one becomes inactive), sets *handle to MPI_REQUEST_NULL;
+ * returns the request's error. */
 int MPIR_Request_finish(MPI_Request *handle, MPIR_Request *req, MPI_Status *status);
+/* Runs the agent until req is complete. */
+void MPIR_Request_wait(MPIR_Request *req);
+int MPIR_Request_cancel(MPIR_Request *req);
+/* Makes child one of parent's events (parent->cc counts it already); the
+ * parent takes over the child's handle reference. */
+void MPIR_Request_adopt(MPIR_Request *parent, MPIR_Request *child);
 
-/* Collectives over point-to-point on the communicator's collective context. */
+/* Send modes (MPI-4.1 sec. 3.4) and what a persistent request starts. */
+typedef enum {
+    MPIR_MODE_STANDARD,
+    MPIR_MODE_SYNC,
+    MPIR_MODE_READY,
+    MPIR_MODE_BUFFERED,
+} MPIR_Send_mode_t;
+enum { MPIR_PREQ_RECV = -1 }; /* else preq.op is an MPIR_Send_mode_t */
+
+/* A send in any mode; the request exists unless an error is returned. */
+int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
+                    MPIR_Comm *comm, MPIR_Send_mode_t mode, MPIR_Request **req_p);
+/* Buffered send (mpi/bsend.c): packs into the attached buffer and sends from
+ * there; the returned request is complete at once. */
+int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
+                     MPIR_Comm *comm, MPIR_Request **req_p);
+int MPIR_Bsend_finalize(void);
+/* An internal buffered send is over: its block returns to the buffer. */
+void MPIR_Bsend_block_done(MPIR_Request *sreq);
+
+/* ---- Collectives over point-to-point on the communicator's collective context ---- */
+
+/* Tags on a collective context.  Collectives use the small positive kinds;
+ * internal subset communicators (MPI_Comm_create_group) and the leaders of
+ * MPI_Intercomm_create add a negative base made from the user's tag, so
+ * concurrent ones with different tags stay apart (and away from
+ * MPI_ANY_TAG). */
+enum {
+    MPIR_TAG_BARRIER = 1,
+    MPIR_TAG_BCAST,
+    MPIR_TAG_REDUCE,
+    MPIR_TAG_GATHER,
+    MPIR_TAG_SCATTER,
+    MPIR_TAG_ALLGATHER,
+    MPIR_TAG_ALLTOALL,
+    MPIR_TAG_CONTEXT,   /* leaders agreeing on a context id */
+    MPIR_TAG_INTERCOMM, /* leaders exchanging their groups */
+    MPIR_TAG_KINDS = 16
+};
+#define MPIR_TAG_FROM_USER(tag) (-MPIR_TAG_KINDS * (2 + ((tag)&0x03ffffff)))
+
+int MPIR_Coll_send(const void *buf, MPI_Aint count, MPI_Datatype type, int dst, int tag,
+                   MPIR_Comm *comm);
+int MPIR_Coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag, MPIR_Comm *comm);
+int MPIR_Coll_sendrecv(const void *sendbuf, MPI_Aint sendbytes, void *recvbuf, MPI_Aint recvbytes,
+                       int peer, int tag, MPIR_Comm *comm);
+/* A valid root: a rank, or MPI_ROOT / MPI_PROC_NULL on an intercommunicator. */
+int MPIR_Root_ok(const MPIR_Comm *comm, int root);
+int MPIR_Allgather_impl(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, MPIR_Comm *comm);
 int MPIR_Barrier_impl(MPIR_Comm *comm);
 int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm);
 int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
                         MPI_Op op, MPIR_Comm *comm);
+
+/* ---- Communicators (mpi/comm.c, mpi/intercomm.c) ---- */
+
+/* A new communicator in the table; world_ranks is owned from now on. */
+int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Comm **comm_p);
+/* A malloc'ed copy of the world ranks of comm's local group. */
+int *MPIR_Comm_local_ranks(const MPIR_Comm *comm);
+/* Collective: a context id free on every member (both groups of an intercommunicator). */
+int MPIR_Context_agree(MPIR_Comm *comm, int *ctx_p);
+/* Intercomm_create's agreement: over local, with the leader (peer != NULL on
+ * it) swapping masks with the remote leader through peer. */
+int MPIR_Context_agree_masks(MPIR_Comm *local, int local_leader, MPIR_Comm *peer, int remote_leader,
+                             int *ctx_p);
+int MPIR_Comm_make_local(MPIR_Comm *inter);
+int MPIR_Comm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);
+int MPIR_Intercomm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);
+
+/* ---- Groups (mpi/group.c) ---- */
+typedef struct MPIR_Group {
+    MPI_Group handle;
+    int ref;
+    int size;
+    int rank; /* the caller's, or MPI_UNDEFINED */
+    int *world_ranks;
+} MPIR_Group;
+MPIR_Group *MPIR_Group_get(MPI_Group group);
+int MPIR_Check_group(MPI_Group group, MPIR_Group **group_p);
+int MPIR_Group_new(int n, int *ranks, MPIR_Group **group_p);
+void MPIR_Group_finalize_all(void);
+int MPIR_Intercomm_create_from_group(MPIR_Comm *comm, const MPIR_Group *group,
+                                     MPIR_Comm **newcomm_p);
+
+/* ---- Attributes (mpi/attr.c): keyed on the object's handle ---- */
+typedef enum { MPIR_ATTR_COMM, MPIR_ATTR_TYPE, MPIR_ATTR_WIN } MPIR_Attr_kind_t;
+/* Runs the copy callbacks of old's attributes onto new (MPI_Comm_dup, MPI_Type_dup). */
+int MPIR_Attr_copy_all(MPIR_Attr_kind_t kind, int old_handle, int new_handle);
+/* Runs the delete callbacks and drops the attributes (MPI_Comm_free ...). */
+int MPIR_Attr_delete_all(MPIR_Attr_kind_t kind, int handle);
+void MPIR_Attr_finalize(void);
+
+/* ---- Info objects (mpi/info.c) ---- */
+int MPIR_Info_create_impl(MPI_Info *info);
+/* A copy (MPI_INFO_NULL stays MPI_INFO_NULL). */
+int MPIR_Info_dup_impl(MPI_Info info, MPI_Info *newinfo);
+void MPIR_Info_release(MPI_Info info);
+int MPIR_Info_get_impl(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+void MPIR_Info_finalize(void);
+
+/* ---- Error handlers (mpi/errhandler.c) ---- */
+void MPIR_Errhandler_add_ref(MPI_Errhandler eh);
+void MPIR_Errhandler_release(MPI_Errhandler eh);
 
 #endif /* MPIIMPL_H_INCLUDED */

@@ -5,7 +5,8 @@
 #include "mpiimpl.h"
 #include "segment.h"
 
-int MPI_Get_address(const void *location, MPI_Aint *address)
+#pragma weak MPI_Get_address = PMPI_Get_address
+int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     MPIR_CHECK_INIT("MPI_Get_address");
     if (!address)
@@ -16,12 +17,14 @@ int MPI_Get_address(const void *location, MPI_Aint *address)
 }
 
 /* Address arithmetic as integers: MPI_Aint is intptr_t, so these are exact. */
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
@@ -40,7 +43,8 @@ static int get_elements(const char *fname, const MPI_Status *status, MPI_Datatyp
     return MPI_SUCCESS;
 }
 
-int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     MPIR_CHECK_INIT("MPI_Get_elements");
     MPI_Count n = 0;
@@ -50,13 +54,15 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
     return err;
 }
 
-int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     MPIR_CHECK_INIT("MPI_Get_elements_x");
     return get_elements("MPI_Get_elements_x", status, datatype, count);
 }
 
-int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     MPIR_CHECK_INIT("MPI_Get_elements_c");
     return get_elements("MPI_Get_elements_c", status, datatype, count);
@@ -73,7 +79,8 @@ static int check_pack(int count, MPI_Datatype type, const void *userbuf, MPIR_Da
     return MPI_SUCCESS;
 }
 
-int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+#pragma weak MPI_Pack = PMPI_Pack
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
              int *position, MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Pack");
@@ -100,7 +107,8 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
     return MPI_SUCCESS;
 }
 
-int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+#pragma weak MPI_Unpack = PMPI_Unpack
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Unpack");
@@ -127,7 +135,8 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
     return MPI_SUCCESS;
 }
 
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     MPIR_CHECK_INIT("MPI_Pack_size");
     MPIR_Comm *c;
@@ -152,7 +161,8 @@ static int check_datarep(const char *datarep)
                            datarep ? datarep : "(null)");
 }
 
-int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     MPIR_CHECK_INIT("MPI_Pack_external");
@@ -176,7 +186,8 @@ int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_
     return MPI_SUCCESS;
 }
 
-int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
     MPIR_CHECK_INIT("MPI_Unpack_external");
@@ -200,7 +211,8 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
     return MPI_SUCCESS;
 }
 
-int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
     MPIR_CHECK_INIT("MPI_Pack_external_size");
     int err = check_datarep(datarep);

@@ -1,8 +1,9 @@
-/* request.c: completion calls: Wait/Test and their -all/-any forms, cancel, free. */
+/* request.c: completion calls: Wait/Test and their -all/-any/-some forms, request status,
+ * cancel, free, and the completion of persistent, generalized and composite requests. */
 #include <stdlib.h>
 #include "mpiimpl.h"
 
-static void empty_status(MPI_Status *status)
+void MPIR_Status_empty(MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
@@ -13,23 +14,87 @@ static void empty_status(MPI_Status *status)
     status->cancelled_ = 0;
 }
 
+/* The envelope of a receive; a send's status carries only its count (0)
+ * and whether it was cancelled. */
+static void status_from(MPI_Status *status, const MPI_Status *st, int is_recv, int cancelled)
+{
+    if (is_recv) {
+        status->MPI_SOURCE = st->MPI_SOURCE;
+        status->MPI_TAG = st->MPI_TAG;
+    }
+    status->count_bytes_ = is_recv ? st->count_bytes_ : 0;
+    status->cancelled_ = cancelled;
+}
+
 void MPIR_Status_set(MPI_Status *status, const MPIR_Request *req)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    if (req->kind == MPIR_REQ_RECV) {
-        status->MPI_SOURCE = req->status.MPI_SOURCE;
-        status->MPI_TAG = req->status.MPI_TAG;
+    int is_recv = req->kind == MPIR_REQ_RECV || req->kind == MPIR_REQ_COMPOSITE ||
+                  (req->kind == MPIR_REQ_PERSISTENT && req->u.preq.op == MPIR_PREQ_RECV);
+    status_from(status, &req->status, is_recv, req->cancelled);
+    /* MPI_ERROR is written only by the -all/-some calls (MPI-4.1 sec. 3.2.5). */
+}
+
+/* A request the completion calls treat as absent: MPI_REQUEST_NULL or an
+ * inactive persistent request (MPI-4.1 sec. 3.7.3). */
+static int is_inactive(const MPIR_Request *req)
+{
+    return !req || (req->kind == MPIR_REQ_PERSISTENT && !req->u.preq.active);
+}
+
+static int is_done(const MPIR_Request *req)
+{
+    return MPIR_Request_is_complete(req);
+}
+
+/* A generalized request's status comes from its query function. */
+static int greq_query(MPIR_Request *req, MPI_Status *status)
+{
+    MPI_Status st;
+    MPIR_Status_empty(&st);
+    int err = req->u.greq.query_fn(req->u.greq.extra_state, &st);
+    if (!err)
+        err = st.MPI_ERROR;
+    if (status != MPI_STATUS_IGNORE) {
+        int keep = status->MPI_ERROR;
+        *status = st;
+        status->MPI_ERROR = keep;
     }
-    status->count_bytes_ = req->kind == MPIR_REQ_RECV ? req->status.count_bytes_ : 0;
-    status->cancelled_ = req->cancelled;
-    /* MPI_ERROR is written only by the -all/-some calls (MPI-3.1 sec. 3.2.5). */
+    return err;
 }
 
 int MPIR_Request_finish(MPI_Request *handle, MPIR_Request *req, MPI_Status *status)
 {
-    MPIR_Status_set(status, req);
-    int err = req->status.MPI_ERROR;
+    int err;
+    switch (req->kind) {
+    case MPIR_REQ_PERSISTENT:
+        /* The handle survives: the request becomes inactive, ready to start again. */
+        if (!req->u.preq.active) {
+            MPIR_Status_empty(status);
+            return MPI_SUCCESS;
+        }
+        MPIR_Status_set(status, req);
+        req->u.preq.active = 0;
+        if (req->linked) { /* the operation is over: a cancel cannot reach it now */
+            MPIR_Request *inner = req->linked;
+            req->linked = NULL;
+            MPIR_Request_release(inner);
+        }
+        return req->status.MPI_ERROR;
+    case MPIR_REQ_GREQ:
+        err = greq_query(req, status);
+        if (req->u.greq.free_fn) {
+            int ferr = req->u.greq.free_fn(req->u.greq.extra_state);
+            if (!err)
+                err = ferr;
+        }
+        break;
+    default:
+        MPIR_Status_set(status, req);
+        err = req->status.MPI_ERROR;
+        break;
+    }
     MPIR_Request_release(req);
     *handle = MPI_REQUEST_NULL;
     return err;
@@ -41,7 +106,7 @@ static int check_req(MPI_Request handle, MPIR_Request **req_p)
     if (handle == MPI_REQUEST_NULL)
         return MPI_SUCCESS;
     *req_p = MPIR_Request_get(handle);
-    if (!*req_p || (*req_p)->kind == MPIR_REQ_UNEXP)
+    if (!*req_p || (*req_p)->kind == MPIR_REQ_UNEXP || (*req_p)->parent)
         return MPIR_Err_create(MPI_ERR_REQUEST, "Invalid request handle %#x", (unsigned)handle);
     return MPI_SUCCESS;
 }
@@ -66,28 +131,51 @@ static int check_array(const char *fname, int count, MPI_Request reqs[], MPIR_Re
     return MPI_SUCCESS;
 }
 
-int MPI_Wait(MPI_Request *request, MPI_Status *status)
+/* The communicator whose error handler a completion call uses: the
+ * request's, or MPI_COMM_WORLD's for requests without one (generalized). */
+static MPIR_Comm *req_comm(const MPIR_Request *req)
 {
-    MPIR_CHECK_INIT("MPI_Wait");
-    MPIR_Request *req = NULL;
-    int err = request ? check_req(*request, &req)
-                      : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
-    if (err)
-        return MPIR_Err_return(NULL, "MPI_Wait", err);
-    if (!req) {
-        empty_status(status);
-        return MPI_SUCCESS;
-    }
-    MPIR_Comm *comm = req->comm;
+    return req && req->comm ? req->comm : MPIR_Comm_get(MPI_COMM_WORLD);
+}
+
+/* Finishes one request for a single-request call (Wait, Test, -any). */
+static int finish_one(const char *fname, MPI_Request *handle, MPIR_Request *req, MPI_Status *status)
+{
+    MPIR_Comm *comm = req_comm(req);
     comm->ref++; /* the request may take the last reference with it */
-    MPID_Wait(req);
-    err = MPIR_Request_finish(request, req, status);
-    err = MPIR_Err_return(comm, "MPI_Wait", err);
+    int err = MPIR_Err_return(comm, fname, MPIR_Request_finish(handle, req, status));
     MPIR_Comm_release(comm);
     return err;
 }
 
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+static int wait_done(void *arg)
+{
+    return is_done(arg);
+}
+
+void MPIR_Request_wait(MPIR_Request *req)
+{
+    MPID_Progress_wait(wait_done, req);
+}
+
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    MPIR_CHECK_INIT("MPI_Wait");
+    MPIR_Request *req = NULL;
+    int err = request ? check_req(*request, &req) : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
+    if (err)
+        return MPIR_Err_return(NULL, "MPI_Wait", err);
+    if (is_inactive(req)) {
+        MPIR_Status_empty(status);
+        return MPI_SUCCESS;
+    }
+    MPIR_Request_wait(req);
+    return finish_one("MPI_Wait", request, req, status);
+}
+
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     MPIR_CHECK_INIT("MPI_Test");
     MPIR_Request *req = NULL;
@@ -95,21 +183,45 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
                               : MPIR_Err_create(MPI_ERR_ARG, "request or flag is NULL");
     if (err)
         return MPIR_Err_return(NULL, "MPI_Test", err);
-    if (!req) {
+    if (is_inactive(req)) {
         *flag = 1;
-        empty_status(status);
+        MPIR_Status_empty(status);
         return MPI_SUCCESS;
     }
-    if (!MPIR_Request_is_complete(req))
+    if (!is_done(req))
         MPID_Progress_test();
-    *flag = MPIR_Request_is_complete(req);
+    *flag = is_done(req);
     if (!*flag)
         return MPI_SUCCESS;
-    MPIR_Comm *comm = req->comm;
-    comm->ref++;
-    err = MPIR_Err_return(comm, "MPI_Test", MPIR_Request_finish(request, req, status));
-    MPIR_Comm_release(comm);
-    return err;
+    return finish_one("MPI_Test", request, req, status);
+}
+
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    MPIR_CHECK_INIT("MPI_Request_get_status");
+    MPIR_Request *req = NULL;
+    int err = flag ? check_req(request, &req) : MPIR_Err_create(MPI_ERR_ARG, "flag is NULL");
+    if (err)
+        return MPIR_Err_return(NULL, "MPI_Request_get_status", err);
+    if (is_inactive(req)) {
+        *flag = 1;
+        MPIR_Status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!is_done(req))
+        MPID_Progress_test();
+    *flag = is_done(req);
+    if (!*flag)
+        return MPI_SUCCESS;
+    /* Like MPI_Test, but the request stays as it is. */
+    if (req->kind == MPIR_REQ_GREQ)
+        err = greq_query(req, status);
+    else {
+        MPIR_Status_set(status, req);
+        err = req->status.MPI_ERROR;
+    }
+    return MPIR_Err_return(req_comm(req), "MPI_Request_get_status", err);
 }
 
 typedef struct {
@@ -121,28 +233,32 @@ static int all_done(void *arg)
 {
     all_arg_t *a = arg;
     for (int i = 0; i < a->count; i++)
-        if (a->objs[i] && !MPIR_Request_is_complete(a->objs[i]))
+        if (!is_inactive(a->objs[i]) && !is_done(a->objs[i]))
             return 0;
     return 1;
 }
 
-static int complete_array(const char *fname, int count, MPI_Request reqs[], MPIR_Request **objs,
-                          MPI_Status statuses[])
+/* Finishes the requests of an -all/-some call whose index is listed (all of
+ * them when indices is NULL); statuses get MPI_ERROR, as these calls alone
+ * report per request. */
+static int finish_array(const char *fname, int count, MPI_Request reqs[], MPIR_Request **objs,
+                        const int *indices, MPI_Status statuses[])
 {
     MPIR_Comm *comm = NULL;
-    /* Take a comm reference before finishing frees the requests. */
-    for (int i = 0; i < count && !comm; i++)
+    for (int k = 0; k < count && !comm; k++) {
+        int i = indices ? indices[k] : k;
         if (objs[i])
-            comm = objs[i]->comm;
+            comm = req_comm(objs[i]);
+    }
     if (comm)
-        comm->ref++;
+        comm->ref++; /* finishing may free the requests */
     int any_err = 0, first_err = MPI_SUCCESS;
-    for (int i = 0; i < count; i++) {
-        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-        if (!objs[i]) {
-            empty_status(st);
-            if (st != MPI_STATUS_IGNORE)
-                st->MPI_ERROR = MPI_SUCCESS;
+    for (int k = 0; k < count; k++) {
+        int i = indices ? indices[k] : k;
+        MPI_Status *st =
+            statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[indices ? k : i];
+        if (is_inactive(objs[i])) {
+            MPIR_Status_empty(st);
             continue;
         }
         int err = MPIR_Request_finish(&reqs[i], objs[i], st);
@@ -152,7 +268,6 @@ static int complete_array(const char *fname, int count, MPI_Request reqs[], MPIR
             first_err = err;
         any_err |= err != MPI_SUCCESS;
     }
-    free(objs);
     int ret = MPI_SUCCESS;
     if (any_err)
         ret = MPIR_Err_return(comm, fname,
@@ -164,7 +279,8 @@ static int complete_array(const char *fname, int count, MPI_Request reqs[], MPIR
     return ret;
 }
 
-int MPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
 {
     MPIR_CHECK_INIT("MPI_Waitall");
     MPIR_Request **objs;
@@ -173,11 +289,14 @@ int MPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_
         return MPIR_Err_return(NULL, "MPI_Waitall", err);
     all_arg_t a = {count, objs};
     MPID_Progress_wait(all_done, &a);
-    return complete_array("MPI_Waitall", count, array_of_requests, objs, array_of_statuses);
+    err = finish_array("MPI_Waitall", count, array_of_requests, objs, NULL, array_of_statuses);
+    free(objs);
+    return err;
 }
 
-int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
-                MPI_Status *array_of_statuses)
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
+                 MPI_Status *array_of_statuses)
 {
     MPIR_CHECK_INIT("MPI_Testall");
     MPIR_Request **objs;
@@ -189,11 +308,10 @@ int MPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
     if (!all_done(&a))
         MPID_Progress_test();
     *flag = all_done(&a);
-    if (!*flag) {
-        free(objs);
-        return MPI_SUCCESS;
-    }
-    return complete_array("MPI_Testall", count, array_of_requests, objs, array_of_statuses);
+    if (*flag)
+        err = finish_array("MPI_Testall", count, array_of_requests, objs, NULL, array_of_statuses);
+    free(objs);
+    return err;
 }
 
 typedef struct {
@@ -205,7 +323,7 @@ static int any_done(void *arg)
 {
     any_arg_t *a = arg;
     for (int i = 0; i < a->count; i++) {
-        if (a->objs[i] && MPIR_Request_is_complete(a->objs[i])) {
+        if (!is_inactive(a->objs[i]) && is_done(a->objs[i])) {
             a->index = i;
             return 1;
         }
@@ -213,70 +331,227 @@ static int any_done(void *arg)
     return 0;
 }
 
-int MPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Status *status)
+static int nactive(int count, MPIR_Request **objs)
 {
-    MPIR_CHECK_INIT("MPI_Waitany");
+    int n = 0;
+    for (int i = 0; i < count; i++)
+        n += !is_inactive(objs[i]);
+    return n;
+}
+
+/* Waitany and Testany: wait says whether to block. */
+static int complete_any(const char *fname, int count, MPI_Request reqs[], int *index, int *flag,
+                        MPI_Status *status, int wait)
+{
     MPIR_Request **objs;
-    int err = index ? check_array("MPI_Waitany", count, array_of_requests, &objs)
+    int err = index ? check_array(fname, count, reqs, &objs)
                     : MPIR_Err_create(MPI_ERR_ARG, "index is NULL");
     if (err)
-        return MPIR_Err_return(NULL, "MPI_Waitany", err);
-    int active = 0;
-    for (int i = 0; i < count; i++)
-        active |= objs[i] != NULL;
-    if (!active) {
+        return MPIR_Err_return(NULL, fname, err);
+    if (nactive(count, objs) == 0) {
         free(objs);
         *index = MPI_UNDEFINED;
-        empty_status(status);
+        *flag = 1;
+        MPIR_Status_empty(status);
         return MPI_SUCCESS;
     }
     any_arg_t a = {count, -1, objs};
-    MPID_Progress_wait(any_done, &a);
-    MPIR_Request *req = objs[a.index];
+    if (wait)
+        MPID_Progress_wait(any_done, &a);
+    else if (!any_done(&a)) {
+        MPID_Progress_test();
+        any_done(&a);
+    }
+    MPIR_Request *req = a.index >= 0 ? objs[a.index] : NULL;
     free(objs);
-    MPIR_Comm *comm = req->comm;
-    comm->ref++;
-    *index = a.index;
-    err = MPIR_Err_return(comm, "MPI_Waitany",
-                          MPIR_Request_finish(&array_of_requests[a.index], req, status));
-    MPIR_Comm_release(comm);
+    *flag = req != NULL;
+    *index = req ? a.index : MPI_UNDEFINED;
+    if (!req)
+        return MPI_SUCCESS;
+    return finish_one(fname, &reqs[a.index], req, status);
+}
+
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Status *status)
+{
+    MPIR_CHECK_INIT("MPI_Waitany");
+    int flag;
+    return complete_any("MPI_Waitany", count, array_of_requests, index, &flag, status, 1);
+}
+
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    MPIR_CHECK_INIT("MPI_Testany");
+    if (!flag)
+        return MPIR_Err_return(NULL, "MPI_Testany", MPIR_Err_create(MPI_ERR_ARG, "flag is NULL"));
+    return complete_any("MPI_Testany", count, array_of_requests, index, flag, status, 0);
+}
+
+/* Waitsome and Testsome. */
+static int complete_some(const char *fname, int incount, MPI_Request reqs[], int *outcount,
+                         int indices[], MPI_Status statuses[], int wait)
+{
+    MPIR_Request **objs;
+    int err = outcount && (incount == 0 || indices)
+                  ? check_array(fname, incount, reqs, &objs)
+                  : MPIR_Err_create(MPI_ERR_ARG, "outcount or array_of_indices is NULL");
+    if (err)
+        return MPIR_Err_return(NULL, fname, err);
+    if (nactive(incount, objs) == 0) {
+        free(objs);
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    any_arg_t a = {incount, -1, objs};
+    if (wait)
+        MPID_Progress_wait(any_done, &a);
+    else if (!any_done(&a))
+        MPID_Progress_test();
+    int n = 0;
+    for (int i = 0; i < incount; i++)
+        if (!is_inactive(objs[i]) && is_done(objs[i]))
+            indices[n++] = i;
+    *outcount = n;
+    err = finish_array(fname, n, reqs, objs, indices, statuses);
+    free(objs);
     return err;
 }
 
-int MPI_Request_free(MPI_Request *request)
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    MPIR_CHECK_INIT("MPI_Waitsome");
+    return complete_some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
+                         array_of_statuses, 1);
+}
+
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    MPIR_CHECK_INIT("MPI_Testsome");
+    return complete_some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
+                         array_of_statuses, 0);
+}
+
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Request_free");
     MPIR_Request *req = NULL;
-    int err = request ? check_req(*request, &req)
-                      : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
+    int err = request ? check_req(*request, &req) : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
     if (!err && !req)
         err = MPIR_Err_create(MPI_ERR_REQUEST, "MPI_Request_free of MPI_REQUEST_NULL");
     if (err)
         return MPIR_Err_return(NULL, "MPI_Request_free", err);
-    /* The device keeps its own reference until the operation is over. */
-    MPIR_Request_release(req);
+    /* The operation goes on: the device (or a started persistent request's
+     * inner operation) keeps its own reference until it is over.  A
+     * generalized request's free function runs now if it is complete, else
+     * when MPI_Grequest_complete comes. */
     *request = MPI_REQUEST_NULL;
-    return MPI_SUCCESS;
+    if (req->kind == MPIR_REQ_GREQ) {
+        if (!is_done(req)) {
+            req->user_freed = 1;
+            MPIR_Request_release(req);
+            return MPI_SUCCESS;
+        }
+        if (req->u.greq.free_fn)
+            err = req->u.greq.free_fn(req->u.greq.extra_state);
+    }
+    MPIR_Request_release(req);
+    return MPIR_Err_return(NULL, "MPI_Request_free", err);
 }
 
-int MPI_Cancel(MPI_Request *request)
+static void child_done(MPIR_Request *child);
+
+/* Whether MPID_Cancel_send would ask the receiver anything for this send
+ * (or a buffered send's internal one). */
+static int send_cancellable(const MPIR_Request *s)
+{
+    if (s->kind == MPIR_REQ_SEND && s->linked)
+        s = s->linked;
+    return s->kind == MPIR_REQ_SEND && s->peer >= 0 && !s->cancel_pending && !s->cancelled;
+}
+
+/* A request that already completed waits again, for its operation's
+ * cancellation answer: one event, and the device's reference.  One still
+ * pending completes with its operation anyway. */
+static void wait_again(MPIR_Request *req)
+{
+    if (req->cc == 0) {
+        req->ref++;
+        req->cc = 1;
+    }
+}
+
+/* The internal send of a buffered send answered a cancel request: its block
+ * may go, and the user's request completes with what the answer said. */
+static void bsend_cancel_done(MPIR_Request *inner)
+{
+    MPIR_Request *user = inner->parent;
+    MPIR_Bsend_block_done(inner);
+    user->cancelled |= inner->cancelled;
+    inner->parent = NULL;
+    MPIDI_Request_complete_one(user);
+}
+
+/* Cancels what a request stands for; the completion call that follows says
+ * whether it was (MPI_Test_cancelled).  A persistent request and a buffered
+ * send reach the operation they started, even when it is complete locally:
+ * its message may still be unmatched at the receiver. */
+int MPIR_Request_cancel(MPIR_Request *req)
+{
+    switch (req->kind) {
+    case MPIR_REQ_RECV:
+        return MPID_Cancel_recv(req);
+    case MPIR_REQ_SEND:
+        if (!req->linked)
+            return MPID_Cancel_send(req);
+        if (send_cancellable(req)) {
+            wait_again(req);
+            req->linked->parent = req;
+            req->linked->on_complete = bsend_cancel_done;
+            MPID_Cancel_send(req->linked);
+        }
+        return MPI_SUCCESS;
+    case MPIR_REQ_PERSISTENT:
+        if (req->linked && req->linked->kind == MPIR_REQ_RECV)
+            return MPID_Cancel_recv(req->linked);
+        if (req->linked && send_cancellable(req->linked)) {
+            wait_again(req);
+            req->linked->on_complete = child_done; /* it tells this request again */
+            req->linked->parent = req;
+            return MPIR_Request_cancel(req->linked);
+        }
+        return MPI_SUCCESS;
+    case MPIR_REQ_GREQ:
+        return req->u.greq.cancel_fn ? req->u.greq.cancel_fn(req->u.greq.extra_state, is_done(req))
+                                     : MPI_SUCCESS;
+    default:
+        return MPI_SUCCESS; /* composite requests are not cancelled */
+    }
+}
+
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Cancel");
     MPIR_Request *req = NULL;
-    int err = request ? check_req(*request, &req)
-                      : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
+    int err = request ? check_req(*request, &req) : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
     if (!err && !req)
         err = MPIR_Err_create(MPI_ERR_REQUEST, "MPI_Cancel of MPI_REQUEST_NULL");
+    if (!err && is_inactive(req))
+        err = MPIR_Err_create(MPI_ERR_REQUEST, "MPI_Cancel of an inactive persistent request");
     if (err)
         return MPIR_Err_return(NULL, "MPI_Cancel", err);
-    /* Cancelling a send is allowed to fail (MPI-3.1 3.8.4): sends are never
-     * cancelled, and MPI_Test_cancelled says so. */
-    if (req->kind == MPIR_REQ_RECV)
-        MPID_Cancel_recv(req);
-    return MPI_SUCCESS;
+    return MPIR_Err_return(req_comm(req), "MPI_Cancel", MPIR_Request_cancel(req));
 }
 
-int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     MPIR_CHECK_INIT("MPI_Test_cancelled");
     if (!status || status == MPI_STATUS_IGNORE || !flag)
@@ -284,4 +559,40 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag)
                                MPIR_Err_create(MPI_ERR_ARG, "status or flag is NULL"));
     *flag = status->cancelled_;
     return MPI_SUCCESS;
+}
+
+/* ---- Parents and children: a persistent request's started operation, the
+ * halves of an Isendrecv.  A child's completion hands its status (a
+ * receive's envelope and count, any error, cancellation) to the parent and
+ * counts one of the parent's events as done. ---- */
+
+static void child_done(MPIR_Request *child)
+{
+    MPIR_Request *parent = child->parent;
+    if (child->kind == MPIR_REQ_RECV) {
+        parent->status.MPI_SOURCE = child->status.MPI_SOURCE;
+        parent->status.MPI_TAG = child->status.MPI_TAG;
+        parent->status.count_bytes_ = child->status.count_bytes_;
+    }
+    parent->cancelled |= child->cancelled;
+    MPIR_Request_set_error(parent, child->status.MPI_ERROR);
+    if (parent->kind == MPIR_REQ_COMPOSITE) {
+        child->parent = NULL;
+        child->on_complete = NULL;
+        MPIR_Request_release(child); /* the handle reference the parent held */
+    }
+    /* A persistent request keeps its inner one (linked) until a completion
+     * call, so that MPI_Cancel can still reach the message. */
+    MPIDI_Request_complete_one(parent);
+}
+
+void MPIR_Request_adopt(MPIR_Request *parent, MPIR_Request *child)
+{
+    child->parent = parent;
+    if (parent->kind == MPIR_REQ_PERSISTENT)
+        parent->linked = child;
+    if (is_done(child))
+        child_done(child);
+    else
+        child->on_complete = child_done;
 }

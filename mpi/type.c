@@ -71,7 +71,8 @@ static int *ints_cat(int count, const int *a, const int *b, int nb)
     return r;
 }
 
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     MPIR_CHECK_INIT("MPI_Type_contiguous");
     MPIR_Datatype *old;
@@ -82,7 +83,8 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     return MPIR_Err_return(NULL, "MPI_Type_contiguous", err);
 }
 
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                     MPI_Datatype *newtype)
 {
     MPIR_CHECK_INIT("MPI_Type_vector");
@@ -97,7 +99,8 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
     return MPIR_Err_return(NULL, "MPI_Type_vector", err);
 }
 
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
     MPIR_CHECK_INIT("MPI_Type_create_hvector");
@@ -141,7 +144,8 @@ static int indexed(const char *fname, int count, const int *bl, const int *idisp
     return MPIR_Err_return(NULL, fname, err);
 }
 
-int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                      const int array_of_displacements[], MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
@@ -150,7 +154,8 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[],
                    oldtype, newtype);
 }
 
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
@@ -191,7 +196,8 @@ static int indexed_block(const char *fname, int count, int blocklength, const in
     return MPIR_Err_return(NULL, fname, err);
 }
 
-int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     MPIR_CHECK_INIT("MPI_Type_create_indexed_block");
@@ -199,7 +205,8 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
                          array_of_displacements, NULL, oldtype, newtype);
 }
 
-int MPI_Type_create_hindexed_block(int count, int blocklength,
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype)
 {
@@ -208,7 +215,8 @@ int MPI_Type_create_hindexed_block(int count, int blocklength,
                          array_of_displacements, oldtype, newtype);
 }
 
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                            const MPI_Aint array_of_displacements[],
                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -245,7 +253,8 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
     return MPIR_Err_return(NULL, "MPI_Type_create_struct", err);
 }
 
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype)
 {
     MPIR_CHECK_INIT("MPI_Type_create_resized");
@@ -259,7 +268,8 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     return MPIR_Err_return(NULL, "MPI_Type_create_resized", err);
 }
 
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                              const int array_of_starts[], int order, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
@@ -293,7 +303,8 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     return MPIR_Err_return(NULL, "MPI_Type_create_subarray", err);
 }
 
-int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                            const int array_of_distribs[], const int array_of_dargs[],
                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
                            MPI_Datatype *newtype)
@@ -334,7 +345,8 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
     return MPIR_Err_return(NULL, "MPI_Type_create_darray", err);
 }
 
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     MPIR_CHECK_INIT("MPI_Type_dup");
     MPIR_Datatype *old;
@@ -344,14 +356,20 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         err = publish(t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype, newtype);
         /* The copy is committed when the original is. */
         if (!err && old->committed && MPIR_Type_commit(t)) {
-            MPI_Type_free(newtype);
+            PMPI_Type_free(newtype);
             err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory committing a datatype");
+        }
+        /* Attributes go with the copy as their copy callbacks say. */
+        if (!err && (err = MPIR_Attr_copy_all(MPIR_ATTR_TYPE, oldtype, *newtype))) {
+            MPIR_Attr_delete_all(MPIR_ATTR_TYPE, *newtype);
+            PMPI_Type_free(newtype);
         }
     }
     return MPIR_Err_return(NULL, "MPI_Type_dup", err);
 }
 
-int MPI_Type_commit(MPI_Datatype *datatype)
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     MPIR_CHECK_INIT("MPI_Type_commit");
     MPIR_Datatype *dt;
@@ -362,7 +380,8 @@ int MPI_Type_commit(MPI_Datatype *datatype)
     return MPIR_Err_return(NULL, "MPI_Type_commit", err);
 }
 
-int MPI_Type_free(MPI_Datatype *datatype)
+#pragma weak MPI_Type_free = PMPI_Type_free
+int PMPI_Type_free(MPI_Datatype *datatype)
 {
     MPIR_CHECK_INIT("MPI_Type_free");
     MPIR_Datatype *dt;
@@ -370,7 +389,7 @@ int MPI_Type_free(MPI_Datatype *datatype)
     if (!err && !(err = check_type(*datatype, &dt))) {
         if (dt->kind == MPIR_DT_BUILTIN) {
             err = MPIR_Err_create(MPI_ERR_TYPE, "Cannot free the predefined datatype %s", dt->name);
-        } else {
+        } else if (!(err = MPIR_Attr_delete_all(MPIR_ATTR_TYPE, *datatype))) {
             /* Parents, pending requests and get_contents copies hold their own
              * references, so they keep the object alive. */
             MPIR_Datatype_release(dt);
@@ -388,7 +407,8 @@ static int query(const char *fname, MPI_Datatype type, const void *out, MPIR_Dat
     return err ? MPIR_Err_return(NULL, fname, err) : MPI_SUCCESS;
 }
 
-int MPI_Type_size(MPI_Datatype datatype, int *size)
+#pragma weak MPI_Type_size = PMPI_Type_size
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     MPIR_CHECK_INIT("MPI_Type_size");
     MPIR_Datatype *dt;
@@ -398,7 +418,8 @@ int MPI_Type_size(MPI_Datatype datatype, int *size)
     return err;
 }
 
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     MPIR_CHECK_INIT("MPI_Type_size_x");
     MPIR_Datatype *dt;
@@ -408,7 +429,8 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
     return err;
 }
 
-int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
     MPIR_CHECK_INIT("MPI_Type_size_c");
     MPIR_Datatype *dt;
@@ -418,7 +440,8 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
     return err;
 }
 
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
     MPIR_CHECK_INIT("MPI_Type_get_extent");
     MPIR_Datatype *dt;
@@ -430,7 +453,8 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
     return err;
 }
 
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
     MPIR_CHECK_INIT("MPI_Type_get_extent_x");
     MPIR_Datatype *dt;
@@ -442,7 +466,8 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exten
     return err;
 }
 
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
     MPIR_CHECK_INIT("MPI_Type_get_true_extent");
     MPIR_Datatype *dt;
@@ -455,7 +480,8 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
     return err;
 }
 
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     MPIR_CHECK_INIT("MPI_Type_get_true_extent_x");
     MPIR_Datatype *dt;
@@ -468,7 +494,8 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Co
     return err;
 }
 
-int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                           int *num_datatypes, int *combiner)
 {
     MPIR_CHECK_INIT("MPI_Type_get_envelope");
@@ -489,7 +516,8 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                           int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
                           MPI_Datatype array_of_datatypes[])
 {
@@ -525,7 +553,8 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     MPIR_CHECK_INIT("MPI_Type_get_name");
     MPIR_Datatype *dt;
@@ -537,7 +566,8 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     return err;
 }
 
-int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     MPIR_CHECK_INIT("MPI_Type_set_name");
     MPIR_Datatype *dt;

@@ -28,6 +28,7 @@ static int self_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps)
     /* A memcpy per piece costs no more than packing the piece would. */
     caps->rndv_iov_min_piece = 1;
     caps->exclusivity = 1000; /* nothing beats a memcpy */
+    caps->scope = MPIDI_SCOPE_SELF;
     return 0;
 }
 

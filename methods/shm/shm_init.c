@@ -266,6 +266,7 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     /* Above any network method: when a peer shares the node, shm is both
      * faster and keeps node-local traffic off the NIC. */
     caps_p->exclusivity = 100;
+    caps_p->scope = MPIDI_SCOPE_NODE;
 
     /* Alone on the node: nobody to reach, nothing to share. */
     if (st->nlocal == 1)

@@ -9,7 +9,8 @@
 /* Optional behaviour for the launcher tests, chosen by PMI_HELLO_MODE:
  * "abort"    rank 1 calls PMI_Abort(7) after the barrier, the others wait;
  * "segv"     rank 1 raises SIGSEGV after the barrier, the others wait;
- * "nofinal"  rank 1 exits 0 without PMI_Finalize, the others wait in a barrier. */
+ * "nofinal"  rank 1 exits 0 without PMI_Finalize, the others wait in a barrier.
+ * PMI_HELLO_APPNUM=N: the appnum PMI must report (default 0), for MPMD jobs. */
 
 static int errors;
 
@@ -29,6 +30,7 @@ int main(void)
     int namemax, keymax, valmax;
     char kvsname[256], key[64], value[1024], expect[1024];
     const char *mode = getenv("PMI_HELLO_MODE");
+    const char *want_appnum = getenv("PMI_HELLO_APPNUM");
 
     CHECK(PMI_Init(&spawned));
     CHECK(PMI_Get_rank(&rank));
@@ -41,7 +43,7 @@ int main(void)
     CHECK(PMI_KVS_Get_my_name(kvsname, (int)sizeof(kvsname)));
     /* Hydra reports a universe size of -1 when none was given. */
     if (spawned != 0 || size < 1 || rank < 0 || rank >= size || (usize != -1 && usize < size) ||
-        appnum != 0 || namemax < 16 || keymax < 16 || valmax < 64 || kvsname[0] == '\0') {
+        appnum != (want_appnum ? atoi(want_appnum) : 0) || namemax < 16 || keymax < 16 || valmax < 64 || kvsname[0] == '\0') {
         fprintf(stderr,
                 "rank %d: bad job info: spawned=%d size=%d universe=%d appnum=%d "
                 "maxes=%d/%d/%d kvsname='%s'\n",

@@ -138,7 +138,7 @@ else
     fail killed_rank_fatal_handler "$(details)"
 fi
 # And by default mpiexec ends the job itself when a rank dies.  (A survivor may still abort
-# with tcp's message before mpiexec's SIGTERM reaches it: its code then wins, 1 not 137.)
+# with tcp's message before mpiexec's SIGTERM reaches it: its code then wins, 1 not 9.)
 run 60 "$MPIEXEC" -n 4 "$KILL" kill
 if [ $rc != 0 ] && grep -q 'mpiexec: rank 3 (pid [0-9]*) killed by signal 9 (Killed); killing the job' "$ERR" &&
     within 10; then

@@ -1,0 +1,26 @@
+/* pmi_pmix.h: the PMIx back end of the PMI client (pmi_pmix.c), for processes started by a PMIx
+ * server: srun --mpi=pmix, Open MPI's mpirun.  Built only with libpmix (FERRY_HAVE_PMIX). */
+#ifndef PMI_PMIX_H_INCLUDED
+#define PMI_PMIX_H_INCLUDED
+
+#include <stddef.h>
+
+/* Whether the environment names a PMIx server to connect to. */
+int PMIU_pmix_launched(void);
+/* Every function returns PMI_SUCCESS or PMI_FAIL with PMIU_last_error() set. */
+int PMIU_pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size_t len);
+int PMIU_pmix_finalize(void);
+int PMIU_pmix_universe_size(int *size_p);
+int PMIU_pmix_appnum(int *appnum_p);
+int PMIU_pmix_put(const char *key, const char *value);
+int PMIU_pmix_commit(void);
+/* The fence, without collecting data: a peer's key is fetched when first asked
+ * for (PMIx's direct modex), so start-up moves no card a rank never needs. */
+int PMIU_pmix_fence(void);
+/* key must be Ferry's "P<rank>-..." form: PMIx needs the rank that put it. */
+int PMIU_pmix_get(const char *key, char *value, int length);
+int PMIU_pmix_node_map(int *node_of, int size, int *nnodes_p);
+/* Asks the server to end the job; returns only if it could not ask. */
+void PMIU_pmix_abort(int exit_code, const char *msg);
+
+#endif /* PMI_PMIX_H_INCLUDED */

@@ -1,0 +1,457 @@
+/* attr.c: keyvals and attributes on communicators, datatypes and windows, with their copy and
+ * delete callbacks, and the predefined attributes of MPI_COMM_WORLD.
+ *
+ * Attributes live in one list keyed by (kind, object handle), so the
+ * objects themselves carry nothing; the object's constructors and
+ * destructors call MPIR_Attr_copy_all and MPIR_Attr_delete_all. */
+#include <stddef.h>
+#include <stdlib.h>
+#include "mpiimpl.h"
+
+typedef int(attr_copy_fn)(int, int, void *, void *, void *, int *);
+typedef int(attr_delete_fn)(int, int, void *, void *);
+
+#define MAX_KEYVALS 4096
+typedef struct {
+    int in_use;
+    MPIR_Attr_kind_t kind;
+    attr_copy_fn *copy;
+    attr_delete_fn *del;
+    void *extra_state;
+    int freed; /* MPI_*_free_keyval came; kept while attributes use it */
+    int nattrs;
+} keyval_t;
+static keyval_t keyvals[MAX_KEYVALS];
+
+typedef struct attr {
+    struct attr *next;
+    MPIR_Attr_kind_t kind;
+    int handle;
+    int keyval;
+    void *value;
+} attr_t;
+static attr_t *attrs, **attrs_tail = &attrs;
+
+static const char *kind_name[] = {"communicator", "datatype", "window"};
+
+/* Predefined attribute keys live above the user's keyval indices. */
+#define KEYVAL_INDEX(k) ((k)&0x03ffffff)
+
+int MPIR_Dup_fn(int oldobj, int keyval, void *extra_state, void *attribute_val_in,
+                void *attribute_val_out, int *flag)
+{
+    (void)oldobj;
+    (void)keyval;
+    (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int create_keyval(const char *fname, MPIR_Attr_kind_t kind, attr_copy_fn *copy,
+                         attr_delete_fn *del, int *keyval, void *extra_state)
+{
+    if (!keyval)
+        return MPIR_Err_return(NULL, fname, MPIR_Err_create(MPI_ERR_ARG, "keyval is NULL"));
+    for (int i = 1; i < MAX_KEYVALS; i++) {
+        if (!keyvals[i].in_use) {
+            keyvals[i] = (keyval_t){
+                .in_use = 1, .kind = kind, .copy = copy, .del = del, .extra_state = extra_state};
+            *keyval = MPIR_HANDLE_KIND_KEYVAL | i;
+            return MPI_SUCCESS;
+        }
+    }
+    return MPIR_Err_return(
+        NULL, fname,
+        MPIR_Err_create(MPI_ERR_OTHER, "out of keyvals (%d at most)", MAX_KEYVALS - 1));
+}
+
+static int is_predefined(int keyval)
+{
+    return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
+           keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_UNIVERSE_SIZE || keyval == MPI_APPNUM ||
+           keyval == MPI_LASTUSEDCODE || keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE ||
+           keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR ||
+           keyval == MPI_WIN_MODEL;
+}
+
+static keyval_t *get_keyval(int keyval, MPIR_Attr_kind_t kind, int *err)
+{
+    *err = MPI_SUCCESS;
+    int i = KEYVAL_INDEX(keyval);
+    if ((keyval & 0xfc000000) == MPIR_HANDLE_KIND_KEYVAL && i > 0 && i < MAX_KEYVALS &&
+        keyvals[i].in_use && !keyvals[i].freed) {
+        if (keyvals[i].kind == kind)
+            return &keyvals[i];
+        *err = MPIR_Err_create(MPI_ERR_KEYVAL, "keyval %#x was made for a %s, not a %s",
+                               (unsigned)keyval, kind_name[keyvals[i].kind], kind_name[kind]);
+        return NULL;
+    }
+    *err = MPIR_Err_create(MPI_ERR_KEYVAL, "Invalid keyval %#x", (unsigned)keyval);
+    return NULL;
+}
+
+static void keyval_unuse(int i)
+{
+    if (--keyvals[i].nattrs == 0 && keyvals[i].freed)
+        keyvals[i].in_use = 0;
+}
+
+static int free_keyval(const char *fname, MPIR_Attr_kind_t kind, int *keyval)
+{
+    int err = MPI_SUCCESS;
+    if (!keyval)
+        err = MPIR_Err_create(MPI_ERR_ARG, "keyval is NULL");
+    else if (is_predefined(*keyval))
+        err = MPIR_Err_create(MPI_ERR_KEYVAL, "predefined keyval %#x cannot be freed",
+                              (unsigned)*keyval);
+    keyval_t *k = err ? NULL : get_keyval(*keyval, kind, &err);
+    if (err)
+        return MPIR_Err_return(NULL, fname, err);
+    /* Attributes still set keep it alive until they are deleted. */
+    k->freed = 1;
+    if (k->nattrs == 0)
+        k->in_use = 0;
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+static attr_t **find(MPIR_Attr_kind_t kind, int handle, int keyval)
+{
+    for (attr_t **pp = &attrs; *pp; pp = &(*pp)->next)
+        if ((*pp)->kind == kind && (*pp)->handle == handle && (*pp)->keyval == keyval)
+            return pp;
+    return NULL;
+}
+
+static void unlink_attr(attr_t **pp)
+{
+    attr_t *a = *pp;
+    *pp = a->next;
+    if (attrs_tail == &a->next)
+        attrs_tail = pp;
+    keyval_unuse(KEYVAL_INDEX(a->keyval));
+    free(a);
+}
+
+static int call_delete(const attr_t *a)
+{
+    keyval_t *k = &keyvals[KEYVAL_INDEX(a->keyval)];
+    if (!k->del)
+        return MPI_SUCCESS;
+    int rc = k->del(a->handle, a->keyval, a->value, k->extra_state);
+    return rc == MPI_SUCCESS
+               ? rc
+               : MPIR_Err_create(MPI_ERR_OTHER, "the delete callback of keyval %#x returned %d",
+                                 (unsigned)a->keyval, rc);
+}
+
+static int set_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *value)
+{
+    int err;
+    keyval_t *k = get_keyval(keyval, kind, &err);
+    if (!k)
+        return err;
+    attr_t **pp = find(kind, handle, keyval);
+    if (pp) {
+        /* Replacing a value deletes the old one first (MPI-4.1 sec. 7.7.2). */
+        if ((err = call_delete(*pp)))
+            return err;
+        (*pp)->value = value;
+        return MPI_SUCCESS;
+    }
+    attr_t *a = malloc(sizeof(*a));
+    if (!a)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory setting an attribute");
+    *a = (attr_t){.kind = kind, .handle = handle, .keyval = keyval, .value = value};
+    *attrs_tail = a;
+    attrs_tail = &a->next;
+    k->nattrs++;
+    return MPI_SUCCESS;
+}
+
+static int delete_attr(MPIR_Attr_kind_t kind, int handle, int keyval)
+{
+    int err;
+    if (!get_keyval(keyval, kind, &err))
+        return err;
+    attr_t **pp = find(kind, handle, keyval);
+    if (!pp)
+        return MPIR_Err_create(MPI_ERR_KEYVAL, "no attribute for keyval %#x on this %s",
+                               (unsigned)keyval, kind_name[kind]);
+    if ((err = call_delete(*pp)))
+        return err;
+    unlink_attr(pp);
+    return MPI_SUCCESS;
+}
+
+/* The predefined attributes (MPI-4.1 sec. 9.1.2): values live here, the
+ * caller gets a pointer to them. */
+static int get_predefined(int keyval, void *attribute_val, int *flag)
+{
+    static int tag_ub = MPIR_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE;
+    static int wtime_global = 0, universe, appnum, lastused = MPI_ERR_LASTCODE;
+    universe = MPIDI_world.universe_size;
+    appnum = MPIDI_world.appnum;
+    int *val = NULL;
+    switch (keyval) {
+    case MPI_TAG_UB:
+        val = &tag_ub;
+        break;
+    case MPI_HOST:
+        val = &host;
+        break;
+    case MPI_IO:
+        val = &io;
+        break;
+    case MPI_WTIME_IS_GLOBAL:
+        val = &wtime_global;
+        break;
+    case MPI_UNIVERSE_SIZE:
+        val = &universe;
+        break;
+    case MPI_APPNUM:
+        val = &appnum;
+        break;
+    case MPI_LASTUSEDCODE:
+        val = &lastused;
+        break;
+    default:
+        break;
+    }
+    *flag = val != NULL;
+    if (val)
+        *(int **)attribute_val = val;
+    return MPI_SUCCESS;
+}
+
+static int get_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *attribute_val, int *flag)
+{
+    if (!attribute_val || !flag)
+        return MPIR_Err_create(MPI_ERR_ARG, "attribute_val or flag is NULL");
+    if (kind == MPIR_ATTR_COMM && is_predefined(keyval))
+        return get_predefined(keyval, attribute_val, flag);
+    int err;
+    if (!get_keyval(keyval, kind, &err))
+        return err;
+    attr_t **pp = find(kind, handle, keyval);
+    *flag = pp != NULL;
+    if (pp)
+        *(void **)attribute_val = (*pp)->value;
+    return MPI_SUCCESS;
+}
+
+int MPIR_Attr_copy_all(MPIR_Attr_kind_t kind, int old_handle, int new_handle)
+{
+    attr_t *last =
+        attrs_tail == &attrs ? NULL : (attr_t *)((char *)attrs_tail - offsetof(attr_t, next));
+    for (attr_t *a = attrs; a; a = a->next) {
+        if (a->kind == kind && a->handle == old_handle) {
+            keyval_t *k = &keyvals[KEYVAL_INDEX(a->keyval)];
+            void *out = NULL;
+            int flag = 0;
+            if (k->copy) {
+                int rc = k->copy(old_handle, a->keyval, k->extra_state, a->value, &out, &flag);
+                if (rc != MPI_SUCCESS)
+                    return MPIR_Err_create(MPI_ERR_OTHER,
+                                           "the copy callback of keyval %#x returned %d",
+                                           (unsigned)a->keyval, rc);
+            }
+            if (flag) {
+                int err = set_attr(kind, new_handle, a->keyval, out);
+                if (err)
+                    return err;
+            }
+        }
+        if (a == last)
+            break; /* not the copies just appended */
+    }
+    return MPI_SUCCESS;
+}
+
+/* Last set, first deleted (MPI-4.1 sec. 11.2.4 asks this of MPI_COMM_SELF
+ * at MPI_Finalize; every object gets the same order). */
+int MPIR_Attr_delete_all(MPIR_Attr_kind_t kind, int handle)
+{
+    for (;;) {
+        attr_t **last = NULL;
+        for (attr_t **pp = &attrs; *pp; pp = &(*pp)->next)
+            if ((*pp)->kind == kind && (*pp)->handle == handle)
+                last = pp;
+        if (!last)
+            return MPI_SUCCESS;
+        int err = call_delete(*last);
+        if (err)
+            return err;
+        unlink_attr(last);
+    }
+}
+
+void MPIR_Attr_finalize(void)
+{
+    while (attrs)
+        unlink_attr(&attrs);
+    attrs_tail = &attrs;
+}
+
+/* ---- Communicators ---- */
+
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                            void *extra_state)
+{
+    MPIR_CHECK_INIT("MPI_Comm_create_keyval");
+    return create_keyval("MPI_Comm_create_keyval", MPIR_ATTR_COMM, comm_copy_attr_fn,
+                         comm_delete_attr_fn, comm_keyval, extra_state);
+}
+
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+    MPIR_CHECK_INIT("MPI_Comm_free_keyval");
+    return free_keyval("MPI_Comm_free_keyval", MPIR_ATTR_COMM, comm_keyval);
+}
+
+static int comm_attr_op(const char *fname, MPI_Comm comm, int op, int keyval, void *val, int *flag)
+{
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err && op != 1 && is_predefined(keyval))
+        err = MPIR_Err_create(MPI_ERR_KEYVAL, "predefined attribute %#x cannot be changed",
+                              (unsigned)keyval);
+    if (!err)
+        err = op == 0   ? set_attr(MPIR_ATTR_COMM, comm, keyval, val)
+              : op == 1 ? get_attr(MPIR_ATTR_COMM, comm, keyval, val, flag)
+                        : delete_attr(MPIR_ATTR_COMM, comm, keyval);
+    return MPIR_Err_return(c, fname, err);
+}
+
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    MPIR_CHECK_INIT("MPI_Comm_set_attr");
+    return comm_attr_op("MPI_Comm_set_attr", comm, 0, comm_keyval, attribute_val, NULL);
+}
+
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    MPIR_CHECK_INIT("MPI_Comm_get_attr");
+    return comm_attr_op("MPI_Comm_get_attr", comm, 1, comm_keyval, attribute_val, flag);
+}
+
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    MPIR_CHECK_INIT("MPI_Comm_delete_attr");
+    return comm_attr_op("MPI_Comm_delete_attr", comm, 2, comm_keyval, NULL, NULL);
+}
+
+/* The MPI-1 names (deprecated, still in MPI-4.1): communicator attributes. */
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    MPIR_CHECK_INIT("MPI_Keyval_create");
+    return create_keyval("MPI_Keyval_create", MPIR_ATTR_COMM, copy_fn, delete_fn, keyval,
+                         extra_state);
+}
+
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+int PMPI_Keyval_free(int *keyval)
+{
+    MPIR_CHECK_INIT("MPI_Keyval_free");
+    return free_keyval("MPI_Keyval_free", MPIR_ATTR_COMM, keyval);
+}
+
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    MPIR_CHECK_INIT("MPI_Attr_put");
+    return comm_attr_op("MPI_Attr_put", comm, 0, keyval, attribute_val, NULL);
+}
+
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    MPIR_CHECK_INIT("MPI_Attr_get");
+    return comm_attr_op("MPI_Attr_get", comm, 1, keyval, attribute_val, flag);
+}
+
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    MPIR_CHECK_INIT("MPI_Attr_delete");
+    return comm_attr_op("MPI_Attr_delete", comm, 2, keyval, NULL, NULL);
+}
+
+/* ---- Datatypes ---- */
+
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                            void *extra_state)
+{
+    MPIR_CHECK_INIT("MPI_Type_create_keyval");
+    return create_keyval("MPI_Type_create_keyval", MPIR_ATTR_TYPE, type_copy_attr_fn,
+                         type_delete_attr_fn, type_keyval, extra_state);
+}
+
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+int PMPI_Type_free_keyval(int *type_keyval)
+{
+    MPIR_CHECK_INIT("MPI_Type_free_keyval");
+    return free_keyval("MPI_Type_free_keyval", MPIR_ATTR_TYPE, type_keyval);
+}
+
+static int type_attr_op(const char *fname, MPI_Datatype type, int op, int keyval, void *val,
+                        int *flag)
+{
+    int err = MPIR_Check_type(type);
+    if (!err)
+        err = op == 0   ? set_attr(MPIR_ATTR_TYPE, type, keyval, val)
+              : op == 1 ? get_attr(MPIR_ATTR_TYPE, type, keyval, val, flag)
+                        : delete_attr(MPIR_ATTR_TYPE, type, keyval);
+    return MPIR_Err_return(NULL, fname, err);
+}
+
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    MPIR_CHECK_INIT("MPI_Type_set_attr");
+    return type_attr_op("MPI_Type_set_attr", datatype, 0, type_keyval, attribute_val, NULL);
+}
+
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    MPIR_CHECK_INIT("MPI_Type_get_attr");
+    return type_attr_op("MPI_Type_get_attr", datatype, 1, type_keyval, attribute_val, flag);
+}
+
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    MPIR_CHECK_INIT("MPI_Type_delete_attr");
+    return type_attr_op("MPI_Type_delete_attr", datatype, 2, type_keyval, NULL, NULL);
+}
+
+/* ---- Windows: keyvals work; windows themselves are refused (doc/api.md) ---- */
+
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                           void *extra_state)
+{
+    MPIR_CHECK_INIT("MPI_Win_create_keyval");
+    return create_keyval("MPI_Win_create_keyval", MPIR_ATTR_WIN, win_copy_attr_fn,
+                         win_delete_attr_fn, win_keyval, extra_state);
+}
+
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+int PMPI_Win_free_keyval(int *win_keyval)
+{
+    MPIR_CHECK_INIT("MPI_Win_free_keyval");
+    return free_keyval("MPI_Win_free_keyval", MPIR_ATTR_WIN, win_keyval);
+}
