@@ -182,6 +182,7 @@ static int chaos_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps)
     caps->addr_mode = offset_mode ? MPIDI_ADDR_OFFSET : MPIDI_ADDR_VIRTUAL;
     caps->rndv_iov_min_piece = 0; /* needs_local_reg: noncontiguous reads go through bounce */
     caps->exclusivity = 1;
+    caps->cardless = 0; /* (shm's is: ours carries the pid and registry address) */
     return MPI_SUCCESS;
 }
 
