@@ -156,6 +156,14 @@ typedef struct MPIDI_method_ops {
      * core uses the pipeline. */
     int (*mem_reg)(void *addr, size_t len, unsigned access, MPIDI_mem_t *mem_p);
     int (*mem_dereg)(void *handle);
+
+    /* Optional wait object: arms the method's notifications and returns a
+     * file descriptor that becomes readable when progress has work (a
+     * completion, a connection event), or -1 when it cannot block now.  The
+     * agent calls progress once more after arming before it sleeps, so an
+     * event that came just before is not missed; progress consumes what
+     * made the descriptor readable. */
+    int (*wait_fd)(void);
 } MPIDI_method_ops_t;
 
 /* ---- Upcalls into the core (implemented in adi/) ---- */

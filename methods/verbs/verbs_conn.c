@@ -1,0 +1,548 @@
+/* verbs_conn.c: connections with rdma_cm: listener, lazy connect, simultaneous connects, loss, close. */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi.h"
+#include "verbs_impl.h"
+
+/* Each rank listens on the IP address of its GID (rdma_cm resolves peers by
+ * IP) and publishes "ip;port;device;node" as its card, so start-up costs
+ * one card per rank whatever the job size.  A connection is made at the
+ * first message to a peer: rdma_resolve_addr, rdma_resolve_route, a queue
+ * pair on the shared CQ and SRQ, rdma_connect with private data (our rank,
+ * the job, the credits we grant).  Both sides may start at once; the
+ * attempt of the lower rank wins: the higher rank accepts it and drops its
+ * own, the lower rank rejects the higher one's with REJ_LOSE. */
+
+#define MPIDI_VERBS_RESOLVE_MS 5000
+#define MPIDI_VERBS_ATTEMPTS 5
+
+static int parse_card(const char *card, char *ip, size_t iplen, int *port, int *node)
+{
+    char dev[64];
+    const char *a = strchr(card, ';');
+    if (!a || (size_t)(a - card) >= iplen)
+        return -1;
+    snprintf(ip, iplen, "%.*s", (int)(a - card), card);
+    return sscanf(a + 1, "%d;%63[^;];%d", port, dev, node) == 3 ? 0 : -1;
+}
+
+static int make_sockaddr(const char *ip, int port, struct sockaddr_storage *ss)
+{
+    memset(ss, 0, sizeof(*ss));
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        return 0;
+    }
+    if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        return 0;
+    }
+    return -1;
+}
+
+int MPIDI_VERBS_listen(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    struct sockaddr_storage ss;
+    st->ch = rdma_create_event_channel();
+    if (!st->ch)
+        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: rdma_create_event_channel: %s (errno %d)",
+                                strerror(errno), errno);
+    int fl = fcntl(st->ch->fd, F_GETFL);
+    fcntl(st->ch->fd, F_SETFL, fl | O_NONBLOCK);
+    if (rdma_create_id(st->ch, &st->listen_id, NULL, RDMA_PS_TCP) != 0 ||
+        make_sockaddr(st->ip, 0, &ss) != 0 ||
+        rdma_bind_addr(st->listen_id, (struct sockaddr *)&ss) != 0 ||
+        rdma_listen(st->listen_id, 128) != 0)
+        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: cannot listen on %s with rdma_cm: %s "
+                                               "(errno %d)", st->ip, strerror(errno), errno);
+    if (st->listen_id->verbs != st->ctx)
+        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: address %s belongs to another device "
+                                               "than %s", st->ip, st->devname);
+    st->listen_port = ntohs(rdma_get_src_port(st->listen_id));
+    return MPI_SUCCESS;
+}
+
+int MPIDI_VERBS_reachable(int peer, const char *card)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    char ip[64];
+    int port, node;
+    if (!st->available || peer == st->rank || parse_card(card, ip, sizeof(ip), &port, &node))
+        return 0; /* we or the peer have no device ("none"), or it is us */
+    /* On our own node shm is the method, unless verbs was asked for by name
+     * (then also over the device's loopback). */
+    return node != st->node_id || st->forced;
+}
+
+MPIDI_VERBS_conn_t *MPIDI_VERBS_conn_get(int peer)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    if (!st->conns[peer]) {
+        MPIDI_VERBS_conn_t *c = calloc(1, sizeof(*c));
+        if (!c)
+            return NULL;
+        c->peer = peer;
+        c->ctrl_free = 1;
+        c->sq_depth = st->sq_depth;
+        c->rd_depth = st->rd_atomic;
+        st->conns[peer] = c;
+        st->list[st->nlist++] = c;
+    }
+    return st->conns[peer];
+}
+
+/* The credits we grant the peer: as many as configured, fewer when the
+ * pool cannot grow enough (many connections), and none (-1) when not even
+ * one fits; the reservation includes the CREDIT slot. */
+static int grant_credits(MPIDI_VERBS_conn_t *c)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    for (int g = st->credits_max; g >= 1; g /= 2) {
+        if (MPIDI_VERBS_srq_reserve(g + 1) == 0) {
+            c->granted = g;
+            c->reserved = g + 1;
+            return g;
+        }
+    }
+    return -1;
+}
+
+static void ungrant(MPIDI_VERBS_conn_t *c)
+{
+    MPIDI_VERBS_srq_release(c->reserved);
+    c->reserved = c->granted = 0;
+}
+
+static int create_qp(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    struct ibv_qp_init_attr qa = {
+        .send_cq = st->cq, .recv_cq = st->cq, .srq = st->srq, .qp_type = IBV_QPT_RC,
+        .cap = {.max_send_wr = (uint32_t)c->sq_depth, .max_send_sge = 1,
+                .max_inline_data = (uint32_t)st->inline_max}};
+    if (rdma_create_qp(id, st->pd, &qa) != 0) {
+        qa.cap.max_inline_data = 0; /* some devices take no inline data */
+        if (rdma_create_qp(id, st->pd, &qa) != 0)
+            return MPIDU_err_create(MPI_ERR_OTHER, "verbs: rdma_create_qp for rank %d (%d send "
+                                                   "slots): %s (errno %d)", c->peer, c->sq_depth,
+                                    strerror(errno), errno);
+    }
+    c->max_inline = (int)qa.cap.max_inline_data;
+    if (c->max_inline > st->inline_max)
+        c->max_inline = st->inline_max;
+    if (c->max_inline > MPIDI_VERBS_INLINE_MAX)
+        c->max_inline = MPIDI_VERBS_INLINE_MAX;
+    c->qp = id->qp;
+    if (!c->ring)
+        c->ring = calloc((size_t)c->sq_depth, sizeof(*c->ring));
+    /* The ACK timeout: 4.096 us * 2^timeout before a retransmission; with
+     * retry_count retries a lost peer shows within a few seconds. */
+    uint8_t t = (uint8_t)st->timeout;
+    rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t));
+    return c->ring ? MPIDI_VERBS_cq_fit()
+                   : MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for a send ring");
+}
+
+static void conn_param(struct rdma_conn_param *p, MPIDI_VERBS_priv_t *priv)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    memset(p, 0, sizeof(*p));
+    p->private_data = priv;
+    p->private_data_len = sizeof(*priv);
+    p->responder_resources = (uint8_t)st->rd_atomic;
+    p->initiator_depth = (uint8_t)st->rd_atomic;
+    p->retry_count = (uint8_t)st->retry_count;
+    /* Finite: credits mean a receiver never answers RNR, so one is a bug
+     * and must show as an error, not as a silent infinite retry (7). */
+    p->rnr_retry_count = (uint8_t)st->rnr_retry;
+    p->flow_control = 1;
+}
+
+static void drop_id(struct rdma_cm_id *id)
+{
+    if (!id)
+        return;
+    if (id->qp)
+        rdma_destroy_qp(id);
+    rdma_destroy_id(id);
+}
+
+/* Starts (or restarts) our own attempt. */
+static int start_out(MPIDI_VERBS_conn_t *c)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    char ip[64];
+    int port, node;
+    struct sockaddr_storage ss;
+    if (parse_card(c->card, ip, sizeof(ip), &port, &node) || make_sockaddr(ip, port, &ss))
+        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: rank %d's card \"%s\" is not ip;port;...",
+                                c->peer, c->card);
+    c->attempts++;
+    if (rdma_create_id(st->ch, &c->out, c, RDMA_PS_TCP) != 0 ||
+        rdma_resolve_addr(c->out, NULL, (struct sockaddr *)&ss, MPIDI_VERBS_RESOLVE_MS) != 0) {
+        int e = errno;
+        drop_id(c->out);
+        c->out = NULL;
+        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: resolving rank %d at %s: %s (errno %d)",
+                                c->peer, ip, strerror(e), e);
+    }
+    c->state = MPIDI_VERBS_CONN_RESOLVING;
+    st->cm_busy = 1;
+    st->stats.conn_out++;
+    if (st->verbose >= 2)
+        fprintf(stderr, "ferry: rank %d: verbs connecting to rank %d at %s port %d (attempt %d)\n",
+                st->rank, c->peer, ip, port, c->attempts);
+    return MPI_SUCCESS;
+}
+
+int MPIDI_VERBS_connect(int peer, const char *card)
+{
+    MPIDI_VERBS_conn_t *c = MPIDI_VERBS_conn_get(peer);
+    if (!c)
+        return MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for a connection");
+    snprintf(c->card, sizeof(c->card), "%s", card);
+    /* Lazy: the attempt starts here, messages wait (AGAIN) until it is up;
+     * the peer may already have connected to us. */
+    if (c->state == MPIDI_VERBS_CONN_NONE && !c->out && !c->id)
+        return start_out(c);
+    return MPI_SUCCESS;
+}
+
+int MPIDI_VERBS_conn_ready(MPIDI_VERBS_conn_t *c)
+{
+    if (c->state == MPIDI_VERBS_CONN_UP)
+        return 1;
+    if (c->state == MPIDI_VERBS_CONN_NONE && !c->out && !c->id && c->card[0] &&
+        c->retry_at <= MPIDI_VERBS_now())
+        start_out(c); /* an error here shows again at the next attempt's end */
+    return 0;
+}
+
+void MPIDI_VERBS_conn_fail(MPIDI_VERBS_conn_t *c, const char *fmt, ...)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    if (c->state == MPIDI_VERBS_CONN_FAILED)
+        return;
+    char msg[512];
+    int n = snprintf(msg, sizeof(msg), "verbs: rank %d: connection to rank %d lost: ", st->rank,
+                     c->peer);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+    va_end(ap);
+    c->state = MPIDI_VERBS_CONN_FAILED;
+    /* Every operation toward the peer is dropped before the core hears of
+     * it: no MPIDU_op_done after this (posted ones retire silently as the
+     * device flushes them). */
+    MPIDI_VERBS_rdma_drop(c);
+    c->nbatch = 0;
+    if (c->id)
+        rdma_disconnect(c->id); /* the queue pair goes to error: posted work is flushed */
+    if (!st->finalizing)
+        MPIDU_peer_failed(c->peer, MPI_ERR_OTHER, msg);
+}
+
+/* ---- events ---- */
+
+static int valid_priv(const void *data, int len, MPIDI_VERBS_priv_t *p)
+{
+    const MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    if (!data || len < (int)sizeof(*p))
+        return 0;
+    memcpy(p, data, sizeof(*p));
+    return p->magic == MPIDI_VERBS_MAGIC && p->job_id == st->job_id &&
+           (int)p->rank < st->size && (int)p->rank != st->rank;
+}
+
+static void on_request(struct rdma_cm_event *ev)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    MPIDI_VERBS_priv_t req, rep = {.magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank,
+                                   .job_id = st->job_id};
+    struct rdma_cm_id *id = ev->id;
+    if (!valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len, &req) ||
+        (int)req.to != st->rank) {
+        rep.reason = MPIDI_VERBS_REJ_WRONG;
+        rdma_reject(id, &rep, sizeof(rep));
+        rdma_destroy_id(id);
+        return;
+    }
+    MPIDI_VERBS_conn_t *c = MPIDI_VERBS_conn_get((int)req.rank);
+    int ours_pending = c && c->out && c->state != MPIDI_VERBS_CONN_FAILED;
+    if (!c || c->id || c->state == MPIDI_VERBS_CONN_FAILED || (ours_pending && st->rank < c->peer)) {
+        /* Our own attempt wins (lower rank), or we have a connection. */
+        rep.reason = MPIDI_VERBS_REJ_LOSE;
+        rdma_reject(id, &rep, sizeof(rep));
+        rdma_destroy_id(id);
+        st->stats.conn_lost_race += ours_pending;
+        return;
+    }
+    if (ours_pending) {
+        /* The peer's attempt wins: drop ours (and what it reserved). */
+        drop_id(c->out);
+        c->out = NULL;
+        c->qp = NULL;
+        ungrant(c);
+        st->stats.conn_lost_race++;
+    }
+    int g = grant_credits(c);
+    if (g < 0 || create_qp(c, id) != MPI_SUCCESS) {
+        if (g >= 0)
+            ungrant(c);
+        rep.reason = MPIDI_VERBS_REJ_FULL;
+        rdma_reject(id, &rep, sizeof(rep));
+        drop_id(id);
+        fprintf(stderr, "ferry: rank %d: verbs refuses rank %d: no receive buffers or queue "
+                        "pair left (FERRY_VERBS_SRQ_MAX, FERRY_VERBS_CREDITS)\n",
+                st->rank, c->peer);
+        return;
+    }
+    rep.credits = (uint16_t)g;
+    c->credits = req.credits;
+    c->id = id;
+    id->context = c;
+    struct rdma_conn_param p;
+    conn_param(&p, &rep);
+    if (ev->param.conn.initiator_depth < p.responder_resources)
+        p.responder_resources = ev->param.conn.initiator_depth;
+    if (ev->param.conn.responder_resources < p.initiator_depth)
+        p.initiator_depth = ev->param.conn.responder_resources;
+    c->rd_depth = p.initiator_depth > 0 ? p.initiator_depth : 1;
+    if (rdma_accept(id, &p) != 0) {
+        MPIDI_VERBS_conn_fail(c, "rdma_accept: %s (errno %d)", strerror(errno), errno);
+        return;
+    }
+    c->state = MPIDI_VERBS_CONN_ACCEPTING;
+    st->cm_busy = 1;
+    st->stats.conn_in++;
+}
+
+static void on_route(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    int g = grant_credits(c);
+    if (g < 0) {
+        MPIDI_VERBS_conn_fail(c, "no receive buffers left to grant it credits "
+                                 "(FERRY_VERBS_SRQ_MAX %d, FERRY_VERBS_CREDITS %d)",
+                              st->srq_max, st->credits_max);
+        return;
+    }
+    int err = create_qp(c, id);
+    MPIDI_VERBS_priv_t req = {.magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank,
+                              .job_id = st->job_id, .to = (uint32_t)c->peer,
+                              .credits = (uint16_t)g};
+    struct rdma_conn_param p;
+    conn_param(&p, &req);
+    if (err || rdma_connect(id, &p) != 0) {
+        MPIDI_VERBS_conn_fail(c, "rdma_connect: %s (errno %d)", strerror(errno), errno);
+        return;
+    }
+    c->state = MPIDI_VERBS_CONN_CONNECTING;
+}
+
+/* Our attempt ended without a connection: try again later, or give up. */
+static void out_failed(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, const char *what,
+                       int status)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    if (c->out == id) {
+        c->out = NULL;
+        if (c->qp == id->qp)
+            c->qp = NULL;
+        ungrant(c);
+    }
+    drop_id(id);
+    if (c->id || c->state == MPIDI_VERBS_CONN_FAILED)
+        return; /* the peer's attempt carries the connection */
+    if (c->attempts >= MPIDI_VERBS_ATTEMPTS) {
+        MPIDI_VERBS_conn_fail(c, "%s (status %d) after %d attempts", what, status, c->attempts);
+        return;
+    }
+    c->state = MPIDI_VERBS_CONN_NONE;
+    c->retry_at = MPIDI_VERBS_now() + 0.1 * (1 << c->attempts);
+    if (st->verbose >= 2)
+        fprintf(stderr, "ferry: rank %d: verbs connection to rank %d: %s (status %d); retrying\n",
+                st->rank, c->peer, what, status);
+}
+
+static void on_event(struct rdma_cm_event *ev)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    struct rdma_cm_id *id = ev->id;
+    MPIDI_VERBS_conn_t *c = id->context;
+    MPIDI_VERBS_priv_t priv;
+    switch (ev->event) {
+    case RDMA_CM_EVENT_CONNECT_REQUEST:
+        on_request(ev);
+        return;
+    case RDMA_CM_EVENT_ADDR_RESOLVED:
+        if (rdma_resolve_route(id, MPIDI_VERBS_RESOLVE_MS) != 0)
+            out_failed(c, id, "rdma_resolve_route", errno);
+        return;
+    case RDMA_CM_EVENT_ROUTE_RESOLVED:
+        on_route(c, id);
+        return;
+    case RDMA_CM_EVENT_ADDR_ERROR:
+    case RDMA_CM_EVENT_ROUTE_ERROR:
+    case RDMA_CM_EVENT_UNREACHABLE:
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+        if (c && c->out == id)
+            out_failed(c, id, rdma_event_str(ev->event), ev->status);
+        else if (c && c->id == id)
+            MPIDI_VERBS_conn_fail(c, "%s (status %d)", rdma_event_str(ev->event), ev->status);
+        return;
+    case RDMA_CM_EVENT_REJECTED:
+        if (!c || c->out != id) {
+            drop_id(id);
+            return;
+        }
+        if (valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len, &priv) &&
+            priv.reason == MPIDI_VERBS_REJ_LOSE) {
+            /* The peer's own attempt wins; it comes (or came) to our listener. */
+            c->out = NULL;
+            c->qp = NULL;
+            ungrant(c);
+            drop_id(id);
+            if (!c->id)
+                c->state = MPIDI_VERBS_CONN_NONE, c->retry_at = MPIDI_VERBS_now() + 1e9;
+            st->stats.conn_lost_race++;
+        } else if (valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len,
+                              &priv)) {
+            c->attempts = MPIDI_VERBS_ATTEMPTS; /* a refusal, not a glitch */
+            out_failed(c, id,
+                       priv.reason == MPIDI_VERBS_REJ_FULL ? "refused: the peer has no buffers left"
+                                                          : "refused: not the process we want",
+                       ev->status);
+        } else {
+            out_failed(c, id, "rejected", ev->status);
+        }
+        return;
+    case RDMA_CM_EVENT_ESTABLISHED:
+        if (!c)
+            return;
+        if (c->out == id) {
+            if (valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len, &priv))
+                c->credits = priv.credits;
+            c->id = id;
+            c->out = NULL;
+        }
+        if (c->id == id && c->state != MPIDI_VERBS_CONN_FAILED) {
+            c->state = MPIDI_VERBS_CONN_UP;
+            if (st->verbose >= 2)
+                fprintf(stderr, "ferry: rank %d: verbs connection to rank %d up (credits %d "
+                                "each way: we grant %d, inline %d, reads in flight %d)\n",
+                        st->rank, c->peer, c->credits, c->granted, c->max_inline, c->rd_depth);
+        }
+        return;
+    case RDMA_CM_EVENT_DISCONNECTED:
+        if (c && c->id == id) {
+            if (c->peer_closed || st->finalizing) {
+                c->state = c->state == MPIDI_VERBS_CONN_UP ? MPIDI_VERBS_CONN_FAILED : c->state;
+                return;
+            }
+            /* Messages the peer sent before going are in our CQ already:
+             * deliver them before the loss is declared. */
+            int made = 0;
+            MPIDI_VERBS_cq_poll_all(&made);
+            MPIDI_VERBS_conn_fail(c, "the peer disconnected without saying goodbye (process "
+                                     "ended or killed?)");
+        }
+        return;
+    case RDMA_CM_EVENT_DEVICE_REMOVAL:
+        for (int p = 0; p < st->size; p++)
+            if (st->conns[p] && st->conns[p]->state != MPIDI_VERBS_CONN_FAILED)
+                MPIDI_VERBS_conn_fail(st->conns[p], "device %s removed", st->devname);
+        return;
+    default:
+        return; /* TIMEWAIT_EXIT, ADDR_CHANGE, ...: nothing to do */
+    }
+}
+
+int MPIDI_VERBS_cm_progress(int *made)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    struct rdma_cm_event *ev, copy;
+    while (rdma_get_cm_event(st->ch, &ev) == 0) {
+        /* Acknowledged first (a copy is worked on, with the private data
+         * saved): destroying an id waits for its events' acknowledgements. */
+        char data[64];
+        copy = *ev;
+        if (ev->param.conn.private_data && ev->param.conn.private_data_len) {
+            size_t n = ev->param.conn.private_data_len < sizeof(data)
+                           ? ev->param.conn.private_data_len
+                           : sizeof(data);
+            memcpy(data, ev->param.conn.private_data, n);
+            copy.param.conn.private_data = data;
+            copy.param.conn.private_data_len = (uint8_t)n;
+        }
+        rdma_ack_cm_event(ev);
+        on_event(&copy);
+        *made = 1;
+    }
+    /* Attempts waiting for their retry time; and whether any connection is
+     * still on its way (then rdma_cm is polled at every progress call). */
+    int busy = 0;
+    for (int i = 0; i < st->nlist; i++) {
+        MPIDI_VERBS_conn_t *c = st->list[i];
+        if (c->state == MPIDI_VERBS_CONN_NONE && c->card[0] && !c->out && !c->id &&
+            c->attempts > 0 && c->retry_at <= MPIDI_VERBS_now())
+            start_out(c);
+        busy |= c->state != MPIDI_VERBS_CONN_UP && c->state != MPIDI_VERBS_CONN_FAILED &&
+                (c->out || c->id || c->attempts > 0);
+    }
+    st->cm_busy = busy;
+    return MPI_SUCCESS;
+}
+
+/* Finalize: BYE to every connected peer, wait until everything posted has
+ * completed (bounded: a peer that is gone does not hold us), disconnect. */
+void MPIDI_VERBS_conn_close_all(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    double deadline = MPIDI_VERBS_now() + 10.0;
+    int *bye = calloc((size_t)st->size, sizeof(int));
+    for (int done = 0; !done && MPIDI_VERBS_now() < deadline;) {
+        done = 1;
+        for (int p = 0; p < st->size; p++) {
+            MPIDI_VERBS_conn_t *c = st->conns[p];
+            if (!c || c->state != MPIDI_VERBS_CONN_UP)
+                continue;
+            if (bye && !bye[p] && !c->peer_closed) {
+                if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_BYE) == MPI_SUCCESS)
+                    bye[p] = 1;
+                else
+                    done = 0;
+            }
+            if (c->sq_used > 0) {
+                if (c->unsignalled && !c->signal_pending)
+                    MPIDI_VERBS_post_flush(c);
+                done = 0;
+            }
+        }
+        int made = 0;
+        MPIDI_VERBS_progress(&made);
+    }
+    free(bye);
+    for (int p = 0; p < st->size; p++) {
+        MPIDI_VERBS_conn_t *c = st->conns[p];
+        if (!c)
+            continue;
+        if (c->id) {
+            rdma_disconnect(c->id);
+            drop_id(c->id);
+        }
+        drop_id(c->out);
+        c->id = c->out = NULL;
+        c->qp = NULL;
+    }
+}

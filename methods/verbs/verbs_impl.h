@@ -1,0 +1,275 @@
+/* verbs_impl.h: wire format, device, connection and buffer state, and prototypes of the verbs method. */
+#ifndef VERBS_IMPL_H_INCLUDED
+#define VERBS_IMPL_H_INCLUDED
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "method.h"
+#include "rcache.h"
+
+/* ---- Wire format (doc/methods/verbs.md) ----
+ *
+ * Every SEND carries an 8-byte verbs header, then the core's header
+ * (hdr_len bytes), then the payload (the rest of the completion's
+ * byte_len).  The peer is known from the completion's queue pair number,
+ * so no rank travels.  Integers are in the host's byte order (one build,
+ * one kind of machine per job; the connection request's magic checks it). */
+typedef struct MPIDI_VERBS_hdr {
+    uint8_t handler;  /* the core's handler id, or MPIDI_VERBS_CREDIT / _BYE */
+    uint8_t flags;    /* MPIDI_VERBS_F_* */
+    uint16_t credits; /* receive buffers of the sender's peer freed: credits returned */
+    uint16_t hdr_len; /* core header bytes that follow */
+    uint16_t reserved;
+} MPIDI_VERBS_hdr_t;
+_Static_assert(sizeof(MPIDI_VERBS_hdr_t) == 8, "wire header (doc/methods/verbs.md)");
+
+#define MPIDI_VERBS_CREDIT 0xfe /* credits only, in the connection's reserved slot */
+#define MPIDI_VERBS_BYE 0xff    /* the sender finalizes; a disconnect that follows is no loss */
+#define MPIDI_VERBS_F_CTRL_ACK 0x1 /* the sender processed our last CREDIT message */
+#define MPIDI_VERBS_F_STARVED 0x2  /* the sender ran out of credits since its last message */
+#define MPIDI_VERBS_F_CTRL_SLOT 0x4 /* this message uses the reserved slot, not a credit */
+
+/* Connection private data (rdma_cm REQ, REP and REJ carry up to 56 bytes). */
+#define MPIDI_VERBS_MAGIC 0x56595246u /* "FRYV" */
+enum { MPIDI_VERBS_REJ_LOSE = 1, MPIDI_VERBS_REJ_WRONG = 2, MPIDI_VERBS_REJ_FULL = 3 };
+typedef struct MPIDI_VERBS_priv {
+    uint32_t magic;
+    uint32_t rank;    /* the sender's world rank */
+    uint64_t job_id;  /* hash of the kvsname: a port reused by another job is refused */
+    uint32_t to;      /* the world rank the connector wants (REQ) */
+    uint16_t credits; /* receive buffers the sender reserves for the other side */
+    uint16_t reason;  /* REJ: MPIDI_VERBS_REJ_* */
+} MPIDI_VERBS_priv_t;
+_Static_assert(sizeof(MPIDI_VERBS_priv_t) <= 56, "rdma_cm private data limit");
+
+/* Largest core header a message carries (the core needs 64). */
+#define MPIDI_VERBS_MAX_HDR 64
+/* Inline sends are staged in this many bytes per batched work request. */
+#define MPIDI_VERBS_INLINE_MAX 256
+/* Work requests of one connection posted with one doorbell at most. */
+#define MPIDI_VERBS_POST_BATCH 16
+
+/* ---- State ---- */
+
+typedef struct MPIDI_VERBS_rbuf {
+    struct MPIDI_VERBS_rbuf *next; /* on the stash of unposted buffers */
+    char *addr;
+    uint32_t lkey;
+} MPIDI_VERBS_rbuf_t;
+
+typedef struct MPIDI_VERBS_sbuf {
+    struct MPIDI_VERBS_sbuf *next;
+    char *addr;
+    uint32_t lkey;
+} MPIDI_VERBS_sbuf_t;
+
+/* One rdma_get/rdma_put the core gave us: cut into pieces of at most the
+ * device's max_msg_sz; reads in flight per connection are bounded by the
+ * negotiated initiator depth. */
+typedef struct MPIDI_VERBS_rdma_op {
+    struct MPIDI_VERBS_rdma_op *next; /* waiting for a read slot or send queue room */
+    int is_get;
+    char *local;
+    uint64_t remote;
+    size_t left;      /* bytes not posted yet */
+    uint32_t lkey, rkey;
+    int pieces_out;   /* posted, not completed */
+    int err;
+    int dropped;      /* the connection failed: no MPIDU_op_done, freed when idle */
+    void *cookie;
+} MPIDI_VERBS_rdma_op_t;
+
+enum { MPIDI_VERBS_TX_SEND, MPIDI_VERBS_TX_READ, MPIDI_VERBS_TX_WRITE, MPIDI_VERBS_TX_FLUSH };
+
+/* A posted work request, in send-queue order: completions arrive in that
+ * order, so a signalled one retires every entry before it. */
+typedef struct MPIDI_VERBS_tx {
+    uint8_t kind;
+    uint8_t signalled;
+    MPIDI_VERBS_sbuf_t *sbuf;     /* send buffer to free (NULL: inline or none) */
+    MPIDI_VERBS_rdma_op_t *op;    /* read/write piece of this operation */
+} MPIDI_VERBS_tx_t;
+
+typedef enum {
+    MPIDI_VERBS_CONN_NONE,     /* nothing yet */
+    MPIDI_VERBS_CONN_RESOLVING,/* we connect: address and route being resolved */
+    MPIDI_VERBS_CONN_CONNECTING, /* we connect: request sent */
+    MPIDI_VERBS_CONN_ACCEPTING,  /* the peer connects: accepted, waiting to be established */
+    MPIDI_VERBS_CONN_UP,
+    MPIDI_VERBS_CONN_FAILED,
+} MPIDI_VERBS_conn_state_t;
+
+typedef struct MPIDI_VERBS_conn {
+    int peer;
+    MPIDI_VERBS_conn_state_t state;
+    struct rdma_cm_id *id;   /* the id whose queue pair carries the traffic */
+    struct rdma_cm_id *out;  /* our own attempt while it lasts */
+    struct ibv_qp *qp;
+    char card[128];
+    int attempts;
+    double retry_at;         /* a failed attempt is retried after this (seconds) */
+    /* Credits (doc/methods/verbs.md "Credits"). */
+    int credits;             /* sends we may make: buffers the peer holds for us */
+    int granted;             /* buffers we hold for the peer (regular ones) */
+    int reserved;            /* buffers this connection takes from the pool: granted + 1 */
+    int owed;                /* the peer's messages consumed and reposted, not yet reported */
+    int ctrl_free;           /* our CREDIT slot at the peer is free */
+    int ctrl_ack_owed;       /* we received a CREDIT message and have not acknowledged it */
+    int starved;             /* we ran out of credits since our last message */
+    int peer_closed;         /* the peer said BYE */
+    /* Send queue. */
+    int sq_depth;
+    int sq_used;             /* posted or batched, not retired */
+    int unsignalled;         /* since the last signalled work request */
+    int signal_pending;      /* a signalled work request is in flight */
+    MPIDI_VERBS_tx_t *ring;  /* sq_depth entries, by slot */
+    unsigned ring_head, ring_tail; /* next slot to use, oldest not retired */
+    int reads_out, rd_depth; /* reads in flight, and their bound */
+    MPIDI_VERBS_rdma_op_t *rdma_head, *rdma_tail; /* pieces waiting */
+    /* Doorbell batching: work requests built during progress, posted at its end. */
+    struct ibv_send_wr batch[MPIDI_VERBS_POST_BATCH];
+    struct ibv_sge batch_sge[MPIDI_VERBS_POST_BATCH];
+    char batch_inline[MPIDI_VERBS_POST_BATCH][MPIDI_VERBS_INLINE_MAX];
+    int nbatch;
+    int max_inline;
+} MPIDI_VERBS_conn_t;
+
+/* Counters of what ran (FERRY_VERBOSE, and the tests' expectations). */
+typedef struct MPIDI_VERBS_stats {
+    unsigned long sends, inline_sends, signalled, doorbells, batched_wrs;
+    unsigned long no_credit, sq_full, no_sbuf, credit_msgs, credits_piggy;
+    unsigned long recvs, reposts, srq_limit_events, srq_grows, bonus_credits;
+    unsigned long reads, read_pieces, read_slot_waits, writes, flushes;
+    unsigned long conn_out, conn_in, conn_lost_race, cq_resizes;
+} MPIDI_VERBS_stats_t;
+
+typedef struct MPIDI_VERBS_state {
+    int rank, size;
+    uint64_t job_id;
+    int available;          /* a device with an active port was found */
+    int forced;             /* FERRY_METHODS names verbs: reach peers on this node too */
+    const int *node_of;
+    int node_id;
+    int verbose;
+    /* Device. */
+    struct ibv_context **devlist;
+    struct ibv_context *ctx;
+    char devname[32];
+    int port;
+    int gid_index;
+    char ip[64];            /* the address rdma_cm listens on (from the GID table) */
+    struct ibv_device_attr dev_attr;
+    struct ibv_port_attr port_attr;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    int cq_size;
+    struct ibv_comp_channel *comp; /* completion events, for sleeping waits */
+    int epfd;               /* the completion, rdma_cm and async descriptors together */
+    int armed;              /* a completion event was asked for and not consumed */
+    int woke;               /* we slept: look at every event source next time */
+    struct ibv_srq *srq;
+    struct rdma_event_channel *ch;
+    struct rdma_cm_id *listen_id;
+    int listen_port;
+    char card[256];
+    /* Sizes (adi/config.c, doc/tuning.md). */
+    size_t buf_size;        /* bytes of one receive or send buffer */
+    int srq_size, srq_max, srq_low;
+    int credits_max, credit_return;
+    int cq_batch, signal_interval, sq_depth;
+    int inline_max;
+    int nsbufs;
+    int rd_atomic;
+    int rnr_retry, retry_count, timeout;
+    size_t max_rdma;        /* largest piece of one read or write */
+    /* Receive buffers. */
+    MPIDI_VERBS_rbuf_t *stash; /* not posted: reposted before the next batch is dispatched */
+    int nstash;
+    int nbufs;              /* receive buffers allocated */
+    int posted;             /* on the SRQ */
+    int reserved;           /* sum of the connections' reservations */
+    int spare;              /* grown by the limit event, not yet granted */
+    struct ibv_mr **mrs;    /* receive and send slabs */
+    int nmrs;
+    /* Send buffers. */
+    MPIDI_VERBS_sbuf_t *sfree;
+    int nsfree;
+    /* Peers. */
+    MPIDI_VERBS_conn_t **conns; /* by world rank, allocated lazily */
+    MPIDI_VERBS_conn_t **list;  /* the allocated ones, in order: what loops walk */
+    int nlist;
+    int cm_busy;            /* an attempt is under way: poll rdma_cm at every progress */
+    int in_progress;        /* inside our progress: batch work requests */
+    int finalizing;
+    unsigned long polls;
+    MPIDU_rcache_t *rcache;
+    MPIDI_VERBS_stats_t stats;
+} MPIDI_VERBS_state_t;
+
+extern MPIDI_VERBS_state_t MPIDI_VERBS_state;
+
+/* verbs_init.c */
+int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
+int MPIDI_VERBS_get_business_card(char *buf, size_t len);
+int MPIDI_VERBS_finalize(void);
+double MPIDI_VERBS_now(void);
+/* verbs_device.c */
+int MPIDI_VERBS_open_device(void);
+/* verbs_conn.c */
+int MPIDI_VERBS_listen(void);
+int MPIDI_VERBS_reachable(int peer, const char *card);
+int MPIDI_VERBS_connect(int peer, const char *card);
+MPIDI_VERBS_conn_t *MPIDI_VERBS_conn_get(int peer);
+/* Moves a connection that is not up yet along; 1 if it is up now. */
+int MPIDI_VERBS_conn_ready(MPIDI_VERBS_conn_t *c);
+int MPIDI_VERBS_cm_progress(int *made);
+void MPIDI_VERBS_conn_fail(MPIDI_VERBS_conn_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void MPIDI_VERBS_conn_close_all(void);
+/* verbs_srq.c */
+int MPIDI_VERBS_srq_create(void);
+int MPIDI_VERBS_srq_reserve(int buffers);
+void MPIDI_VERBS_srq_release(int buffers);
+int MPIDI_VERBS_srq_repost(int n);
+void MPIDI_VERBS_srq_return(MPIDI_VERBS_rbuf_t *b);
+int MPIDI_VERBS_srq_limit_event(void);
+int MPIDI_VERBS_cq_fit(void);
+void MPIDI_VERBS_srq_destroy(void);
+/* verbs_send.c */
+int MPIDI_VERBS_sbufs_create(void);
+int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
+                        const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
+                        void *cookie);
+/* Adds a work request to the connection (batched inside progress, posted
+ * at once outside); the caller has checked sq room. */
+int MPIDI_VERBS_post(MPIDI_VERBS_conn_t *c, struct ibv_send_wr *wr, const MPIDI_VERBS_tx_t *tx,
+                     const void *inline_data, size_t inline_len);
+int MPIDI_VERBS_flush_batches(void);
+int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler);
+int MPIDI_VERBS_return_credits(int *made);
+void MPIDI_VERBS_retire(MPIDI_VERBS_conn_t *c, unsigned slot, int ok);
+int MPIDI_VERBS_post_flush(MPIDI_VERBS_conn_t *c);
+/* verbs_rdma.c */
+int MPIDI_VERBS_rdma_get(int peer, void *local, size_t len, void *local_handle,
+                         uint64_t remote_addr, uint64_t rkey, void *cookie);
+int MPIDI_VERBS_rdma_put(int peer, const void *local, size_t len, void *local_handle,
+                         uint64_t remote_addr, uint64_t rkey, void *cookie);
+void MPIDI_VERBS_rdma_piece_done(MPIDI_VERBS_conn_t *c, MPIDI_VERBS_rdma_op_t *op, int ok);
+int MPIDI_VERBS_rdma_pump(MPIDI_VERBS_conn_t *c);
+void MPIDI_VERBS_rdma_drop(MPIDI_VERBS_conn_t *c);
+/* verbs_mr.c */
+int MPIDI_VERBS_rcache_create(void);
+int MPIDI_VERBS_mem_reg(void *addr, size_t len, unsigned access, MPIDI_mem_t *mem_p);
+int MPIDI_VERBS_mem_dereg(void *handle);
+uint32_t MPIDI_VERBS_lkey(void *handle);
+/* verbs_progress.c */
+int MPIDI_VERBS_progress(int *made_progress_p);
+/* Polls the CQ until it is empty (before a loss is declared). */
+int MPIDI_VERBS_cq_poll_all(int *made);
+int MPIDI_VERBS_async_progress(void);
+int MPIDI_VERBS_wait_fd(void);
+
+#endif /* VERBS_IMPL_H_INCLUDED */

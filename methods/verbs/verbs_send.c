@@ -1,0 +1,326 @@
+/* verbs_send.c: eager sends: credits, send buffers, inline data, doorbell batching, selective signalling. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi.h"
+#include "verbs_impl.h"
+
+/* Send work requests carry bit 63 in their wr_id (then the peer and the
+ * ring slot); receive work requests carry the buffer's descriptor address,
+ * which never has it.  An error completion's opcode is undefined, so the
+ * wr_id is what tells them apart. */
+#define SEND_WRID(peer, slot) ((1ULL << 63) | ((uint64_t)(peer) << 32) | (uint64_t)(slot))
+
+int MPIDI_VERBS_sbufs_create(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    size_t bytes = (size_t)st->nsbufs * st->buf_size;
+    char *mem = NULL;
+    MPIDI_VERBS_sbuf_t *d = calloc((size_t)st->nsbufs, sizeof(*d));
+    if (!d || posix_memalign((void **)&mem, 4096, bytes) != 0) {
+        free(d);
+        return MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for %d send buffers",
+                                st->nsbufs);
+    }
+    struct ibv_mr *mr = ibv_reg_mr(st->pd, mem, bytes, IBV_ACCESS_LOCAL_WRITE);
+    struct ibv_mr **mrs = realloc(st->mrs, (size_t)(st->nmrs + 1) * sizeof(*mrs));
+    if (!mr || !mrs) {
+        if (mr)
+            ibv_dereg_mr(mr);
+        free(mem);
+        free(d);
+        return MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: cannot register %zu bytes of send "
+                                                "buffers", bytes);
+    }
+    st->mrs = mrs;
+    st->mrs[st->nmrs++] = mr;
+    for (int i = 0; i < st->nsbufs; i++) {
+        d[i].addr = mem + (size_t)i * st->buf_size;
+        d[i].lkey = mr->lkey;
+        d[i].next = st->sfree;
+        st->sfree = &d[i];
+    }
+    st->nsfree = st->nsbufs;
+    return MPI_SUCCESS;
+}
+
+/* Selective signalling: a completion is asked for every signal_interval
+ * work requests (completions are in order, so it retires all before it),
+ * for every rdma piece (its operation must learn it finished), when the
+ * send queue is nearly full, and when send buffers run short (they come
+ * back only with a completion). */
+static int want_signal(const MPIDI_VERBS_conn_t *c, const MPIDI_VERBS_tx_t *tx)
+{
+    const MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    return tx->kind != MPIDI_VERBS_TX_SEND || c->unsignalled + 1 >= st->signal_interval ||
+           c->sq_used + 1 >= c->sq_depth - 1 || (tx->sbuf && st->nsfree < st->nsbufs / 4);
+}
+
+static int post_batch(MPIDI_VERBS_conn_t *c)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    if (c->nbatch == 0)
+        return MPI_SUCCESS;
+    struct ibv_send_wr *bad;
+    int n = c->nbatch;
+    c->nbatch = 0;
+    int rc = ibv_post_send(c->qp, &c->batch[0], &bad);
+    st->stats.doorbells++;
+    st->stats.batched_wrs += (unsigned long)n;
+    if (rc) {
+        MPIDI_VERBS_conn_fail(c, "ibv_post_send of %d work requests: %s (errno %d)", n,
+                              strerror(rc), rc);
+        return MPI_ERR_OTHER;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPIDI_VERBS_flush_batches(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    for (int i = 0; i < st->nlist; i++)
+        if (st->list[i]->nbatch)
+            post_batch(st->list[i]);
+    return MPI_SUCCESS;
+}
+
+int MPIDI_VERBS_post(MPIDI_VERBS_conn_t *c, struct ibv_send_wr *wr, const MPIDI_VERBS_tx_t *tx,
+                     const void *inline_data, size_t inline_len)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    unsigned slot = c->ring_head % (unsigned)c->sq_depth;
+    c->ring[slot] = *tx;
+    c->ring[slot].signalled = (uint8_t)want_signal(c, tx);
+    if (c->ring[slot].signalled) {
+        wr->send_flags |= IBV_SEND_SIGNALED;
+        c->unsignalled = 0;
+        c->signal_pending++;
+        st->stats.signalled++;
+    } else {
+        c->unsignalled++;
+    }
+    c->ring_head++;
+    c->sq_used++;
+    wr->wr_id = SEND_WRID(c->peer, slot);
+    wr->next = NULL;
+    if (!st->in_progress) {
+        /* Outside progress (the application's own call): post at once, so
+         * a message never waits for the next MPI call.  Inline data is
+         * copied by ibv_post_send itself. */
+        struct ibv_send_wr *bad;
+        int rc = ibv_post_send(c->qp, wr, &bad);
+        st->stats.doorbells++;
+        if (rc)
+            return MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_post_send to rank %d: %s "
+                                                   "(errno %d)", c->peer, strerror(rc), rc);
+        return MPI_SUCCESS;
+    }
+    /* Inside progress the replies of a whole CQ batch (CTS, FIN, credits,
+     * the next rdma pieces) go out with one doorbell per connection. */
+    int i = c->nbatch++;
+    c->batch[i] = *wr;
+    if (wr->num_sge) {
+        c->batch_sge[i] = wr->sg_list[0];
+        c->batch[i].sg_list = &c->batch_sge[i];
+        if (inline_data) {
+            memcpy(c->batch_inline[i], inline_data, inline_len);
+            c->batch_sge[i].addr = (uintptr_t)c->batch_inline[i];
+        }
+    }
+    if (i > 0)
+        c->batch[i - 1].next = &c->batch[i];
+    if (c->nbatch == MPIDI_VERBS_POST_BATCH)
+        return post_batch(c);
+    return MPI_SUCCESS;
+}
+
+/* A signalled completion (or an error one) for slot: every work request
+ * up to it is done. */
+void MPIDI_VERBS_retire(MPIDI_VERBS_conn_t *c, unsigned slot, int ok)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    while (c->ring_tail != c->ring_head) {
+        unsigned s = c->ring_tail % (unsigned)c->sq_depth;
+        MPIDI_VERBS_tx_t tx = c->ring[s];
+        c->ring_tail++;
+        c->sq_used--;
+        if (tx.signalled)
+            c->signal_pending--;
+        if (tx.sbuf) {
+            tx.sbuf->next = st->sfree;
+            st->sfree = tx.sbuf;
+            st->nsfree++;
+        }
+        if (tx.op)
+            MPIDI_VERBS_rdma_piece_done(c, tx.op, ok);
+        if (s == slot)
+            break;
+    }
+}
+
+/* A zero-length RDMA write, signalled: retires the unsignalled sends of an
+ * idle connection, whose buffers would otherwise wait for its next send. */
+int MPIDI_VERBS_post_flush(MPIDI_VERBS_conn_t *c)
+{
+    if (c->state != MPIDI_VERBS_CONN_UP || c->sq_used >= c->sq_depth)
+        return MPIDI_AGAIN;
+    struct ibv_send_wr wr = {.opcode = IBV_WR_RDMA_WRITE, .num_sge = 0};
+    MPIDI_VERBS_tx_t tx = {.kind = MPIDI_VERBS_TX_FLUSH};
+    MPIDI_VERBS_state.stats.flushes++;
+    return MPIDI_VERBS_post(c, &wr, &tx, NULL, 0);
+}
+
+static void flush_idle(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    for (int i = 0; i < st->nlist; i++) {
+        MPIDI_VERBS_conn_t *c = st->list[i];
+        if (c->unsignalled && !c->signal_pending)
+            MPIDI_VERBS_post_flush(c);
+    }
+}
+
+static void fill_hdr(MPIDI_VERBS_conn_t *c, MPIDI_VERBS_hdr_t *h, int handler, size_t hdr_len)
+{
+    int give = c->owed < 65535 ? c->owed : 65535;
+    h->handler = (uint8_t)handler;
+    h->flags = (uint8_t)((c->ctrl_ack_owed ? MPIDI_VERBS_F_CTRL_ACK : 0) |
+                         (c->starved ? MPIDI_VERBS_F_STARVED : 0));
+    h->credits = (uint16_t)give;
+    h->hdr_len = (uint16_t)hdr_len;
+    h->reserved = 0;
+    c->owed -= give;
+    c->ctrl_ack_owed = 0;
+    c->starved = 0;
+    if (give && handler != MPIDI_VERBS_CREDIT)
+        MPIDI_VERBS_state.stats.credits_piggy += (unsigned long)give;
+}
+
+static int conn_usable(MPIDI_VERBS_conn_t *c, int peer)
+{
+    if (!c)
+        return MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for a connection");
+    if (c->state == MPIDI_VERBS_CONN_FAILED)
+        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: the connection to rank %d is lost", peer);
+    return MPIDI_VERBS_conn_ready(c) ? MPI_SUCCESS : MPIDI_AGAIN;
+}
+
+int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
+                        const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
+                        void *cookie)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    MPIDI_VERBS_conn_t *c = MPIDI_VERBS_conn_get(peer);
+    int rc = conn_usable(c, peer);
+    if (rc)
+        return rc;
+    size_t len = last - first;
+    size_t total = sizeof(MPIDI_VERBS_hdr_t) + hdr_len + len;
+    if (hdr_len > MPIDI_VERBS_MAX_HDR || total > st->buf_size)
+        return MPIDU_err_create(MPI_ERR_INTERN, "verbs am_send to rank %d: header %zu + payload "
+                                                "%zu bytes exceed the %zu-byte buffer",
+                                peer, hdr_len, len, st->buf_size);
+    /* One slot stays free for a flush. */
+    if (c->sq_used >= c->sq_depth - 1) {
+        st->stats.sq_full++;
+        return MPIDI_AGAIN;
+    }
+    if (c->credits == 0) {
+        c->starved = 1;
+        st->stats.no_credit++;
+        return MPIDI_AGAIN;
+    }
+    /* A fence orders us after rdma posted before, not after pieces still
+     * waiting in our own queue: wait until those are posted. */
+    if ((flags & MPIDI_AM_FENCE) && c->rdma_head)
+        return MPIDI_AGAIN;
+    int inl = (int)total <= c->max_inline;
+    char stage[MPIDI_VERBS_INLINE_MAX];
+    char *buf = stage;
+    MPIDI_VERBS_tx_t tx = {.kind = MPIDI_VERBS_TX_SEND};
+    if (!inl) {
+        if (!st->sfree) {
+            st->stats.no_sbuf++;
+            flush_idle();
+            return MPIDI_AGAIN;
+        }
+        tx.sbuf = st->sfree;
+        st->sfree = tx.sbuf->next;
+        st->nsfree--;
+        buf = tx.sbuf->addr;
+    }
+    MPIDI_VERBS_hdr_t h;
+    fill_hdr(c, &h, handler, hdr_len);
+    memcpy(buf, &h, sizeof(h));
+    memcpy(buf + sizeof(h), hdr, hdr_len);
+    if (len)
+        MPIR_Segment_pack(seg, first, last, buf + sizeof(h) + hdr_len);
+    struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = (uint32_t)total,
+                          .lkey = inl ? 0 : tx.sbuf->lkey};
+    struct ibv_send_wr wr = {.opcode = IBV_WR_SEND, .sg_list = &sge, .num_sge = 1,
+                             .send_flags = (inl ? IBV_SEND_INLINE : 0) |
+                                           ((flags & MPIDI_AM_FENCE) ? IBV_SEND_FENCE : 0)};
+    c->credits--;
+    st->stats.sends++;
+    st->stats.inline_sends += (unsigned long)inl;
+    return MPIDI_VERBS_post(c, &wr, &tx, inl ? stage : NULL, total);
+}
+
+/* A message of the method's own (CREDIT, BYE): in the connection's reserved
+ * slot at the peer when that is free, else with a regular credit. */
+int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    if (c->state != MPIDI_VERBS_CONN_UP)
+        return MPI_ERR_OTHER;
+    if (c->sq_used >= c->sq_depth - 1 || (!c->ctrl_free && c->credits == 0))
+        return MPIDI_AGAIN;
+    int use_slot = c->ctrl_free;
+    MPIDI_VERBS_hdr_t h;
+    fill_hdr(c, &h, handler, 0);
+    if (use_slot)
+        h.flags |= MPIDI_VERBS_F_CTRL_SLOT;
+    MPIDI_VERBS_tx_t tx = {.kind = MPIDI_VERBS_TX_SEND};
+    int inl = (int)sizeof(h) <= c->max_inline;
+    char *buf = (char *)&h;
+    if (!inl) {
+        if (!st->sfree)
+            return MPIDI_AGAIN;
+        tx.sbuf = st->sfree;
+        st->sfree = tx.sbuf->next;
+        st->nsfree--;
+        memcpy(tx.sbuf->addr, &h, sizeof(h));
+        buf = tx.sbuf->addr;
+    }
+    if (use_slot)
+        c->ctrl_free = 0;
+    else
+        c->credits--;
+    struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = sizeof(h),
+                          .lkey = inl ? 0 : tx.sbuf->lkey};
+    struct ibv_send_wr wr = {.opcode = IBV_WR_SEND, .sg_list = &sge, .num_sge = 1,
+                             .send_flags = inl ? IBV_SEND_INLINE : 0};
+    if (handler == MPIDI_VERBS_CREDIT)
+        st->stats.credit_msgs++;
+    return MPIDI_VERBS_post(c, &wr, &tx, inl ? &h : NULL, sizeof(h));
+}
+
+/* Credits flow back on every message; a connection whose traffic goes one
+ * way returns them in a CREDIT message once credit_return have piled up
+ * (all of them, and any acknowledgement owed, at finalize). */
+int MPIDI_VERBS_return_credits(int *made)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    for (int i = 0; i < st->nlist; i++) {
+        MPIDI_VERBS_conn_t *c = st->list[i];
+        if (c->state != MPIDI_VERBS_CONN_UP || c->peer_closed)
+            continue;
+        if (c->owed >= st->credit_return ||
+            (st->finalizing && (c->owed > 0 || c->ctrl_ack_owed))) {
+            if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_CREDIT) == MPI_SUCCESS)
+                *made = 1;
+        }
+    }
+    return MPI_SUCCESS;
+}
