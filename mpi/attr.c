@@ -75,12 +75,14 @@ static int is_predefined(int keyval)
            keyval == MPI_WIN_MODEL;
 }
 
-static keyval_t *get_keyval(int keyval, MPIR_Attr_kind_t kind, int *err)
+/* A keyval the user may name: allocated and not freed, or (allow_freed)
+ * freed but still used by attributes, whose copies and deletions go on. */
+static keyval_t *find_keyval(int keyval, MPIR_Attr_kind_t kind, int allow_freed, int *err)
 {
     *err = MPI_SUCCESS;
     int i = KEYVAL_INDEX(keyval);
     if ((keyval & 0xfc000000) == MPIR_HANDLE_KIND_KEYVAL && i > 0 && i < MAX_KEYVALS &&
-        keyvals[i].in_use && !keyvals[i].freed) {
+        keyvals[i].in_use && (allow_freed || !keyvals[i].freed)) {
         if (keyvals[i].kind == kind)
             return &keyvals[i];
         *err = MPIR_Err_create(MPI_ERR_KEYVAL, "keyval %#x was made for a %s, not a %s",
@@ -89,6 +91,13 @@ static keyval_t *get_keyval(int keyval, MPIR_Attr_kind_t kind, int *err)
     }
     *err = MPIR_Err_create(MPI_ERR_KEYVAL, "Invalid keyval %#x", (unsigned)keyval);
     return NULL;
+}
+
+/* A freed keyval stays usable through the attributes that still hold it
+ * (MPI-4.1 sec. 7.7.2: freeing marks it; it goes with its last attribute). */
+static keyval_t *get_keyval(int keyval, MPIR_Attr_kind_t kind, int *err)
+{
+    return find_keyval(keyval, kind, 1, err);
 }
 
 static void keyval_unuse(int i)
@@ -105,7 +114,9 @@ static int free_keyval(const char *fname, MPIR_Attr_kind_t kind, int *keyval)
     else if (is_predefined(*keyval))
         err = MPIR_Err_create(MPI_ERR_KEYVAL, "predefined keyval %#x cannot be freed",
                               (unsigned)*keyval);
-    keyval_t *k = err ? NULL : get_keyval(*keyval, kind, &err);
+    /* Freeing again while attributes still hold it (a delete callback that
+     * frees its keyval runs once per attribute) changes nothing. */
+    keyval_t *k = err ? NULL : find_keyval(*keyval, kind, 1, &err);
     if (err)
         return MPIR_Err_return(NULL, fname, err);
     /* Attributes still set keep it alive until they are deleted. */
@@ -146,10 +157,10 @@ static int call_delete(const attr_t *a)
                                  (unsigned)a->keyval, rc);
 }
 
-static int set_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *value)
+static int set_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *value, int is_copy)
 {
     int err;
-    keyval_t *k = get_keyval(keyval, kind, &err);
+    keyval_t *k = find_keyval(keyval, kind, is_copy, &err);
     if (!k)
         return err;
     attr_t **pp = find(kind, handle, keyval);
@@ -258,7 +269,7 @@ int MPIR_Attr_copy_all(MPIR_Attr_kind_t kind, int old_handle, int new_handle)
                                            (unsigned)a->keyval, rc);
             }
             if (flag) {
-                int err = set_attr(kind, new_handle, a->keyval, out);
+                int err = set_attr(kind, new_handle, a->keyval, out, 1);
                 if (err)
                     return err;
             }
@@ -321,7 +332,7 @@ static int comm_attr_op(const char *fname, MPI_Comm comm, int op, int keyval, vo
         err = MPIR_Err_create(MPI_ERR_KEYVAL, "predefined attribute %#x cannot be changed",
                               (unsigned)keyval);
     if (!err)
-        err = op == 0   ? set_attr(MPIR_ATTR_COMM, comm, keyval, val)
+        err = op == 0   ? set_attr(MPIR_ATTR_COMM, comm, keyval, val, 0)
               : op == 1 ? get_attr(MPIR_ATTR_COMM, comm, keyval, val, flag)
                         : delete_attr(MPIR_ATTR_COMM, comm, keyval);
     return MPIR_Err_return(c, fname, err);
@@ -410,7 +421,7 @@ static int type_attr_op(const char *fname, MPI_Datatype type, int op, int keyval
 {
     int err = MPIR_Check_type(type);
     if (!err)
-        err = op == 0   ? set_attr(MPIR_ATTR_TYPE, type, keyval, val)
+        err = op == 0   ? set_attr(MPIR_ATTR_TYPE, type, keyval, val, 0)
               : op == 1 ? get_attr(MPIR_ATTR_TYPE, type, keyval, val, flag)
                         : delete_attr(MPIR_ATTR_TYPE, type, keyval);
     return MPIR_Err_return(NULL, fname, err);

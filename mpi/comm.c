@@ -245,6 +245,8 @@ int MPIR_Comm_dup_impl(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
 static int dup_with_attrs(const char *fname, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     MPIR_Comm *c, *n = NULL;
+    if (newcomm)
+        *newcomm = MPI_COMM_NULL; /* what the caller has if this fails */
     int err = MPIR_Check_comm(comm, &c);
     if (!err && !newcomm)
         err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
@@ -506,9 +508,15 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
      * mpi_hw_resource_type=mpi_shared_memory and HW_UNGUIDED (when the node
      * is a strict subset) give the node; other requests give
      * MPI_COMM_NULL, as the standard allows (MPI-4.1 sec. 7.4.2). */
-    int color = MPI_UNDEFINED;
-    if (split_type != MPI_UNDEFINED)
-        err = host_color(c, &color);
+    /* Every member gathers, also one that passes MPI_UNDEFINED. */
+    int color = MPI_UNDEFINED, lo = 0, hi = 0;
+    err = host_color(c, &color);
+    if (!err)
+        err = MPIR_Allreduce_impl(&color, &lo, 1, MPI_INT, MPI_MIN, c);
+    if (!err)
+        err = MPIR_Allreduce_impl(&color, &hi, 1, MPI_INT, MPI_MAX, c);
+    if (split_type == MPI_UNDEFINED)
+        color = MPI_UNDEFINED;
     if (!err && split_type == MPI_COMM_TYPE_HW_GUIDED) {
         char val[MPI_MAX_INFO_VAL + 1];
         int flag = 0;
@@ -517,15 +525,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         if (!flag || strcmp(val, "mpi_shared_memory") != 0)
             color = MPI_UNDEFINED;
     }
-    if (!err && split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
-        /* All on one node: no strict subset exists. */
-        int lo, hi;
-        err = MPIR_Allreduce_impl(&color, &lo, 1, MPI_INT, MPI_MIN, c);
-        if (!err)
-            err = MPIR_Allreduce_impl(&color, &hi, 1, MPI_INT, MPI_MAX, c);
-        if (!err && lo == hi)
-            color = MPI_UNDEFINED;
-    }
+    if (!err && split_type == MPI_COMM_TYPE_HW_UNGUIDED && lo == hi)
+        color = MPI_UNDEFINED; /* all on one node: no strict subset exists */
     if (!err)
         err = MPIR_Comm_split_impl(c, color, key, &n);
     if (err)
@@ -723,6 +724,10 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     return MPI_SUCCESS;
 }
 
+static const char *const comm_hints[] = {"mpi_assert_no_any_tag", "mpi_assert_no_any_source",
+                                         "mpi_assert_exact_length", "mpi_assert_allow_overtaking",
+                                         NULL};
+
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
@@ -732,6 +737,10 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     int err = MPIR_Check_comm(comm, &c);
     if (!err)
         err = MPIR_Info_dup_impl(info, &copy);
+    /* Only the assertions MPI-4.1 defines for communicators are kept (and
+     * returned by MPI_Comm_get_info); other keys are ignored, as allowed. */
+    if (!err && copy != MPI_INFO_NULL)
+        err = MPIR_Info_keep_only(copy, comm_hints);
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_set_info", err);
     MPIR_Info_release(c->info);

@@ -1,6 +1,7 @@
 /* compat.c: MPI-1 names that MPI-3 removed but programs still call (MPI_Type_hvector ...),
  * handle conversion to and from Fortran integers, and MPI_Get_library_version. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "mpiimpl.h"
 
@@ -114,5 +115,133 @@ int PMPI_Get_library_version(char *version, int *resultlen)
              "Ferry %s (MPI %d.%d point-to-point; see doc/api.md for what is refused)",
              FERRY_VERSION, MPI_VERSION, MPI_SUBVERSION);
     *resultlen = (int)strlen(version);
+    return MPI_SUCCESS;
+}
+
+/* ---- Small environment calls whose answer is fixed by what Ferry is ---- */
+
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level; /* for profiling tools that wrap it; the library itself has no profiling */
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int *flag)
+{
+    MPIR_CHECK_INIT("MPI_Is_thread_main");
+    if (!flag)
+        return MPIR_Err_return(NULL, "MPI_Is_thread_main",
+                               MPIR_Err_create(MPI_ERR_ARG, "flag is NULL"));
+    *flag = 1; /* MPI_THREAD_SERIALIZED at most: the calling thread is the one */
+    return MPI_SUCCESS;
+}
+
+/* No process is ever spawned, so there is no parent (MPI-4.1 sec. 11.8.2). */
+#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    MPIR_CHECK_INIT("MPI_Comm_get_parent");
+    if (!parent)
+        return MPIR_Err_return(NULL, "MPI_Comm_get_parent",
+                               MPIR_Err_create(MPI_ERR_ARG, "parent is NULL"));
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* No communicator carries a topology (they are refused), so every one has
+ * none. */
+#pragma weak MPI_Topo_test = PMPI_Topo_test
+int PMPI_Topo_test(MPI_Comm comm, int *status)
+{
+    MPIR_CHECK_INIT("MPI_Topo_test");
+    MPIR_Comm *c;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err && !status)
+        err = MPIR_Err_create(MPI_ERR_ARG, "status is NULL");
+    if (err)
+        return MPIR_Err_return(c, "MPI_Topo_test", err);
+    *status = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+/* A balanced factorization of nnodes over the dimensions left 0 in dims,
+ * in non-increasing order (MPI-4.1 sec. 8.5.2): the largest prime factors
+ * go, one at a time, to the currently smallest free dimension. */
+#pragma weak MPI_Dims_create = PMPI_Dims_create
+int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+{
+    MPIR_CHECK_INIT("MPI_Dims_create");
+    int err = MPI_SUCCESS, fixed = 1, nfree = 0;
+    if (nnodes <= 0 || ndims < 0 || (ndims > 0 && !dims))
+        err = MPIR_Err_create(MPI_ERR_ARG, "Invalid nnodes %d or ndims %d", nnodes, ndims);
+    for (int i = 0; !err && i < ndims; i++) {
+        if (dims[i] < 0)
+            err = MPIR_Err_create(MPI_ERR_DIMS, "dims[%d] is negative (%d)", i, dims[i]);
+        else if (dims[i] > 0)
+            fixed *= dims[i];
+        else
+            nfree++;
+    }
+    if (!err && (nnodes % fixed != 0 || (nfree == 0 && fixed != nnodes)))
+        err = MPIR_Err_create(MPI_ERR_DIMS, "%d nodes cannot be split with the given dims", nnodes);
+    if (err)
+        return MPIR_Err_return(NULL, "MPI_Dims_create", err);
+    if (nfree == 0)
+        return MPI_SUCCESS;
+    int rest = nnodes / fixed, factors[64], nf = 0;
+    for (int p = 2; rest > 1; p++) {
+        while (rest % p == 0) {
+            factors[nf++] = p;
+            rest /= p;
+        }
+        if ((long)p * p > rest && rest > 1) {
+            factors[nf++] = rest;
+            rest = 1;
+        }
+    }
+    int d[64];
+    for (int i = 0; i < nfree; i++)
+        d[i] = 1;
+    for (int f = nf - 1; f >= 0; f--) { /* largest factor first */
+        int lo = 0;
+        for (int i = 1; i < nfree; i++)
+            if (d[i] < d[lo])
+                lo = i;
+        d[lo] *= factors[f];
+    }
+    for (int i = 0; i < nfree; i++) /* non-increasing */
+        for (int j = i + 1; j < nfree; j++)
+            if (d[j] > d[i]) {
+                int t = d[i];
+                d[i] = d[j];
+                d[j] = t;
+            }
+    for (int i = 0, k = 0; i < ndims; i++)
+        if (dims[i] == 0)
+            dims[i] = d[k++];
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    MPIR_CHECK_INIT("MPI_Alloc_mem");
+    (void)info;
+    void *p = size >= 0 ? malloc(size > 0 ? (size_t)size : 1) : NULL;
+    if (!p || !baseptr)
+        return MPIR_Err_return(
+            NULL, "MPI_Alloc_mem",
+            MPIR_Err_create(MPI_ERR_NO_MEM, "cannot allocate %ld bytes", (long)size));
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+int PMPI_Free_mem(void *base)
+{
+    MPIR_CHECK_INIT("MPI_Free_mem");
+    free(base);
     return MPI_SUCCESS;
 }

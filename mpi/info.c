@@ -151,6 +151,27 @@ int MPIR_Info_get_impl(MPI_Info info, const char *key, int valuelen, char *value
     return MPI_SUCCESS;
 }
 
+int MPIR_Info_keep_only(MPI_Info info, const char *const keys[])
+{
+    info_t *p = info_get(info);
+    pair_t **pp = p ? &p->head : NULL;
+    while (pp && *pp) {
+        int keep = 0;
+        for (int i = 0; keys[i] && !keep; i++)
+            keep = strcmp((*pp)->key, keys[i]) == 0;
+        if (keep) {
+            pp = &(*pp)->next;
+            continue;
+        }
+        pair_t *n = *pp;
+        *pp = n->next;
+        free(n->key);
+        free(n->value);
+        free(n);
+    }
+    return MPI_SUCCESS;
+}
+
 void MPIR_Info_finalize(void)
 {
     for (int i = 0; i < MAX_INFOS; i++) {

@@ -156,6 +156,8 @@ int MPIR_Info_create_impl(MPI_Info *info);
 int MPIR_Info_dup_impl(MPI_Info info, MPI_Info *newinfo);
 void MPIR_Info_release(MPI_Info info);
 int MPIR_Info_get_impl(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+/* Drops every key of info not in the NULL-terminated list keys. */
+int MPIR_Info_keep_only(MPI_Info info, const char *const keys[]);
 void MPIR_Info_finalize(void);
 
 /* ---- Error handlers (mpi/errhandler.c) ---- */

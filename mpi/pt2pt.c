@@ -484,22 +484,28 @@ static int imrecv(const char *fname, void *buf, MPI_Aint count, MPI_Datatype typ
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Mrecv = PMPI_Mrecv
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Status *status)
+static int mrecv(const char *fname, void *buf, MPI_Aint count, MPI_Datatype type,
+                 MPI_Message *message, MPI_Status *status)
 {
-    MPIR_CHECK_INIT("MPI_Mrecv");
     MPIR_Request *req;
-    int err = imrecv("MPI_Mrecv", buf, count, datatype, message, &req);
+    int err = imrecv(fname, buf, count, type, message, &req);
     if (err)
         return err;
     MPIR_Comm *c = req->comm;
     c->ref++;
     MPIR_Request_wait(req);
     MPI_Request h = req->handle;
-    err = MPIR_Err_return(c, "MPI_Mrecv", MPIR_Request_finish(&h, req, status));
+    err = MPIR_Err_return(c, fname, MPIR_Request_finish(&h, req, status));
     MPIR_Comm_release(c);
     return err;
+}
+
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    MPIR_CHECK_INIT("MPI_Mrecv");
+    return mrecv("MPI_Mrecv", buf, count, datatype, message, status);
 }
 
 #pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
@@ -507,17 +513,7 @@ int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message 
                  MPI_Status *status)
 {
     MPIR_CHECK_INIT("MPI_Mrecv_c");
-    MPIR_Request *req;
-    int err = imrecv("MPI_Mrecv_c", buf, count, datatype, message, &req);
-    if (err)
-        return err;
-    MPIR_Comm *c = req->comm;
-    c->ref++;
-    MPIR_Request_wait(req);
-    MPI_Request h = req->handle;
-    err = MPIR_Err_return(c, "MPI_Mrecv_c", MPIR_Request_finish(&h, req, status));
-    MPIR_Comm_release(c);
-    return err;
+    return mrecv("MPI_Mrecv_c", buf, count, datatype, message, status);
 }
 
 #pragma weak MPI_Imrecv = PMPI_Imrecv

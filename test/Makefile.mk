@@ -10,7 +10,7 @@ test_unit_stub_method_test_LDADD = libmpi.la
 test_unit_stub_method_test_CFLAGS = $(AM_CFLAGS)
 test_unit_config_test_SOURCES = test/unit/config_test.c
 test_unit_config_test_LDADD = libmpi.la
-EXTRA_DIST += test/mpi test/run-all.sh
+EXTRA_DIST += test/mpi test/profiling test/run-all.sh
 test_unit_rcache_test_SOURCES = test/unit/rcache_test.c
 test_unit_rcache_test_LDADD = libmpi.la
 # The chaos method test: an MPI program (run by test/chaos/run.sh under mpiexec).

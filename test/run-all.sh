@@ -123,6 +123,8 @@ install_check() {
 single install install_check
 
 part errors bash test/errors/run.sh "$inst"
+# The profiling interface from outside: an LD_PRELOAD tool and a statically linked one.
+part profiling bash test/profiling/run.sh "$inst"
 
 # Every protocol of the core against a fake method that answers AGAIN and INPROGRESS at random,
 # completes out of order and needs registration (test/chaos/).
@@ -138,6 +140,12 @@ if [ "$quick" = 1 ]; then
     part mpi runlist "$inst/bin/mpicc" "$inst/bin/mpiexec" "$top/_build/mpitests"
 else
     part mpi runlist "$inst/bin/mpicc" "$inst/bin/mpiexec" "$top/_build/mpitests" -variants
+fi
+
+# Messages beyond 2 GiB (MPI_Send_c ...): once, on shm, not under the variants.
+if [ "$quick" != 1 ]; then
+    part mpi-large runlist "$inst/bin/mpicc" "$inst/bin/mpiexec" "$top/_build/mpitests-large" \
+        -list "$top/test/mpi/testlist.large"
 fi
 
 # The same library under MPICH's Hydra (PMI over PMI_FD from another launcher).

@@ -27,7 +27,7 @@
  * for their registration caches): freed memory stays mapped, and memory
  * malloc hands out again is the same pages, which a cached registration
  * still describes correctly.  The remaining holes are listed in
- * doc/methods/verbs.md ("Registration cache"). */
+ * doc/method-api.md ("The registration cache"). */
 
 static atomic_int active;   /* a cache may hold regions: tell the caches */
 static atomic_ulong events; /* unmappings seen (tests, and the start-up check) */

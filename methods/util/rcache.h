@@ -17,7 +17,7 @@
  * at the same address, a cached registration would make the device read or
  * write the old pages: silent corruption.  So every cache hears of every
  * unmapping that the memory hooks (memhooks.c) see and drops the regions it
- * overlaps; see doc/methods/verbs.md "Registration cache".  A cache created
+ * overlaps; see doc/method-api.md "The registration cache".  A cache created
  * with enabled == 0 keeps nothing: each get registers, each last put
  * deregisters. */
 

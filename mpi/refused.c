@@ -1,0 +1,866 @@
+/* refused.c: functions Ferry declares but does not implement: each returns
+ * MPI_ERR_UNSUPPORTED_OPERATION (through the error handler) with a message naming the call and
+ * the reason, so programs that reference them link and fail clearly.  The list and the
+ * reasons are in doc/api.md. */
+#include "mpiimpl.h"
+
+static int refuse(const char *fname, const char *why)
+{
+    return MPIR_Err_return(NULL, fname,
+                           MPIR_Err_create(MPI_ERR_UNSUPPORTED_OPERATION,
+                                           "%s is not implemented in Ferry: %s (doc/api.md)", fname,
+                                           why));
+}
+
+static const char why_rma[] = "one-sided communication (windows) is not implemented";
+static const char why_topo[] = "process topologies are not implemented";
+static const char why_io[] = "parallel I/O (MPI_File) is not implemented";
+static const char why_dyn[] = "dynamic processes (spawn, ports, name service) are not implemented";
+static const char why_nbc[] = "nonblocking and the remaining collectives are not implemented";
+static const char why_op[] = "user-defined reduction operations are not implemented";
+static const char why_part[] = "partitioned communication is not implemented";
+static const char why_sess[] = "the sessions model is not implemented (use MPI_Init)";
+static const char why_err[] = "user-defined error classes and codes are not implemented";
+
+/* ---- One-sided communication ---- */
+
+#pragma weak MPI_Win_create = PMPI_Win_create
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
+{
+    return refuse("MPI_Win_create", why_rma);
+}
+
+#pragma weak MPI_Win_allocate = PMPI_Win_allocate
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win)
+{
+    return refuse("MPI_Win_allocate", why_rma);
+}
+
+#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    return refuse("MPI_Win_allocate_shared", why_rma);
+}
+
+#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return refuse("MPI_Win_create_dynamic", why_rma);
+}
+
+#pragma weak MPI_Win_free = PMPI_Win_free
+int PMPI_Win_free(MPI_Win *win)
+{
+    return refuse("MPI_Win_free", why_rma);
+}
+
+#pragma weak MPI_Win_fence = PMPI_Win_fence
+int PMPI_Win_fence(int assert, MPI_Win win)
+{
+    return refuse("MPI_Win_fence", why_rma);
+}
+
+#pragma weak MPI_Win_lock = PMPI_Win_lock
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    return refuse("MPI_Win_lock", why_rma);
+}
+
+#pragma weak MPI_Win_unlock = PMPI_Win_unlock
+int PMPI_Win_unlock(int rank, MPI_Win win)
+{
+    return refuse("MPI_Win_unlock", why_rma);
+}
+
+#pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
+int PMPI_Win_lock_all(int assert, MPI_Win win)
+{
+    return refuse("MPI_Win_lock_all", why_rma);
+}
+
+#pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
+int PMPI_Win_unlock_all(MPI_Win win)
+{
+    return refuse("MPI_Win_unlock_all", why_rma);
+}
+
+#pragma weak MPI_Win_flush = PMPI_Win_flush
+int PMPI_Win_flush(int rank, MPI_Win win)
+{
+    return refuse("MPI_Win_flush", why_rma);
+}
+
+#pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
+int PMPI_Win_flush_all(MPI_Win win)
+{
+    return refuse("MPI_Win_flush_all", why_rma);
+}
+
+#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
+int PMPI_Win_flush_local(int rank, MPI_Win win)
+{
+    return refuse("MPI_Win_flush_local", why_rma);
+}
+
+#pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
+int PMPI_Win_flush_local_all(MPI_Win win)
+{
+    return refuse("MPI_Win_flush_local_all", why_rma);
+}
+
+#pragma weak MPI_Win_sync = PMPI_Win_sync
+int PMPI_Win_sync(MPI_Win win)
+{
+    return refuse("MPI_Win_sync", why_rma);
+}
+
+#pragma weak MPI_Win_post = PMPI_Win_post
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    return refuse("MPI_Win_post", why_rma);
+}
+
+#pragma weak MPI_Win_start = PMPI_Win_start
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+{
+    return refuse("MPI_Win_start", why_rma);
+}
+
+#pragma weak MPI_Win_complete = PMPI_Win_complete
+int PMPI_Win_complete(MPI_Win win)
+{
+    return refuse("MPI_Win_complete", why_rma);
+}
+
+#pragma weak MPI_Win_wait = PMPI_Win_wait
+int PMPI_Win_wait(MPI_Win win)
+{
+    return refuse("MPI_Win_wait", why_rma);
+}
+
+#pragma weak MPI_Win_test = PMPI_Win_test
+int PMPI_Win_test(MPI_Win win, int *flag)
+{
+    return refuse("MPI_Win_test", why_rma);
+}
+
+#pragma weak MPI_Win_get_group = PMPI_Win_get_group
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    return refuse("MPI_Win_get_group", why_rma);
+}
+
+#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    return refuse("MPI_Win_shared_query", why_rma);
+}
+
+#pragma weak MPI_Win_attach = PMPI_Win_attach
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    return refuse("MPI_Win_attach", why_rma);
+}
+
+#pragma weak MPI_Win_detach = PMPI_Win_detach
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    return refuse("MPI_Win_detach", why_rma);
+}
+
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    return refuse("MPI_Win_set_attr", why_rma);
+}
+
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    return refuse("MPI_Win_get_attr", why_rma);
+}
+
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    return refuse("MPI_Win_delete_attr", why_rma);
+}
+
+#pragma weak MPI_Win_set_name = PMPI_Win_set_name
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    return refuse("MPI_Win_set_name", why_rma);
+}
+
+#pragma weak MPI_Win_get_name = PMPI_Win_get_name
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    return refuse("MPI_Win_get_name", why_rma);
+}
+
+#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    return refuse("MPI_Win_set_errhandler", why_rma);
+}
+
+#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    return refuse("MPI_Win_get_errhandler", why_rma);
+}
+
+#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                               MPI_Errhandler *errhandler)
+{
+    return refuse("MPI_Win_create_errhandler", why_rma);
+}
+
+#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    return refuse("MPI_Win_call_errhandler", why_rma);
+}
+
+#pragma weak MPI_Win_set_info = PMPI_Win_set_info
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    return refuse("MPI_Win_set_info", why_rma);
+}
+
+#pragma weak MPI_Win_get_info = PMPI_Win_get_info
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    return refuse("MPI_Win_get_info", why_rma);
+}
+
+#pragma weak MPI_Put = PMPI_Put
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win)
+{
+    return refuse("MPI_Put", why_rma);
+}
+
+#pragma weak MPI_Get = PMPI_Get
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return refuse("MPI_Get", why_rma);
+}
+
+#pragma weak MPI_Accumulate = PMPI_Accumulate
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return refuse("MPI_Accumulate", why_rma);
+}
+
+#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return refuse("MPI_Get_accumulate", why_rma);
+}
+
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    return refuse("MPI_Fetch_and_op", why_rma);
+}
+
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    return refuse("MPI_Compare_and_swap", why_rma);
+}
+
+#pragma weak MPI_Rput = PMPI_Rput
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+              MPI_Win win, MPI_Request *request)
+{
+    return refuse("MPI_Rput", why_rma);
+}
+
+#pragma weak MPI_Rget = PMPI_Rget
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
+{
+    return refuse("MPI_Rget", why_rma);
+}
+
+#pragma weak MPI_Raccumulate = PMPI_Raccumulate
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    return refuse("MPI_Raccumulate", why_rma);
+}
+
+/* ---- Process topologies ---- */
+
+#pragma weak MPI_Cart_create = PMPI_Cart_create
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                     int reorder, MPI_Comm *comm_cart)
+{
+    return refuse("MPI_Cart_create", why_topo);
+}
+
+#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+    return refuse("MPI_Cart_coords", why_topo);
+}
+
+#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+{
+    return refuse("MPI_Cart_rank", why_topo);
+}
+
+#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+{
+    return refuse("MPI_Cart_shift", why_topo);
+}
+
+#pragma weak MPI_Cart_sub = PMPI_Cart_sub
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    return refuse("MPI_Cart_sub", why_topo);
+}
+
+#pragma weak MPI_Cart_get = PMPI_Cart_get
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+{
+    return refuse("MPI_Cart_get", why_topo);
+}
+
+#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+{
+    return refuse("MPI_Cartdim_get", why_topo);
+}
+
+#pragma weak MPI_Cart_map = PMPI_Cart_map
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    return refuse("MPI_Cart_map", why_topo);
+}
+
+#pragma weak MPI_Graph_create = PMPI_Graph_create
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                      int reorder, MPI_Comm *comm_graph)
+{
+    return refuse("MPI_Graph_create", why_topo);
+}
+
+#pragma weak MPI_Graph_get = PMPI_Graph_get
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+{
+    return refuse("MPI_Graph_get", why_topo);
+}
+
+#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+{
+    return refuse("MPI_Graphdims_get", why_topo);
+}
+
+#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+{
+    return refuse("MPI_Graph_neighbors", why_topo);
+}
+
+#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+{
+    return refuse("MPI_Graph_neighbors_count", why_topo);
+}
+
+#pragma weak MPI_Graph_map = PMPI_Graph_map
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
+{
+    return refuse("MPI_Graph_map", why_topo);
+}
+
+#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], MPI_Info info,
+                           int reorder, MPI_Comm *comm_dist_graph)
+{
+    return refuse("MPI_Dist_graph_create", why_topo);
+}
+
+#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                    const int sourceweights[], int outdegree,
+                                    const int destinations[], const int destweights[],
+                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    return refuse("MPI_Dist_graph_create_adjacent", why_topo);
+}
+
+#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                              int maxoutdegree, int destinations[], int destweights[])
+{
+    return refuse("MPI_Dist_graph_neighbors", why_topo);
+}
+
+#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
+{
+    return refuse("MPI_Dist_graph_neighbors_count", why_topo);
+}
+
+#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return refuse("MPI_Neighbor_allgather", why_topo);
+}
+
+#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return refuse("MPI_Neighbor_alltoall", why_topo);
+}
+
+/* ---- Parallel I/O ---- */
+
+#pragma weak MPI_File_open = PMPI_File_open
+int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+    return refuse("MPI_File_open", why_io);
+}
+
+#pragma weak MPI_File_close = PMPI_File_close
+int PMPI_File_close(MPI_File *fh)
+{
+    return refuse("MPI_File_close", why_io);
+}
+
+#pragma weak MPI_File_delete = PMPI_File_delete
+int PMPI_File_delete(const char *filename, MPI_Info info)
+{
+    return refuse("MPI_File_delete", why_io);
+}
+
+#pragma weak MPI_File_set_size = PMPI_File_set_size
+int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+    return refuse("MPI_File_set_size", why_io);
+}
+
+#pragma weak MPI_File_get_size = PMPI_File_get_size
+int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
+{
+    return refuse("MPI_File_get_size", why_io);
+}
+
+#pragma weak MPI_File_set_view = PMPI_File_set_view
+int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                       const char *datarep, MPI_Info info)
+{
+    return refuse("MPI_File_set_view", why_io);
+}
+
+#pragma weak MPI_File_read = PMPI_File_read
+int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return refuse("MPI_File_read", why_io);
+}
+
+#pragma weak MPI_File_read_at = PMPI_File_read_at
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                      MPI_Status *status)
+{
+    return refuse("MPI_File_read_at", why_io);
+}
+
+#pragma weak MPI_File_read_all = PMPI_File_read_all
+int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return refuse("MPI_File_read_all", why_io);
+}
+
+#pragma weak MPI_File_read_at_all = PMPI_File_read_at_all
+int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
+                          MPI_Datatype datatype, MPI_Status *status)
+{
+    return refuse("MPI_File_read_at_all", why_io);
+}
+
+#pragma weak MPI_File_write = PMPI_File_write
+int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                    MPI_Status *status)
+{
+    return refuse("MPI_File_write", why_io);
+}
+
+#pragma weak MPI_File_write_at = PMPI_File_write_at
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                       MPI_Datatype datatype, MPI_Status *status)
+{
+    return refuse("MPI_File_write_at", why_io);
+}
+
+#pragma weak MPI_File_write_all = PMPI_File_write_all
+int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                        MPI_Status *status)
+{
+    return refuse("MPI_File_write_all", why_io);
+}
+
+#pragma weak MPI_File_write_at_all = PMPI_File_write_at_all
+int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                           MPI_Datatype datatype, MPI_Status *status)
+{
+    return refuse("MPI_File_write_at_all", why_io);
+}
+
+#pragma weak MPI_File_seek = PMPI_File_seek
+int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+    return refuse("MPI_File_seek", why_io);
+}
+
+#pragma weak MPI_File_get_position = PMPI_File_get_position
+int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+{
+    return refuse("MPI_File_get_position", why_io);
+}
+
+#pragma weak MPI_File_sync = PMPI_File_sync
+int PMPI_File_sync(MPI_File fh)
+{
+    return refuse("MPI_File_sync", why_io);
+}
+
+#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+{
+    return refuse("MPI_File_set_errhandler", why_io);
+}
+
+#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+{
+    return refuse("MPI_File_get_errhandler", why_io);
+}
+
+#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    return refuse("MPI_File_create_errhandler", why_io);
+}
+
+#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+    return refuse("MPI_File_call_errhandler", why_io);
+}
+
+#pragma weak MPI_File_get_info = PMPI_File_get_info
+int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
+{
+    return refuse("MPI_File_get_info", why_io);
+}
+
+#pragma weak MPI_File_set_info = PMPI_File_set_info
+int PMPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+    return refuse("MPI_File_set_info", why_io);
+}
+
+/* ---- Dynamic processes ---- */
+
+#pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
+{
+    return refuse("MPI_Comm_spawn", why_dyn);
+}
+
+#pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
+int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
+                             const int array_of_maxprocs[], const MPI_Info array_of_info[],
+                             int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
+{
+    return refuse("MPI_Comm_spawn_multiple", why_dyn);
+}
+
+#pragma weak MPI_Open_port = PMPI_Open_port
+int PMPI_Open_port(MPI_Info info, char *port_name)
+{
+    return refuse("MPI_Open_port", why_dyn);
+}
+
+#pragma weak MPI_Close_port = PMPI_Close_port
+int PMPI_Close_port(const char *port_name)
+{
+    return refuse("MPI_Close_port", why_dyn);
+}
+
+#pragma weak MPI_Comm_accept = PMPI_Comm_accept
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm)
+{
+    return refuse("MPI_Comm_accept", why_dyn);
+}
+
+#pragma weak MPI_Comm_connect = PMPI_Comm_connect
+int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                      MPI_Comm *newcomm)
+{
+    return refuse("MPI_Comm_connect", why_dyn);
+}
+
+#pragma weak MPI_Publish_name = PMPI_Publish_name
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    return refuse("MPI_Publish_name", why_dyn);
+}
+
+#pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    return refuse("MPI_Unpublish_name", why_dyn);
+}
+
+#pragma weak MPI_Lookup_name = PMPI_Lookup_name
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+{
+    return refuse("MPI_Lookup_name", why_dyn);
+}
+
+#pragma weak MPI_Comm_join = PMPI_Comm_join
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+    return refuse("MPI_Comm_join", why_dyn);
+}
+
+/* ---- Nonblocking and other collectives ---- */
+
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return refuse("MPI_Ibarrier", why_nbc);
+}
+
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return refuse("MPI_Ibcast", why_nbc);
+}
+
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request *request)
+{
+    return refuse("MPI_Ireduce", why_nbc);
+}
+
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return refuse("MPI_Iallreduce", why_nbc);
+}
+
+#pragma weak MPI_Igather = PMPI_Igather
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    return refuse("MPI_Igather", why_nbc);
+}
+
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return refuse("MPI_Iscatter", why_nbc);
+}
+
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return refuse("MPI_Iallgather", why_nbc);
+}
+
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return refuse("MPI_Ialltoall", why_nbc);
+}
+
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return refuse("MPI_Reduce_scatter", why_nbc);
+}
+
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return refuse("MPI_Reduce_scatter_block", why_nbc);
+}
+
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
+{
+    return refuse("MPI_Scan", why_nbc);
+}
+
+#pragma weak MPI_Exscan = PMPI_Exscan
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+{
+    return refuse("MPI_Exscan", why_nbc);
+}
+
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return refuse("MPI_Alltoallw", why_nbc);
+}
+
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op)
+{
+    return refuse("MPI_Reduce_local", why_nbc);
+}
+
+/* ---- User-defined operations ---- */
+
+#pragma weak MPI_Op_create = PMPI_Op_create
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    return refuse("MPI_Op_create", why_op);
+}
+
+#pragma weak MPI_Op_free = PMPI_Op_free
+int PMPI_Op_free(MPI_Op *op)
+{
+    return refuse("MPI_Op_free", why_op);
+}
+
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+    return refuse("MPI_Op_commutative", why_op);
+}
+
+/* ---- Partitioned communication ---- */
+
+#pragma weak MPI_Psend_init = PMPI_Psend_init
+int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                    int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return refuse("MPI_Psend_init", why_part);
+}
+
+#pragma weak MPI_Precv_init = PMPI_Precv_init
+int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return refuse("MPI_Precv_init", why_part);
+}
+
+#pragma weak MPI_Pready = PMPI_Pready
+int PMPI_Pready(int partition, MPI_Request request)
+{
+    return refuse("MPI_Pready", why_part);
+}
+
+#pragma weak MPI_Parrived = PMPI_Parrived
+int PMPI_Parrived(MPI_Request request, int partition, int *flag)
+{
+    return refuse("MPI_Parrived", why_part);
+}
+
+/* ---- Sessions ---- */
+
+#pragma weak MPI_Session_init = PMPI_Session_init
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    return refuse("MPI_Session_init", why_sess);
+}
+
+#pragma weak MPI_Session_finalize = PMPI_Session_finalize
+int PMPI_Session_finalize(MPI_Session *session)
+{
+    return refuse("MPI_Session_finalize", why_sess);
+}
+
+#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
+{
+    return refuse("MPI_Session_get_num_psets", why_sess);
+}
+
+#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
+                              char *pset_name)
+{
+    return refuse("MPI_Session_get_nth_pset", why_sess);
+}
+
+#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
+{
+    return refuse("MPI_Group_from_session_pset", why_sess);
+}
+
+#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    return refuse("MPI_Comm_create_from_group", why_sess);
+}
+
+/* ---- User error classes ---- */
+
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+int PMPI_Add_error_class(int *errorclass)
+{
+    return refuse("MPI_Add_error_class", why_err);
+}
+
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    return refuse("MPI_Add_error_code", why_err);
+}
+
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    return refuse("MPI_Add_error_string", why_err);
+}
