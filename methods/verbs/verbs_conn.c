@@ -92,7 +92,6 @@ MPIDI_VERBS_conn_t *MPIDI_VERBS_conn_get(int peer)
         if (!c)
             return NULL;
         c->peer = peer;
-        c->ctrl_free = 1;
         c->sq_depth = st->sq_depth;
         c->rd_depth = st->rd_atomic;
         st->conns[peer] = c;
@@ -109,7 +108,7 @@ static int grant_credits(MPIDI_VERBS_conn_t *c)
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     for (int g = st->credits_max; g >= 1; g /= 2) {
         if (MPIDI_VERBS_srq_reserve(g + 1) == 0) {
-            c->granted = g;
+            c->cr.granted = g;
             c->reserved = g + 1;
             return g;
         }
@@ -120,7 +119,7 @@ static int grant_credits(MPIDI_VERBS_conn_t *c)
 static void ungrant(MPIDI_VERBS_conn_t *c)
 {
     MPIDI_VERBS_srq_release(c->reserved);
-    c->reserved = c->granted = 0;
+    c->reserved = c->cr.granted = 0;
 }
 
 static int create_qp(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
@@ -308,7 +307,7 @@ static void on_request(struct rdma_cm_event *ev)
         return;
     }
     rep.credits = (uint16_t)g;
-    c->credits = req.credits;
+    MPIDI_VERBS_credit_init(&c->cr, req.credits, g);
     c->id = id;
     id->context = c;
     struct rdma_conn_param p;
@@ -337,6 +336,9 @@ static void on_route(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
                               st->srq_max, st->credits_max);
         return;
     }
+    /* Our credits come with the peer's answer; what it sends before we see
+     * that answer is counted already. */
+    MPIDI_VERBS_credit_init(&c->cr, 0, g);
     int err = create_qp(c, id);
     MPIDI_VERBS_priv_t req = {.magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank,
                               .job_id = st->job_id, .to = (uint32_t)c->peer,
@@ -432,7 +434,7 @@ static void on_event(struct rdma_cm_event *ev)
             return;
         if (c->out == id) {
             if (valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len, &priv))
-                c->credits = priv.credits;
+                c->cr.credits += priv.credits; /* (it may have sent already) */
             c->id = id;
             c->out = NULL;
         }
@@ -441,7 +443,7 @@ static void on_event(struct rdma_cm_event *ev)
             if (st->verbose >= 2)
                 fprintf(stderr, "ferry: rank %d: verbs connection to rank %d up (credits %d "
                                 "each way: we grant %d, inline %d, reads in flight %d)\n",
-                        st->rank, c->peer, c->credits, c->granted, c->max_inline, c->rd_depth);
+                        st->rank, c->peer, c->cr.credits, c->cr.granted, c->max_inline, c->rd_depth);
         }
         return;
     case RDMA_CM_EVENT_DISCONNECTED:

@@ -9,28 +9,7 @@
 
 #include "method.h"
 #include "rcache.h"
-
-/* ---- Wire format (doc/methods/verbs.md) ----
- *
- * Every SEND carries an 8-byte verbs header, then the core's header
- * (hdr_len bytes), then the payload (the rest of the completion's
- * byte_len).  The peer is known from the completion's queue pair number,
- * so no rank travels.  Integers are in the host's byte order (one build,
- * one kind of machine per job; the connection request's magic checks it). */
-typedef struct MPIDI_VERBS_hdr {
-    uint8_t handler;  /* the core's handler id, or MPIDI_VERBS_CREDIT / _BYE */
-    uint8_t flags;    /* MPIDI_VERBS_F_* */
-    uint16_t credits; /* receive buffers of the sender's peer freed: credits returned */
-    uint16_t hdr_len; /* core header bytes that follow */
-    uint16_t reserved;
-} MPIDI_VERBS_hdr_t;
-_Static_assert(sizeof(MPIDI_VERBS_hdr_t) == 8, "wire header (doc/methods/verbs.md)");
-
-#define MPIDI_VERBS_CREDIT 0xfe /* credits only, in the connection's reserved slot */
-#define MPIDI_VERBS_BYE 0xff    /* the sender finalizes; a disconnect that follows is no loss */
-#define MPIDI_VERBS_F_CTRL_ACK 0x1 /* the sender processed our last CREDIT message */
-#define MPIDI_VERBS_F_STARVED 0x2  /* the sender ran out of credits since its last message */
-#define MPIDI_VERBS_F_CTRL_SLOT 0x4 /* this message uses the reserved slot, not a credit */
+#include "verbs_credit.h"
 
 /* Connection private data (rdma_cm REQ, REP and REJ carry up to 56 bytes). */
 #define MPIDI_VERBS_MAGIC 0x56595246u /* "FRYV" */
@@ -111,14 +90,9 @@ typedef struct MPIDI_VERBS_conn {
     char card[128];
     int attempts;
     double retry_at;         /* a failed attempt is retried after this (seconds) */
-    /* Credits (doc/methods/verbs.md "Credits"). */
-    int credits;             /* sends we may make: buffers the peer holds for us */
-    int granted;             /* buffers we hold for the peer (regular ones) */
+    MPIDI_VERBS_credit_t cr; /* credits both ways (verbs_credit.h) */
     int reserved;            /* buffers this connection takes from the pool: granted + 1 */
-    int owed;                /* the peer's messages consumed and reposted, not yet reported */
-    int ctrl_free;           /* our CREDIT slot at the peer is free */
-    int ctrl_ack_owed;       /* we received a CREDIT message and have not acknowledged it */
-    int starved;             /* we ran out of credits since our last message */
+    int said_bye;            /* we sent BYE (finalize) */
     int peer_closed;         /* the peer said BYE */
     /* Send queue. */
     int sq_depth;

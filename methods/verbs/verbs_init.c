@@ -153,14 +153,26 @@ int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
         struct epoll_event e = {.events = EPOLLIN, .data.fd = fds[i]};
         epoll_ctl(st->epfd, EPOLL_CTL_ADD, fds[i], &e);
     }
+    /* Fork: a kernel from 5.13 on gives a child copies of pinned pages, and
+     * rdma-core knows it (UNNEEDED); before that, only RDMAV_FORK_SAFE=1
+     * (ibv_fork_init) keeps a child from breaking the parent's
+     * registrations, and it must be set before the first verbs call, by the
+     * user: Ferry does not turn it on behind a program's back, since it
+     * makes registered pages vanish from children (doc/methods/verbs.md). */
+    enum ibv_fork_status fork_status = ibv_is_fork_initialized();
     if (st->verbose)
         fprintf(stderr,
                 "ferry: rank %d: verbs on %s port %d GID %d (%s), listening on %s port %d; "
-                "buffers %zu B, srq %d..%d, credits %d, inline %d, rd_atomic %d, max_msg %zu\n",
+                "buffers %zu B, srq %d..%d, credits %d, inline %d, rd_atomic %d, max_msg %zu; "
+                "fork %s\n",
                 st->rank, st->devname, st->port, st->gid_index,
                 st->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "IB", st->ip,
                 st->listen_port, st->buf_size, st->srq_size, st->srq_max, st->credits_max,
-                st->inline_max, st->rd_atomic, st->max_rdma);
+                st->inline_max, st->rd_atomic, st->max_rdma,
+                fork_status == IBV_FORK_UNNEEDED  ? "safe (the kernel copies pinned pages)"
+                : fork_status == IBV_FORK_ENABLED ? "safe (RDMAV_FORK_SAFE)"
+                                                  : "unsafe: a child must not touch buffers used "
+                                                    "for communication (set RDMAV_FORK_SAFE=1)");
     return MPI_SUCCESS;
 
 fn_fail:

@@ -82,23 +82,16 @@ static void recv_completion(const struct ibv_wc *wc)
         return;
     }
     st->stats.recvs++;
-    c->credits += h.credits;
-    if (h.flags & MPIDI_VERBS_F_CTRL_ACK)
-        c->ctrl_free = 1;
     /* The buffer was replaced on the SRQ before this dispatch: the peer's
      * credit (or its reserved slot) can go back to it. */
-    if (h.flags & MPIDI_VERBS_F_CTRL_SLOT)
-        c->ctrl_ack_owed = 1;
-    else
-        c->owed++;
+    MPIDI_VERBS_credit_arrived(&c->cr, &h);
     if ((h.flags & MPIDI_VERBS_F_STARVED) && st->spare > 0) {
         /* Buffers the limit event added go to senders that ran dry. */
         int bonus = st->spare < st->credits_max ? st->spare : st->credits_max;
         st->spare -= bonus;
         st->reserved += bonus;
         c->reserved += bonus;
-        c->granted += bonus;
-        c->owed += bonus;
+        MPIDI_VERBS_credit_grant_more(&c->cr, bonus);
         st->stats.bonus_credits += (unsigned long)bonus;
     }
     if (h.handler == MPIDI_VERBS_BYE)

@@ -181,22 +181,6 @@ static void flush_idle(void)
     }
 }
 
-static void fill_hdr(MPIDI_VERBS_conn_t *c, MPIDI_VERBS_hdr_t *h, int handler, size_t hdr_len)
-{
-    int give = c->owed < 65535 ? c->owed : 65535;
-    h->handler = (uint8_t)handler;
-    h->flags = (uint8_t)((c->ctrl_ack_owed ? MPIDI_VERBS_F_CTRL_ACK : 0) |
-                         (c->starved ? MPIDI_VERBS_F_STARVED : 0));
-    h->credits = (uint16_t)give;
-    h->hdr_len = (uint16_t)hdr_len;
-    h->reserved = 0;
-    c->owed -= give;
-    c->ctrl_ack_owed = 0;
-    c->starved = 0;
-    if (give && handler != MPIDI_VERBS_CREDIT)
-        MPIDI_VERBS_state.stats.credits_piggy += (unsigned long)give;
-}
-
 static int conn_usable(MPIDI_VERBS_conn_t *c, int peer)
 {
     if (!c)
@@ -226,8 +210,8 @@ int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
         st->stats.sq_full++;
         return MPIDI_AGAIN;
     }
-    if (c->credits == 0) {
-        c->starved = 1;
+    MPIDI_VERBS_spend_t spend = MPIDI_VERBS_credit_peek(&c->cr, 0);
+    if (spend == MPIDI_VERBS_SPEND_NONE) {
         st->stats.no_credit++;
         return MPIDI_AGAIN;
     }
@@ -250,8 +234,8 @@ int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
         st->nsfree--;
         buf = tx.sbuf->addr;
     }
-    MPIDI_VERBS_hdr_t h;
-    fill_hdr(c, &h, handler, hdr_len);
+    MPIDI_VERBS_hdr_t h = {.handler = (uint8_t)handler, .hdr_len = (uint16_t)hdr_len};
+    st->stats.credits_piggy += (unsigned long)MPIDI_VERBS_credit_spend(&c->cr, spend, &h);
     memcpy(buf, &h, sizeof(h));
     memcpy(buf + sizeof(h), hdr, hdr_len);
     if (len)
@@ -261,7 +245,6 @@ int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     struct ibv_send_wr wr = {.opcode = IBV_WR_SEND, .sg_list = &sge, .num_sge = 1,
                              .send_flags = (inl ? IBV_SEND_INLINE : 0) |
                                            ((flags & MPIDI_AM_FENCE) ? IBV_SEND_FENCE : 0)};
-    c->credits--;
     st->stats.sends++;
     st->stats.inline_sends += (unsigned long)inl;
     return MPIDI_VERBS_post(c, &wr, &tx, inl ? stage : NULL, total);
@@ -274,53 +257,46 @@ int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler)
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     if (c->state != MPIDI_VERBS_CONN_UP)
         return MPI_ERR_OTHER;
-    if (c->sq_used >= c->sq_depth - 1 || (!c->ctrl_free && c->credits == 0))
+    MPIDI_VERBS_spend_t spend = MPIDI_VERBS_credit_peek(&c->cr, 1);
+    if (c->sq_used >= c->sq_depth - 1 || spend == MPIDI_VERBS_SPEND_NONE)
         return MPIDI_AGAIN;
-    int use_slot = c->ctrl_free;
-    MPIDI_VERBS_hdr_t h;
-    fill_hdr(c, &h, handler, 0);
-    if (use_slot)
-        h.flags |= MPIDI_VERBS_F_CTRL_SLOT;
     MPIDI_VERBS_tx_t tx = {.kind = MPIDI_VERBS_TX_SEND};
-    int inl = (int)sizeof(h) <= c->max_inline;
+    int inl = (int)sizeof(MPIDI_VERBS_hdr_t) <= c->max_inline;
+    if (!inl && !st->sfree)
+        return MPIDI_AGAIN;
+    MPIDI_VERBS_hdr_t h = {.handler = (uint8_t)handler};
+    MPIDI_VERBS_credit_spend(&c->cr, spend, &h);
     char *buf = (char *)&h;
     if (!inl) {
-        if (!st->sfree)
-            return MPIDI_AGAIN;
         tx.sbuf = st->sfree;
         st->sfree = tx.sbuf->next;
         st->nsfree--;
         memcpy(tx.sbuf->addr, &h, sizeof(h));
         buf = tx.sbuf->addr;
     }
-    if (use_slot)
-        c->ctrl_free = 0;
-    else
-        c->credits--;
     struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = sizeof(h),
                           .lkey = inl ? 0 : tx.sbuf->lkey};
     struct ibv_send_wr wr = {.opcode = IBV_WR_SEND, .sg_list = &sge, .num_sge = 1,
                              .send_flags = inl ? IBV_SEND_INLINE : 0};
     if (handler == MPIDI_VERBS_CREDIT)
         st->stats.credit_msgs++;
+    else if (handler == MPIDI_VERBS_BYE)
+        c->said_bye = 1;
     return MPIDI_VERBS_post(c, &wr, &tx, inl ? &h : NULL, sizeof(h));
 }
 
 /* Credits flow back on every message; a connection whose traffic goes one
- * way returns them in a CREDIT message once credit_return have piled up
- * (all of them, and any acknowledgement owed, at finalize). */
+ * way returns them in a CREDIT message (MPIDI_VERBS_credit_due). */
 int MPIDI_VERBS_return_credits(int *made)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     for (int i = 0; i < st->nlist; i++) {
         MPIDI_VERBS_conn_t *c = st->list[i];
-        if (c->state != MPIDI_VERBS_CONN_UP || c->peer_closed)
+        if (c->state != MPIDI_VERBS_CONN_UP ||
+            !MPIDI_VERBS_credit_due(&c->cr, st->credit_return, c->said_bye, c->peer_closed))
             continue;
-        if (c->owed >= st->credit_return ||
-            (st->finalizing && (c->owed > 0 || c->ctrl_ack_owed))) {
-            if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_CREDIT) == MPI_SUCCESS)
-                *made = 1;
-        }
+        if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_CREDIT) == MPI_SUCCESS)
+            *made = 1;
     }
     return MPI_SUCCESS;
 }
