@@ -164,6 +164,14 @@ typedef struct MPIDI_method_ops {
      * event that came just before is not missed; progress consumes what
      * made the descriptor readable. */
     int (*wait_fd)(void);
+
+    /* Optional: called after every progress pass, once the core has retried
+     * its deferred operations.  A method may hold back what it was asked to
+     * send during the pass and post it all here (verbs: one doorbell per
+     * connection for the replies of a completion batch and the sends its
+     * returned credits released).  What the application sends outside a
+     * pass must not wait for this. */
+    void (*progress_done)(void);
 } MPIDI_method_ops_t;
 
 /* ---- Upcalls into the core (implemented in adi/) ---- */

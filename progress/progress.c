@@ -33,6 +33,9 @@ int MPID_Progress_test(void)
         made |= m;
     }
     made |= MPIDI_deferred_progress();
+    for (int i = 0; i < MPIDI_nactive; i++)
+        if (MPIDI_active[i].ops->progress_done)
+            MPIDI_active[i].ops->progress_done();
     return made;
 }
 

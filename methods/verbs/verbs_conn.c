@@ -1,4 +1,5 @@
-/* verbs_conn.c: connections with rdma_cm: listener, lazy connect, simultaneous connects, loss, close. */
+/* verbs_conn.c: connections with rdma_cm: listener, lazy connect, simultaneous connects, loss,
+ * close. */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -63,11 +64,15 @@ int MPIDI_VERBS_listen(void)
         make_sockaddr(st->ip, 0, &ss) != 0 ||
         rdma_bind_addr(st->listen_id, (struct sockaddr *)&ss) != 0 ||
         rdma_listen(st->listen_id, 128) != 0)
-        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: cannot listen on %s with rdma_cm: %s "
-                                               "(errno %d)", st->ip, strerror(errno), errno);
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "verbs: cannot listen on %s with rdma_cm: %s "
+                                "(errno %d)",
+                                st->ip, strerror(errno), errno);
     if (st->listen_id->verbs != st->ctx)
-        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: address %s belongs to another device "
-                                               "than %s", st->ip, st->devname);
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "verbs: address %s belongs to another device "
+                                "than %s",
+                                st->ip, st->devname);
     st->listen_port = ntohs(rdma_get_src_port(st->listen_id));
     return MPI_SUCCESS;
 }
@@ -125,16 +130,20 @@ static void ungrant(MPIDI_VERBS_conn_t *c)
 static int create_qp(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
-    struct ibv_qp_init_attr qa = {
-        .send_cq = st->cq, .recv_cq = st->cq, .srq = st->srq, .qp_type = IBV_QPT_RC,
-        .cap = {.max_send_wr = (uint32_t)c->sq_depth, .max_send_sge = 1,
-                .max_inline_data = (uint32_t)st->inline_max}};
+    struct ibv_qp_init_attr qa = {.send_cq = st->cq,
+                                  .recv_cq = st->cq,
+                                  .srq = st->srq,
+                                  .qp_type = IBV_QPT_RC,
+                                  .cap = {.max_send_wr = (uint32_t)c->sq_depth,
+                                          .max_send_sge = 1,
+                                          .max_inline_data = (uint32_t)st->inline_max}};
     if (rdma_create_qp(id, st->pd, &qa) != 0) {
         qa.cap.max_inline_data = 0; /* some devices take no inline data */
         if (rdma_create_qp(id, st->pd, &qa) != 0)
-            return MPIDU_err_create(MPI_ERR_OTHER, "verbs: rdma_create_qp for rank %d (%d send "
-                                                   "slots): %s (errno %d)", c->peer, c->sq_depth,
-                                    strerror(errno), errno);
+            return MPIDU_err_create(MPI_ERR_OTHER,
+                                    "verbs: rdma_create_qp for rank %d (%d send "
+                                    "slots): %s (errno %d)",
+                                    c->peer, c->sq_depth, strerror(errno), errno);
     }
     c->max_inline = (int)qa.cap.max_inline_data;
     if (c->max_inline > st->inline_max)
@@ -232,23 +241,39 @@ void MPIDI_VERBS_conn_fail(MPIDI_VERBS_conn_t *c, const char *fmt, ...)
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     if (c->state == MPIDI_VERBS_CONN_FAILED)
         return;
-    char msg[512];
-    int n = snprintf(msg, sizeof(msg), "verbs: rank %d: connection to rank %d lost: ", st->rank,
-                     c->peer);
+    int n = snprintf(c->fail_msg, sizeof(c->fail_msg),
+                     "verbs: rank %d: connection to rank %d lost: ", st->rank, c->peer);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+    vsnprintf(c->fail_msg + n, sizeof(c->fail_msg) - (size_t)n, fmt, ap);
     va_end(ap);
     c->state = MPIDI_VERBS_CONN_FAILED;
     /* Every operation toward the peer is dropped before the core hears of
      * it: no MPIDU_op_done after this (posted ones retire silently as the
-     * device flushes them). */
+     * device flushes them, batched ones here). */
     MPIDI_VERBS_rdma_drop(c);
-    c->nbatch = 0;
+    MPIDI_VERBS_batch_drop(c);
     if (c->id)
         rdma_disconnect(c->id); /* the queue pair goes to error: posted work is flushed */
-    if (!st->finalizing)
-        MPIDU_peer_failed(c->peer, MPI_ERR_OTHER, msg);
+    /* The core hears of it from progress (MPIDI_VERBS_report_failures), never
+     * from inside a send it is making. */
+    c->fail_report = !st->finalizing;
+    st->fail_pending |= c->fail_report;
+}
+
+void MPIDI_VERBS_report_failures(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    if (!st->fail_pending)
+        return;
+    st->fail_pending = 0;
+    for (int i = 0; i < st->nlist; i++) {
+        MPIDI_VERBS_conn_t *c = st->list[i];
+        if (c->fail_report) {
+            c->fail_report = 0;
+            MPIDU_peer_failed(c->peer, MPI_ERR_OTHER, c->fail_msg);
+        }
+    }
 }
 
 /* ---- events ---- */
@@ -259,15 +284,15 @@ static int valid_priv(const void *data, int len, MPIDI_VERBS_priv_t *p)
     if (!data || len < (int)sizeof(*p))
         return 0;
     memcpy(p, data, sizeof(*p));
-    return p->magic == MPIDI_VERBS_MAGIC && p->job_id == st->job_id &&
-           (int)p->rank < st->size && (int)p->rank != st->rank;
+    return p->magic == MPIDI_VERBS_MAGIC && p->job_id == st->job_id && (int)p->rank < st->size &&
+           (int)p->rank != st->rank;
 }
 
 static void on_request(struct rdma_cm_event *ev)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
-    MPIDI_VERBS_priv_t req, rep = {.magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank,
-                                   .job_id = st->job_id};
+    MPIDI_VERBS_priv_t req,
+        rep = {.magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank, .job_id = st->job_id};
     struct rdma_cm_id *id = ev->id;
     if (!valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len, &req) ||
         (int)req.to != st->rank) {
@@ -278,7 +303,8 @@ static void on_request(struct rdma_cm_event *ev)
     }
     MPIDI_VERBS_conn_t *c = MPIDI_VERBS_conn_get((int)req.rank);
     int ours_pending = c && c->out && c->state != MPIDI_VERBS_CONN_FAILED;
-    if (!c || c->id || c->state == MPIDI_VERBS_CONN_FAILED || (ours_pending && st->rank < c->peer)) {
+    if (!c || c->id || c->state == MPIDI_VERBS_CONN_FAILED ||
+        (ours_pending && st->rank < c->peer)) {
         /* Our own attempt wins (lower rank), or we have a connection. */
         rep.reason = MPIDI_VERBS_REJ_LOSE;
         rdma_reject(id, &rep, sizeof(rep));
@@ -301,8 +327,9 @@ static void on_request(struct rdma_cm_event *ev)
         rep.reason = MPIDI_VERBS_REJ_FULL;
         rdma_reject(id, &rep, sizeof(rep));
         drop_id(id);
-        fprintf(stderr, "ferry: rank %d: verbs refuses rank %d: no receive buffers or queue "
-                        "pair left (FERRY_VERBS_SRQ_MAX, FERRY_VERBS_CREDITS)\n",
+        fprintf(stderr,
+                "ferry: rank %d: verbs refuses rank %d: no receive buffers or queue "
+                "pair left (FERRY_VERBS_SRQ_MAX, FERRY_VERBS_CREDITS)\n",
                 st->rank, c->peer);
         return;
     }
@@ -331,8 +358,9 @@ static void on_route(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     int g = grant_credits(c);
     if (g < 0) {
-        MPIDI_VERBS_conn_fail(c, "no receive buffers left to grant it credits "
-                                 "(FERRY_VERBS_SRQ_MAX %d, FERRY_VERBS_CREDITS %d)",
+        MPIDI_VERBS_conn_fail(c,
+                              "no receive buffers left to grant it credits "
+                              "(FERRY_VERBS_SRQ_MAX %d, FERRY_VERBS_CREDITS %d)",
                               st->srq_max, st->credits_max);
         return;
     }
@@ -340,8 +368,10 @@ static void on_route(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
      * that answer is counted already. */
     MPIDI_VERBS_credit_init(&c->cr, 0, g);
     int err = create_qp(c, id);
-    MPIDI_VERBS_priv_t req = {.magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank,
-                              .job_id = st->job_id, .to = (uint32_t)c->peer,
+    MPIDI_VERBS_priv_t req = {.magic = MPIDI_VERBS_MAGIC,
+                              .rank = (uint32_t)st->rank,
+                              .job_id = st->job_id,
+                              .to = (uint32_t)c->peer,
                               .credits = (uint16_t)g};
     struct rdma_conn_param p;
     conn_param(&p, &req);
@@ -353,8 +383,7 @@ static void on_route(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
 }
 
 /* Our attempt ended without a connection: try again later, or give up. */
-static void out_failed(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, const char *what,
-                       int status)
+static void out_failed(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, const char *what, int status)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     if (c->out == id) {
@@ -423,7 +452,7 @@ static void on_event(struct rdma_cm_event *ev)
             c->attempts = MPIDI_VERBS_ATTEMPTS; /* a refusal, not a glitch */
             out_failed(c, id,
                        priv.reason == MPIDI_VERBS_REJ_FULL ? "refused: the peer has no buffers left"
-                                                          : "refused: not the process we want",
+                                                           : "refused: not the process we want",
                        ev->status);
         } else {
             out_failed(c, id, "rejected", ev->status);
@@ -441,9 +470,11 @@ static void on_event(struct rdma_cm_event *ev)
         if (c->id == id && c->state != MPIDI_VERBS_CONN_FAILED) {
             c->state = MPIDI_VERBS_CONN_UP;
             if (st->verbose >= 2)
-                fprintf(stderr, "ferry: rank %d: verbs connection to rank %d up (credits %d "
-                                "each way: we grant %d, inline %d, reads in flight %d)\n",
-                        st->rank, c->peer, c->cr.credits, c->cr.granted, c->max_inline, c->rd_depth);
+                fprintf(stderr,
+                        "ferry: rank %d: verbs connection to rank %d up (credits %d "
+                        "each way: we grant %d, inline %d, reads in flight %d)\n",
+                        st->rank, c->peer, c->cr.credits, c->cr.granted, c->max_inline,
+                        c->rd_depth);
         }
         return;
     case RDMA_CM_EVENT_DISCONNECTED:
@@ -533,6 +564,7 @@ void MPIDI_VERBS_conn_close_all(void)
         }
         int made = 0;
         MPIDI_VERBS_progress(&made);
+        MPIDI_VERBS_progress_done();
     }
     free(bye);
     for (int p = 0; p < st->size; p++) {

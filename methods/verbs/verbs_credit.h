@@ -103,8 +103,7 @@ static inline int MPIDI_VERBS_credit_spend(MPIDI_VERBS_credit_t *cr, MPIDI_VERBS
 /* A message from the peer was consumed and its buffer is back on the
  * queue: take the credits and acknowledgement it carries, and owe it the
  * buffer (or an acknowledgement of the reserved slot). */
-static inline void MPIDI_VERBS_credit_arrived(MPIDI_VERBS_credit_t *cr,
-                                              const MPIDI_VERBS_hdr_t *h)
+static inline void MPIDI_VERBS_credit_arrived(MPIDI_VERBS_credit_t *cr, const MPIDI_VERBS_hdr_t *h)
 {
     cr->credits += h->credits;
     if (h->flags & MPIDI_VERBS_F_CTRL_ACK)

@@ -57,8 +57,8 @@ static int rate_gid(const struct ibv_gid_entry *e, char *ip, size_t len)
 
 /* The best GID of a port (or the one FERRY_VERBS_GID_INDEX asks for);
  * returns its index or -1 with *why_p set. */
-static int pick_gid(struct ibv_context *ctx, int port, int tbl_len, long want, char *ip,
-                    size_t len, const char **why_p)
+static int pick_gid(struct ibv_context *ctx, int port, int tbl_len, long want, char *ip, size_t len,
+                    const char **why_p)
 {
     int best = -1, best_rate = GID_NONE;
     for (int i = 0; i < tbl_len; i++) {
@@ -98,8 +98,9 @@ int MPIDI_VERBS_open_device(void)
         size_t n = colon ? (size_t)(colon - want) : strlen(want);
         snprintf(want_name, sizeof(want_name), "%.*s", (int)n, want);
         if (colon && sscanf(colon + 1, "%d", &want_port) != 1)
-            return MPIDU_err_create(MPI_ERR_ARG, "FERRY_VERBS_DEVICE=\"%s\": expected NAME or "
-                                                 "NAME:PORT (e.g. rxe0:1)",
+            return MPIDU_err_create(MPI_ERR_ARG,
+                                    "FERRY_VERBS_DEVICE=\"%s\": expected NAME or "
+                                    "NAME:PORT (e.g. rxe0:1)",
                                     want);
     }
     int n = 0;
@@ -140,8 +141,9 @@ int MPIDI_VERBS_open_device(void)
         }
     }
     if (*want_name || want_gid >= 0)
-        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: FERRY_VERBS_DEVICE=\"%s\" "
-                                               "FERRY_VERBS_GID_INDEX=%ld cannot be used: %s",
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "verbs: FERRY_VERBS_DEVICE=\"%s\" "
+                                "FERRY_VERBS_GID_INDEX=%ld cannot be used: %s",
                                 want, want_gid, why);
     if (st->verbose || st->forced)
         fprintf(stderr, "ferry: rank %d: verbs unavailable: %s\n", st->rank, why);

@@ -1,4 +1,5 @@
-/* verbs_impl.h: wire format, device, connection and buffer state, and prototypes of the verbs method. */
+/* verbs_impl.h: wire format, device, connection and buffer state, and prototypes of the verbs
+ * method. */
 #ifndef VERBS_IMPL_H_INCLUDED
 #define VERBS_IMPL_H_INCLUDED
 
@@ -39,6 +40,14 @@ typedef struct MPIDI_VERBS_rbuf {
     uint32_t lkey;
 } MPIDI_VERBS_rbuf_t;
 
+/* Buffers are allocated and registered in slabs, kept until finalize (the
+ * SRQ or a send may hold any of their buffers). */
+typedef struct MPIDI_VERBS_slab {
+    struct ibv_mr *mr;
+    char *mem;
+    void *descs; /* the buffers' descriptors */
+} MPIDI_VERBS_slab_t;
+
 typedef struct MPIDI_VERBS_sbuf {
     struct MPIDI_VERBS_sbuf *next;
     char *addr;
@@ -53,11 +62,11 @@ typedef struct MPIDI_VERBS_rdma_op {
     int is_get;
     char *local;
     uint64_t remote;
-    size_t left;      /* bytes not posted yet */
+    size_t left; /* bytes not posted yet */
     uint32_t lkey, rkey;
-    int pieces_out;   /* posted, not completed */
+    int pieces_out; /* posted, not completed */
     int err;
-    int dropped;      /* the connection failed: no MPIDU_op_done, freed when idle */
+    int dropped; /* the connection failed: no MPIDU_op_done, freed when idle */
     void *cookie;
 } MPIDI_VERBS_rdma_op_t;
 
@@ -68,13 +77,13 @@ enum { MPIDI_VERBS_TX_SEND, MPIDI_VERBS_TX_READ, MPIDI_VERBS_TX_WRITE, MPIDI_VER
 typedef struct MPIDI_VERBS_tx {
     uint8_t kind;
     uint8_t signalled;
-    MPIDI_VERBS_sbuf_t *sbuf;     /* send buffer to free (NULL: inline or none) */
-    MPIDI_VERBS_rdma_op_t *op;    /* read/write piece of this operation */
+    MPIDI_VERBS_sbuf_t *sbuf;  /* send buffer to free (NULL: inline or none) */
+    MPIDI_VERBS_rdma_op_t *op; /* read/write piece of this operation */
 } MPIDI_VERBS_tx_t;
 
 typedef enum {
-    MPIDI_VERBS_CONN_NONE,     /* nothing yet */
-    MPIDI_VERBS_CONN_RESOLVING,/* we connect: address and route being resolved */
+    MPIDI_VERBS_CONN_NONE,       /* nothing yet */
+    MPIDI_VERBS_CONN_RESOLVING,  /* we connect: address and route being resolved */
     MPIDI_VERBS_CONN_CONNECTING, /* we connect: request sent */
     MPIDI_VERBS_CONN_ACCEPTING,  /* the peer connects: accepted, waiting to be established */
     MPIDI_VERBS_CONN_UP,
@@ -84,8 +93,8 @@ typedef enum {
 typedef struct MPIDI_VERBS_conn {
     int peer;
     MPIDI_VERBS_conn_state_t state;
-    struct rdma_cm_id *id;   /* the id whose queue pair carries the traffic */
-    struct rdma_cm_id *out;  /* our own attempt while it lasts */
+    struct rdma_cm_id *id;  /* the id whose queue pair carries the traffic */
+    struct rdma_cm_id *out; /* our own attempt while it lasts */
     struct ibv_qp *qp;
     char card[128];
     int attempts;
@@ -93,15 +102,17 @@ typedef struct MPIDI_VERBS_conn {
     MPIDI_VERBS_credit_t cr; /* credits both ways (verbs_credit.h) */
     int reserved;            /* buffers this connection takes from the pool: granted + 1 */
     int said_bye;            /* we sent BYE (finalize) */
-    int peer_closed;         /* the peer said BYE */
+    int fail_report;         /* failed: the core has not been told yet */
+    char fail_msg[384];
+    int peer_closed; /* the peer said BYE */
     /* Send queue. */
     int sq_depth;
-    int sq_used;             /* posted or batched, not retired */
-    int unsignalled;         /* since the last signalled work request */
-    int signal_pending;      /* a signalled work request is in flight */
-    MPIDI_VERBS_tx_t *ring;  /* sq_depth entries, by slot */
-    unsigned ring_head, ring_tail; /* next slot to use, oldest not retired */
-    int reads_out, rd_depth; /* reads in flight, and their bound */
+    int sq_used;                                  /* posted or batched, not retired */
+    int unsignalled;                              /* since the last signalled work request */
+    int signal_pending;                           /* a signalled work request is in flight */
+    MPIDI_VERBS_tx_t *ring;                       /* sq_depth entries, by slot */
+    unsigned ring_head, ring_tail;                /* next slot to use, oldest not retired */
+    int reads_out, rd_depth;                      /* reads in flight, and their bound */
     MPIDI_VERBS_rdma_op_t *rdma_head, *rdma_tail; /* pieces waiting */
     /* Doorbell batching: work requests built during progress, posted at its end. */
     struct ibv_send_wr batch[MPIDI_VERBS_POST_BATCH];
@@ -123,8 +134,8 @@ typedef struct MPIDI_VERBS_stats {
 typedef struct MPIDI_VERBS_state {
     int rank, size;
     uint64_t job_id;
-    int available;          /* a device with an active port was found */
-    int forced;             /* FERRY_METHODS names verbs: reach peers on this node too */
+    int available; /* a device with an active port was found */
+    int forced;    /* FERRY_METHODS names verbs: reach peers on this node too */
     const int *node_of;
     int node_id;
     int verbose;
@@ -134,23 +145,23 @@ typedef struct MPIDI_VERBS_state {
     char devname[32];
     int port;
     int gid_index;
-    char ip[64];            /* the address rdma_cm listens on (from the GID table) */
+    char ip[64]; /* the address rdma_cm listens on (from the GID table) */
     struct ibv_device_attr dev_attr;
     struct ibv_port_attr port_attr;
     struct ibv_pd *pd;
     struct ibv_cq *cq;
     int cq_size;
     struct ibv_comp_channel *comp; /* completion events, for sleeping waits */
-    int epfd;               /* the completion, rdma_cm and async descriptors together */
-    int armed;              /* a completion event was asked for and not consumed */
-    int woke;               /* we slept: look at every event source next time */
+    int epfd;                      /* the completion, rdma_cm and async descriptors together */
+    int armed;                     /* a completion event was asked for and not consumed */
+    int woke;                      /* we slept: look at every event source next time */
     struct ibv_srq *srq;
     struct rdma_event_channel *ch;
     struct rdma_cm_id *listen_id;
     int listen_port;
     char card[256];
     /* Sizes (adi/config.c, doc/tuning.md). */
-    size_t buf_size;        /* bytes of one receive or send buffer */
+    size_t buf_size; /* bytes of one receive or send buffer */
     int srq_size, srq_max, srq_low;
     int credits_max, credit_return;
     int cq_batch, signal_interval, sq_depth;
@@ -158,16 +169,16 @@ typedef struct MPIDI_VERBS_state {
     int nsbufs;
     int rd_atomic;
     int rnr_retry, retry_count, timeout;
-    size_t max_rdma;        /* largest piece of one read or write */
+    size_t max_rdma; /* largest piece of one read or write */
     /* Receive buffers. */
     MPIDI_VERBS_rbuf_t *stash; /* not posted: reposted before the next batch is dispatched */
     int nstash;
-    int nbufs;              /* receive buffers allocated */
-    int posted;             /* on the SRQ */
-    int reserved;           /* sum of the connections' reservations */
-    int spare;              /* grown by the limit event, not yet granted */
-    struct ibv_mr **mrs;    /* receive and send slabs */
-    int nmrs;
+    int nbufs;                 /* receive buffers allocated */
+    int posted;                /* on the SRQ */
+    int reserved;              /* sum of the connections' reservations */
+    int spare;                 /* grown by the limit event, not yet granted */
+    MPIDI_VERBS_slab_t *slabs; /* receive and send buffers, registered in slabs */
+    int nslabs;
     /* Send buffers. */
     MPIDI_VERBS_sbuf_t *sfree;
     int nsfree;
@@ -175,9 +186,11 @@ typedef struct MPIDI_VERBS_state {
     MPIDI_VERBS_conn_t **conns; /* by world rank, allocated lazily */
     MPIDI_VERBS_conn_t **list;  /* the allocated ones, in order: what loops walk */
     int nlist;
-    int cm_busy;            /* an attempt is under way: poll rdma_cm at every progress */
-    int in_progress;        /* inside our progress: batch work requests */
+    int cm_busy;     /* an attempt is under way: poll rdma_cm at every progress */
+    int in_progress; /* inside our progress function (no re-entry) */
+    int batching;    /* from progress to progress_done: work requests wait in batches */
     int finalizing;
+    int fail_pending; /* a connection failed and the core has not been told */
     unsigned long polls;
     MPIDU_rcache_t *rcache;
     MPIDI_VERBS_stats_t stats;
@@ -202,8 +215,14 @@ int MPIDI_VERBS_conn_ready(MPIDI_VERBS_conn_t *c);
 int MPIDI_VERBS_cm_progress(int *made);
 void MPIDI_VERBS_conn_fail(MPIDI_VERBS_conn_t *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Tells the core of the connections that failed since (from progress only). */
+void MPIDI_VERBS_report_failures(void);
 void MPIDI_VERBS_conn_close_all(void);
 /* verbs_srq.c */
+/* n registered buffers of buf_size and their descriptors (desc_size each,
+ * zeroed), freed at finalize. */
+int MPIDI_VERBS_slab_new(int n, size_t desc_size, const char *what, char **mem_p, void **descs_p,
+                         uint32_t *lkey_p);
 int MPIDI_VERBS_srq_create(void);
 int MPIDI_VERBS_srq_reserve(int buffers);
 void MPIDI_VERBS_srq_release(int buffers);
@@ -222,6 +241,8 @@ int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
 int MPIDI_VERBS_post(MPIDI_VERBS_conn_t *c, struct ibv_send_wr *wr, const MPIDI_VERBS_tx_t *tx,
                      const void *inline_data, size_t inline_len);
 int MPIDI_VERBS_flush_batches(void);
+/* The connection failed: its batched work requests are never posted. */
+void MPIDI_VERBS_batch_drop(MPIDI_VERBS_conn_t *c);
 int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler);
 int MPIDI_VERBS_return_credits(int *made);
 void MPIDI_VERBS_retire(MPIDI_VERBS_conn_t *c, unsigned slot, int ok);
@@ -241,6 +262,8 @@ int MPIDI_VERBS_mem_dereg(void *handle);
 uint32_t MPIDI_VERBS_lkey(void *handle);
 /* verbs_progress.c */
 int MPIDI_VERBS_progress(int *made_progress_p);
+/* The end of a progress pass: credits still due, then every batch posted. */
+void MPIDI_VERBS_progress_done(void);
 /* Polls the CQ until it is empty (before a loss is declared). */
 int MPIDI_VERBS_cq_poll_all(int *made);
 int MPIDI_VERBS_async_progress(void);

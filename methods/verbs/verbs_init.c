@@ -1,4 +1,5 @@
-/* verbs_init.c: start-up (sizes, device, PD, CQ, SRQ, buffers, listener), business card, finalize. */
+/* verbs_init.c: start-up (sizes, device, PD, CQ, SRQ, buffers, listener), business card, finalize.
+ */
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -27,7 +28,10 @@ static uint64_t hash_name(const char *s)
     return h;
 }
 
-static int imin(long a, long b) { return (int)(a < b ? a : b); }
+static int imin(long a, long b)
+{
+    return (int)(a < b ? a : b);
+}
 
 /* Every size is a variable (adi/config.c, doc/tuning.md), bounded by what
  * the device can do. */
@@ -74,8 +78,8 @@ static void fill_caps(MPIDI_method_caps_t *caps)
     caps->max_send = payload;
     caps->rndv_modes = MPIDI_RNDV_READ | MPIDI_RNDV_WRITE | MPIDI_RNDV_PIPELINE;
     caps->needs_reg = 1;
-    caps->needs_local_reg = 1;   /* every sge names an lkey */
-    caps->key_size = 4;          /* rkey */
+    caps->needs_local_reg = 1; /* every sge names an lkey */
+    caps->key_size = 4;        /* rkey */
     caps->addr_mode = MPIDI_ADDR_VIRTUAL;
     /* Registering each piece of a noncontiguous buffer costs more than
      * copying it through the bounce slots (doc/methods/verbs.md). */
@@ -111,26 +115,29 @@ int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     st->conns = calloc((size_t)st->size, sizeof(*st->conns));
     st->list = calloc((size_t)st->size, sizeof(*st->list));
     if (!st->conns || !st->list) {
-        mpi_errno = MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for %d peers",
-                                     st->size);
+        mpi_errno = MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for %d peers", st->size);
         goto fn_fail;
     }
     st->pd = ibv_alloc_pd(st->ctx);
     if (!st->pd) {
-        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_alloc_pd on %s failed",
-                                     st->devname);
+        mpi_errno =
+            MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_alloc_pd on %s failed", st->devname);
         goto fn_fail;
     }
     st->comp = ibv_create_comp_channel(st->ctx);
     if (!st->comp) {
-        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_create_comp_channel on %s "
-                                                    "failed", st->devname);
+        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER,
+                                     "verbs: ibv_create_comp_channel on %s "
+                                     "failed",
+                                     st->devname);
         goto fn_fail;
     }
     st->cq = ibv_create_cq(st->ctx, st->cq_size, NULL, st->comp, 0);
     if (!st->cq) {
-        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_create_cq of %d entries on %s "
-                                                    "failed", st->cq_size, st->devname);
+        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER,
+                                     "verbs: ibv_create_cq of %d entries on %s "
+                                     "failed",
+                                     st->cq_size, st->devname);
         goto fn_fail;
     }
     st->cq_size = st->cq->cqe;
@@ -204,8 +211,7 @@ static void report_stats(void)
             s->no_credit, s->sq_full, s->no_sbuf, s->credit_msgs, s->credits_piggy, s->recvs,
             s->reposts, s->srq_limit_events, s->srq_grows, s->bonus_credits, s->reads,
             s->read_pieces, s->read_slot_waits, s->writes, s->flushes, s->conn_out, s->conn_in,
-            s->conn_lost_race, s->cq_resizes, rs.hits, rs.misses, rs.evictions,
-            rs.invalidations);
+            s->conn_lost_race, s->cq_resizes, rs.hits, rs.misses, rs.evictions, rs.invalidations);
 }
 
 /* The finalize barrier is over, so nobody needs data from us any more, but

@@ -34,15 +34,19 @@ static int cb_reg(void *ctx, void *addr, size_t len, unsigned access, void **han
         granted = access;
     }
     if (!mr)
-        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_reg_mr of %zu bytes at %p on %s: %s "
-                                               "(errno %d)", len, addr, st->devname,
-                                strerror(errno), errno);
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "verbs: ibv_reg_mr of %zu bytes at %p on %s: %s "
+                                "(errno %d)",
+                                len, addr, st->devname, strerror(errno), errno);
     *handle_p = mr;
     *granted_p = granted;
     return MPI_SUCCESS;
 }
 
-static void cb_dereg(void *ctx, void *handle) { ibv_dereg_mr(handle); }
+static void cb_dereg(void *ctx, void *handle)
+{
+    ibv_dereg_mr(handle);
+}
 
 static const MPIDU_rcache_ops_t ops = {.reg = cb_reg, .dereg = cb_dereg};
 
@@ -55,8 +59,10 @@ int MPIDI_VERBS_rcache_create(void)
     if (enabled && !MPIDU_memhooks_install(&why))
         enabled = 0;
     if (!enabled && st->verbose)
-        fprintf(stderr, "ferry: rank %d: verbs registration cache off (%s): every rendezvous "
-                        "registers and deregisters its buffers\n", st->rank, why);
+        fprintf(stderr,
+                "ferry: rank %d: verbs registration cache off (%s): every rendezvous "
+                "registers and deregisters its buffers\n",
+                st->rank, why);
     st->rcache = MPIDU_rcache_create("verbs", &ops, NULL, enabled,
                                      (size_t)MPIDU_config_int("FERRY_VERBS_RCACHE_ENTRIES"),
                                      (size_t)MPIDU_config_int("FERRY_VERBS_RCACHE_BYTES"));

@@ -1,4 +1,5 @@
-/* verbs_progress.c: the completion queue polled in batches, receives dispatched, errors and async events. */
+/* verbs_progress.c: the completion queue polled in batches, receives dispatched, errors and async
+ * events. */
 #include <stdio.h>
 #include <string.h>
 
@@ -224,16 +225,16 @@ int MPIDI_VERBS_progress(int *made_progress_p)
     if (st->armed)
         drain_comp_events();
     st->in_progress = 1;
+    /* Work requests wait in per-connection batches until progress_done, so
+     * the replies this pass dispatches and the core's deferred sends that
+     * the returned credits release go out with one doorbell each. */
+    st->batching = 1;
     int err = poll_cq(made_progress_p);
     if (err > 0)
         err = MPI_SUCCESS;
     for (int i = 0; !err && i < st->nlist; i++)
         if (st->list[i]->rdma_head)
             MPIDI_VERBS_rdma_pump(st->list[i]);
-    if (!err)
-        err = MPIDI_VERBS_return_credits(made_progress_p);
-    MPIDI_VERBS_flush_batches();
-    st->in_progress = 0;
     /* rdma_cm and async events are rare: looked at every 64th call, or at
      * every call while a connection is on its way. */
     if (!err && (st->cm_busy || st->woke || (++st->polls & 63) == 0)) {
@@ -243,7 +244,21 @@ int MPIDI_VERBS_progress(int *made_progress_p)
         if (!err)
             err = MPIDI_VERBS_async_progress();
         *made_progress_p |= made;
-        MPIDI_VERBS_flush_batches();
     }
+    st->in_progress = 0;
+    MPIDI_VERBS_report_failures();
     return err;
+}
+
+void MPIDI_VERBS_progress_done(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    if (!st->available)
+        return;
+    /* After the deferred sends, which carried credits where they could:
+     * only what is still due goes in CREDIT messages. */
+    int made = 0;
+    MPIDI_VERBS_return_credits(&made);
+    MPIDI_VERBS_flush_batches();
+    st->batching = 0;
 }

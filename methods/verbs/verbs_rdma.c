@@ -1,4 +1,5 @@
-/* verbs_rdma.c: rdma_get/rdma_put: RDMA READ and WRITE pieces, split at max_msg_sz, reads bounded. */
+/* verbs_rdma.c: rdma_get/rdma_put: RDMA READ and WRITE pieces, split at max_msg_sz, reads bounded.
+ */
 #include <stdlib.h>
 
 #include "mpi.h"
@@ -23,13 +24,13 @@ int MPIDI_VERBS_rdma_pump(MPIDI_VERBS_conn_t *c)
             if (c->sq_used >= c->sq_depth - 1)
                 return 0;
             size_t n = op->left < st->max_rdma ? op->left : st->max_rdma;
-            struct ibv_sge sge = {.addr = (uintptr_t)op->local, .length = (uint32_t)n,
-                                  .lkey = op->lkey};
+            struct ibv_sge sge = {
+                .addr = (uintptr_t)op->local, .length = (uint32_t)n, .lkey = op->lkey};
             struct ibv_send_wr wr = {.opcode = op->is_get ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-                                     .sg_list = &sge, .num_sge = 1,
+                                     .sg_list = &sge,
+                                     .num_sge = 1,
                                      .wr.rdma = {.remote_addr = op->remote, .rkey = op->rkey}};
-            MPIDI_VERBS_tx_t tx = {.kind = op->is_get ? MPIDI_VERBS_TX_READ
-                                                      : MPIDI_VERBS_TX_WRITE,
+            MPIDI_VERBS_tx_t tx = {.kind = op->is_get ? MPIDI_VERBS_TX_READ : MPIDI_VERBS_TX_WRITE,
                                    .op = op};
             op->pieces_out++;
             c->reads_out += op->is_get;
@@ -57,16 +58,17 @@ static int rdma(int is_get, int peer, void *local, size_t len, void *local_handl
     if (c->state == MPIDI_VERBS_CONN_FAILED)
         return MPIDU_err_create(MPI_ERR_OTHER, "verbs: the connection to rank %d is lost", peer);
     if (!local_handle)
-        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: rdma with rank %d without a local "
-                                               "registration", peer);
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "verbs: rdma with rank %d without a local "
+                                "registration",
+                                peer);
     if (len == 0)
         return MPI_SUCCESS;
     if (!MPIDI_VERBS_conn_ready(c))
         return MPIDI_AGAIN;
     /* Busy: no read slot or send-queue room for even the first piece, or
      * pieces already waiting: the core parks the transfer (flow control). */
-    if ((is_get && c->reads_out >= c->rd_depth) || c->sq_used >= c->sq_depth - 1 ||
-        c->rdma_head) {
+    if ((is_get && c->reads_out >= c->rd_depth) || c->sq_used >= c->sq_depth - 1 || c->rdma_head) {
         st->stats.read_slot_waits += (unsigned long)is_get;
         return MPIDI_AGAIN;
     }
@@ -114,10 +116,10 @@ void MPIDI_VERBS_rdma_piece_done(MPIDI_VERBS_conn_t *c, MPIDI_VERBS_rdma_op_t *o
     if (op->pieces_out > 0 || op->left > 0)
         return;
     if (!op->dropped)
-        MPIDU_op_done(op->cookie, op->err ? MPIDU_err_create(MPI_ERR_OTHER, "verbs: RDMA %s "
-                                                                            "with rank %d failed",
-                                                             op->is_get ? "read" : "write",
-                                                             c->peer)
+        MPIDU_op_done(op->cookie, op->err ? MPIDU_err_create(MPI_ERR_OTHER,
+                                                             "verbs: RDMA %s "
+                                                             "with rank %d failed",
+                                                             op->is_get ? "read" : "write", c->peer)
                                           : MPI_SUCCESS);
     free(op);
 }

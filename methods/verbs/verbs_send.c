@@ -1,4 +1,5 @@
-/* verbs_send.c: eager sends: credits, send buffers, inline data, doorbell batching, selective signalling. */
+/* verbs_send.c: eager sends: credits, send buffers, inline data, doorbell batching, selective
+ * signalling. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,31 +16,18 @@
 int MPIDI_VERBS_sbufs_create(void)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
-    size_t bytes = (size_t)st->nsbufs * st->buf_size;
-    char *mem = NULL;
-    MPIDI_VERBS_sbuf_t *d = calloc((size_t)st->nsbufs, sizeof(*d));
-    if (!d || posix_memalign((void **)&mem, 4096, bytes) != 0) {
-        free(d);
-        return MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for %d send buffers",
-                                st->nsbufs);
-    }
-    struct ibv_mr *mr = ibv_reg_mr(st->pd, mem, bytes, IBV_ACCESS_LOCAL_WRITE);
-    struct ibv_mr **mrs = realloc(st->mrs, (size_t)(st->nmrs + 1) * sizeof(*mrs));
-    if (!mr || !mrs) {
-        if (mr)
-            ibv_dereg_mr(mr);
-        free(mem);
-        free(d);
-        return MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: cannot register %zu bytes of send "
-                                                "buffers", bytes);
-    }
-    st->mrs = mrs;
-    st->mrs[st->nmrs++] = mr;
+    char *mem;
+    void *d;
+    uint32_t lkey;
+    int err = MPIDI_VERBS_slab_new(st->nsbufs, sizeof(MPIDI_VERBS_sbuf_t), "send", &mem, &d, &lkey);
+    if (err)
+        return err;
+    MPIDI_VERBS_sbuf_t *descs = d;
     for (int i = 0; i < st->nsbufs; i++) {
-        d[i].addr = mem + (size_t)i * st->buf_size;
-        d[i].lkey = mr->lkey;
-        d[i].next = st->sfree;
-        st->sfree = &d[i];
+        descs[i].addr = mem + (size_t)i * st->buf_size;
+        descs[i].lkey = lkey;
+        descs[i].next = st->sfree;
+        st->sfree = &descs[i];
     }
     st->nsfree = st->nsbufs;
     return MPI_SUCCESS;
@@ -69,11 +57,34 @@ static int post_batch(MPIDI_VERBS_conn_t *c)
     st->stats.doorbells++;
     st->stats.batched_wrs += (unsigned long)n;
     if (rc) {
+        /* Those from bad on were not posted: they are the failure's to give back. */
+        for (struct ibv_send_wr *w = bad; w; w = w->next)
+            c->nbatch++;
         MPIDI_VERBS_conn_fail(c, "ibv_post_send of %d work requests: %s (errno %d)", n,
                               strerror(rc), rc);
         return MPI_ERR_OTHER;
     }
     return MPI_SUCCESS;
+}
+
+void MPIDI_VERBS_batch_drop(MPIDI_VERBS_conn_t *c)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    /* The batch is the newest entries of the ring: give back what they hold. */
+    for (; c->nbatch > 0; c->nbatch--) {
+        c->ring_head--;
+        c->sq_used--;
+        MPIDI_VERBS_tx_t *tx = &c->ring[c->ring_head % (unsigned)c->sq_depth];
+        c->signal_pending -= tx->signalled;
+        if (tx->sbuf) {
+            tx->sbuf->next = st->sfree;
+            st->sfree = tx->sbuf;
+            st->nsfree++;
+        }
+        if (tx->op)
+            MPIDI_VERBS_rdma_piece_done(c, tx->op, 0);
+        *tx = (MPIDI_VERBS_tx_t){0};
+    }
 }
 
 int MPIDI_VERBS_flush_batches(void)
@@ -104,19 +115,23 @@ int MPIDI_VERBS_post(MPIDI_VERBS_conn_t *c, struct ibv_send_wr *wr, const MPIDI_
     c->sq_used++;
     wr->wr_id = SEND_WRID(c->peer, slot);
     wr->next = NULL;
-    if (!st->in_progress) {
+    if (!st->batching) {
         /* Outside progress (the application's own call): post at once, so
          * a message never waits for the next MPI call.  Inline data is
          * copied by ibv_post_send itself. */
         struct ibv_send_wr *bad;
+        c->nbatch = 0;
         int rc = ibv_post_send(c->qp, wr, &bad);
         st->stats.doorbells++;
-        if (rc)
-            return MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_post_send to rank %d: %s "
-                                                   "(errno %d)", c->peer, strerror(rc), rc);
+        if (rc) {
+            c->nbatch = 1; /* (so that the failure gives its ring entry back) */
+            MPIDI_VERBS_conn_fail(c, "ibv_post_send: %s (errno %d)", strerror(rc), rc);
+            return MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_post_send to rank %d: %s (errno %d)",
+                                    c->peer, strerror(rc), rc);
+        }
         return MPI_SUCCESS;
     }
-    /* Inside progress the replies of a whole CQ batch (CTS, FIN, credits,
+    /* During a progress pass the replies of a whole CQ batch (CTS, FIN, credits,
      * the next rdma pieces) go out with one doorbell per connection. */
     int i = c->nbatch++;
     c->batch[i] = *wr;
@@ -202,8 +217,9 @@ int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     size_t len = last - first;
     size_t total = sizeof(MPIDI_VERBS_hdr_t) + hdr_len + len;
     if (hdr_len > MPIDI_VERBS_MAX_HDR || total > st->buf_size)
-        return MPIDU_err_create(MPI_ERR_INTERN, "verbs am_send to rank %d: header %zu + payload "
-                                                "%zu bytes exceed the %zu-byte buffer",
+        return MPIDU_err_create(MPI_ERR_INTERN,
+                                "verbs am_send to rank %d: header %zu + payload "
+                                "%zu bytes exceed the %zu-byte buffer",
                                 peer, hdr_len, len, st->buf_size);
     /* One slot stays free for a flush. */
     if (c->sq_used >= c->sq_depth - 1) {
@@ -240,9 +256,11 @@ int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     memcpy(buf + sizeof(h), hdr, hdr_len);
     if (len)
         MPIR_Segment_pack(seg, first, last, buf + sizeof(h) + hdr_len);
-    struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = (uint32_t)total,
-                          .lkey = inl ? 0 : tx.sbuf->lkey};
-    struct ibv_send_wr wr = {.opcode = IBV_WR_SEND, .sg_list = &sge, .num_sge = 1,
+    struct ibv_sge sge = {
+        .addr = (uintptr_t)buf, .length = (uint32_t)total, .lkey = inl ? 0 : tx.sbuf->lkey};
+    struct ibv_send_wr wr = {.opcode = IBV_WR_SEND,
+                             .sg_list = &sge,
+                             .num_sge = 1,
                              .send_flags = (inl ? IBV_SEND_INLINE : 0) |
                                            ((flags & MPIDI_AM_FENCE) ? IBV_SEND_FENCE : 0)};
     st->stats.sends++;
@@ -274,9 +292,11 @@ int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler)
         memcpy(tx.sbuf->addr, &h, sizeof(h));
         buf = tx.sbuf->addr;
     }
-    struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = sizeof(h),
-                          .lkey = inl ? 0 : tx.sbuf->lkey};
-    struct ibv_send_wr wr = {.opcode = IBV_WR_SEND, .sg_list = &sge, .num_sge = 1,
+    struct ibv_sge sge = {
+        .addr = (uintptr_t)buf, .length = sizeof(h), .lkey = inl ? 0 : tx.sbuf->lkey};
+    struct ibv_send_wr wr = {.opcode = IBV_WR_SEND,
+                             .sg_list = &sge,
+                             .num_sge = 1,
                              .send_flags = inl ? IBV_SEND_INLINE : 0};
     if (handler == MPIDI_VERBS_CREDIT)
         st->stats.credit_msgs++;

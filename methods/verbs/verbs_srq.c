@@ -1,5 +1,8 @@
-/* verbs_srq.c: receive buffers: the shared receive queue, reposting in batches, growth on the limit event. */
+/* verbs_srq.c: receive buffers: the shared receive queue, reposting in batches, growth on the limit
+ * event. */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "mpi.h"
@@ -12,31 +15,50 @@
  * (a dispatch may take long: matching, copying an unexpected message), so
  * the SRQ does not run dry while the core works (anchors: libfabric #4267). */
 
-static int add_slab(int n)
+int MPIDI_VERBS_slab_new(int n, size_t desc_size, const char *what, char **mem_p, void **descs_p,
+                         uint32_t *lkey_p)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     size_t bytes = (size_t)n * st->buf_size;
     char *mem = NULL;
-    MPIDI_VERBS_rbuf_t *descs = calloc((size_t)n, sizeof(*descs));
-    if (!descs || posix_memalign((void **)&mem, 4096, bytes) != 0) {
+    void *descs = calloc((size_t)n, desc_size);
+    MPIDI_VERBS_slab_t *slabs = realloc(st->slabs, (size_t)(st->nslabs + 1) * sizeof(*slabs));
+    if (slabs)
+        st->slabs = slabs;
+    if (!descs || !slabs || posix_memalign((void **)&mem, 4096, bytes) != 0) {
         free(descs);
-        return MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for %d receive buffers", n);
+        return MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for %d %s buffers", n, what);
     }
     struct ibv_mr *mr = ibv_reg_mr(st->pd, mem, bytes, IBV_ACCESS_LOCAL_WRITE);
-    struct ibv_mr **mrs = realloc(st->mrs, (size_t)(st->nmrs + 1) * sizeof(*mrs));
-    if (!mr || !mrs) {
-        if (mr)
-            ibv_dereg_mr(mr);
+    if (!mr) {
+        int e = errno;
         free(mem);
         free(descs);
-        return MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: cannot register %zu bytes of receive "
-                                                "buffers on %s", bytes, st->devname);
+        return MPIDU_err_create(MPI_ERR_NO_MEM,
+                                "verbs: cannot register %zu bytes of %s "
+                                "buffers on %s: %s (errno %d)",
+                                bytes, what, st->devname, strerror(e), e);
     }
-    st->mrs = mrs;
-    st->mrs[st->nmrs++] = mr;
+    st->slabs[st->nslabs++] = (MPIDI_VERBS_slab_t){.mr = mr, .mem = mem, .descs = descs};
+    *mem_p = mem;
+    *descs_p = descs;
+    *lkey_p = mr->lkey;
+    return MPI_SUCCESS;
+}
+
+static int add_slab(int n)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    char *mem;
+    void *d;
+    uint32_t lkey;
+    int err = MPIDI_VERBS_slab_new(n, sizeof(MPIDI_VERBS_rbuf_t), "receive", &mem, &d, &lkey);
+    if (err)
+        return err;
+    MPIDI_VERBS_rbuf_t *descs = d;
     for (int i = 0; i < n; i++) {
         descs[i].addr = mem + (size_t)i * st->buf_size;
-        descs[i].lkey = mr->lkey;
+        descs[i].lkey = lkey;
         descs[i].next = st->stash;
         st->stash = &descs[i];
     }
@@ -66,8 +88,10 @@ int MPIDI_VERBS_srq_repost(int n)
         }
         int rc = ibv_post_srq_recv(st->srq, wrs, &bad);
         if (rc)
-            return MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_post_srq_recv of %d buffers "
-                                                   "failed: %s (errno %d)", k, strerror(rc), rc);
+            return MPIDU_err_create(MPI_ERR_OTHER,
+                                    "verbs: ibv_post_srq_recv of %d buffers "
+                                    "failed: %s (errno %d)",
+                                    k, strerror(rc), rc);
         st->posted += k;
         st->stats.reposts += (unsigned long)k;
         n -= k;
@@ -100,8 +124,10 @@ int MPIDI_VERBS_srq_create(void)
         .attr = {.max_wr = (uint32_t)st->srq_max + (uint32_t)st->cq_batch, .max_sge = 1}};
     st->srq = ibv_create_srq(st->pd, &a);
     if (!st->srq)
-        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_create_srq of %d entries on %s "
-                                               "failed", st->srq_max, st->devname);
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "verbs: ibv_create_srq of %d entries on %s "
+                                "failed",
+                                st->srq_max, st->devname);
     /* srq_size posted, plus one batch's worth on the stash. */
     int err = add_slab(st->srq_size + st->cq_batch);
     if (!err)
@@ -125,11 +151,12 @@ int MPIDI_VERBS_cq_fit(void)
         return MPI_SUCCESS;
     int want = need * 2 < st->dev_attr.max_cqe ? need * 2 : st->dev_attr.max_cqe;
     if (want < need || ibv_resize_cq(st->cq, want) != 0)
-        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: the completion queue cannot grow to %d "
-                                               "entries (device limit %d): too many connections "
-                                               "or buffers (FERRY_VERBS_SRQ_MAX, "
-                                               "FERRY_VERBS_SQ_DEPTH)", need,
-                                st->dev_attr.max_cqe);
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "verbs: the completion queue cannot grow to %d "
+                                "entries (device limit %d): too many connections "
+                                "or buffers (FERRY_VERBS_SRQ_MAX, "
+                                "FERRY_VERBS_SQ_DEPTH)",
+                                need, st->dev_attr.max_cqe);
     st->cq_size = st->cq->cqe;
     st->stats.cq_resizes++;
     return MPI_SUCCESS;
@@ -159,7 +186,10 @@ int MPIDI_VERBS_srq_reserve(int buffers)
     return 0;
 }
 
-void MPIDI_VERBS_srq_release(int buffers) { MPIDI_VERBS_state.reserved -= buffers; }
+void MPIDI_VERBS_srq_release(int buffers)
+{
+    MPIDI_VERBS_state.reserved -= buffers;
+}
 
 /* Fewer than srq_low buffers are posted: the peers are sending faster than
  * we take their messages out.  Grow the pool by srq_size (up to srq_max);
@@ -193,13 +223,14 @@ void MPIDI_VERBS_srq_destroy(void)
     if (st->srq)
         ibv_destroy_srq(st->srq);
     st->srq = NULL;
-    for (int i = 0; i < st->nmrs; i++) {
-        void *mem = st->mrs[i]->addr;
-        ibv_dereg_mr(st->mrs[i]);
-        free(mem);
+    for (int i = 0; i < st->nslabs; i++) {
+        ibv_dereg_mr(st->slabs[i].mr);
+        free(st->slabs[i].mem);
+        free(st->slabs[i].descs);
     }
-    free(st->mrs);
-    st->mrs = NULL;
-    st->nmrs = 0;
-    /* The descriptor arrays go with the process (one per slab, small). */
+    free(st->slabs);
+    st->slabs = NULL;
+    st->nslabs = 0;
+    st->stash = NULL;
+    st->sfree = NULL;
 }

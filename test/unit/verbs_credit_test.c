@@ -24,7 +24,7 @@ typedef struct chan {
 
 typedef struct end {
     MPIDI_VERBS_credit_t cr;
-    int to_send;          /* data messages still to send */
+    int to_send; /* data messages still to send */
     int sent, credit_msgs;
     int said_bye, peer_said_bye;
     int starved_seen;
@@ -131,12 +131,11 @@ static void run(const char *name, int grant_a, int grant_b, int na, int nb, int 
         CHECK(held(&ba, 0) <= a.cr.granted && held(&ba, 1) <= 1,
               "b has %d regular and %d slot messages unconsumed at a, which granted %d",
               held(&ba, 0), held(&ba, 1), a.cr.granted);
-        CHECK(a.cr.credits >= 0 && b.cr.credits >= 0, "credits went negative: %d %d",
-              a.cr.credits, b.cr.credits);
+        CHECK(a.cr.credits >= 0 && b.cr.credits >= 0, "credits went negative: %d %d", a.cr.credits,
+              b.cr.credits);
         if (a.to_send == 0 && b.to_send == 0 && !finalizing)
             finalizing = 1; /* the finalize barrier is over: BYE */
-        if (finalizing && a.peer_said_bye && b.peer_said_bye && qlen(&ab) == 0 &&
-            qlen(&ba) == 0)
+        if (finalizing && a.peer_said_bye && b.peer_said_bye && qlen(&ab) == 0 && qlen(&ba) == 0)
             break;
         idle = moved || qlen(&ab) || qlen(&ba) ? 0 : idle + 1;
         CHECK(idle < 1000,
@@ -146,8 +145,7 @@ static void run(const char *name, int grant_a, int grant_b, int na, int nb, int 
               a.cr.owed, b.cr.owed);
     }
     CHECK(a.sent == na && b.sent == nb, "sent %d of %d and %d of %d", a.sent, na, b.sent, nb);
-    CHECK(a.peer_said_bye && b.peer_said_bye, "no BYE (%d %d)", a.peer_said_bye,
-          b.peer_said_bye);
+    CHECK(a.peer_said_bye && b.peer_said_bye, "no BYE (%d %d)", a.peer_said_bye, b.peer_said_bye);
     /* Every buffer accounted for: what each side holds as credits plus what
      * the other still owes it is what the other granted. */
     CHECK(a.cr.credits + b.cr.owed == b.cr.granted && b.cr.credits + a.cr.owed == a.cr.granted,
@@ -171,8 +169,8 @@ int main(void)
             run(name, 32, 32, 2000, 0, every, seed, 30);
             snprintf(name, sizeof(name), "both ways grant 1/3 every %d seed %u", every, seed);
             run(name, 1, 3, 700, 900, every, seed, 40);
-            snprintf(name, sizeof(name), "both ways slow receiver grant 2 every %d seed %u",
-                     every, seed);
+            snprintf(name, sizeof(name), "both ways slow receiver grant 2 every %d seed %u", every,
+                     seed);
             run(name, 2, 2, 800, 800, every, seed, 10);
             snprintf(name, sizeof(name), "both ways fast receiver grant 8/1 every %d seed %u",
                      every, seed);
@@ -191,8 +189,9 @@ int main(void)
         MPIDI_VERBS_credit_spend(&r, MPIDI_VERBS_credit_peek(&r, 1), &h);
         MPIDI_VERBS_credit_arrived(&s, &h);
         if (s.credits != 7 || r.granted != 7 || r.owed != 0) {
-            fprintf(stderr, "FAIL %s: sender has %d credits (want 7), receiver granted %d owes %d\n",
-                    n2, s.credits, r.granted, r.owed);
+            fprintf(stderr,
+                    "FAIL %s: sender has %d credits (want 7), receiver granted %d owes %d\n", n2,
+                    s.credits, r.granted, r.owed);
             failures++;
         } else {
             printf("PASS %s\n", n2);
