@@ -25,21 +25,16 @@ typedef struct MPIDI_sendop {
         MPIDI_data_hdr_t data;
         uint64_t align_;
     } hdr;
-    MPIR_Request *req;   /* owner of the payload or of the transfer, or NULL */
-    size_t first, last;  /* payload range still to send */
-    size_t chunk;        /* MPIDI_OP_STREAM: DATA chunk size */
+    MPIR_Request *req;  /* owner of the payload or of the transfer, or NULL */
+    size_t first, last; /* payload range still to send */
+    size_t chunk;       /* MPIDI_OP_STREAM: DATA chunk size */
 } MPIDI_sendop_t;
 
-/* What the user asked of FERRY_RNDV_PROTOCOL.  The names are the variable's
- * choices in this order (adi/config.c uses MPIDI_RNDV_PROTO_NAMES). */
-typedef enum {
-    MPIDI_RNDV_PROTO_AUTO,
-    MPIDI_RNDV_PROTO_READ,
-    MPIDI_RNDV_PROTO_WRITE,
-    MPIDI_RNDV_PROTO_PIPELINE,
-} MPIDI_rndv_proto_t;
-#define MPIDI_RNDV_PROTO_NAMES "auto|read|write|pipeline"
-MPIDI_rndv_proto_t MPIDI_rndv_proto_wanted(void);
+/* The protocol counters of one method (adi/stats.c explains them). */
+typedef struct MPIDI_proto_stats {
+    unsigned long eager_sent, eager_bytes, eager_bytes_max;
+    unsigned long rndv_sent, rndv_read, rndv_write, rndv_pipeline, rndv_fallback, rndv_refused;
+} MPIDI_proto_stats_t;
 
 typedef struct MPIDI_peer {
     const MPIDI_method_ops_t *method; /* bound lazily on first send */
@@ -48,7 +43,8 @@ typedef struct MPIDI_peer {
     uint16_t send_seq;
     uint16_t recv_seq;
     MPIDI_sendop_t *deferred_head, *deferred_tail;
-    int failed_code; /* non-zero once the connection is lost */
+    int failed_code;            /* non-zero once the connection is lost */
+    MPIDI_proto_stats_t *stats; /* the counters of the method it is bound to */
 } MPIDI_peer_t;
 
 extern MPIDI_peer_t *MPIDI_peers;
@@ -58,6 +54,7 @@ extern MPID_upcalls_t MPIDI_upcalls;
 typedef struct MPIDI_active_method {
     const MPIDI_method_ops_t *ops;
     MPIDI_method_caps_t caps;
+    MPIDI_proto_stats_t stats;
 } MPIDI_active_method_t;
 extern MPIDI_active_method_t MPIDI_active[];
 extern int MPIDI_methods_frozen; /* methods/methods.c: MPIDU_method_add is too late */
@@ -112,8 +109,9 @@ void MPIDI_reg_release(const MPIDI_peer_t *p, MPIDI_reg_t *reg);
 void MPIDI_request_drop_rdma(MPIR_Request *req);
 /* A noncontiguous buffer may use one rdma operation per contiguous piece. */
 int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced);
-/* A request's rendezvous stopped using rdma because the method refused it. */
-void MPIDI_rndv_note_fallback(MPIR_Request *req, const char *what, int mpi_errno);
+/* The method refused a read, a write or a registration of req's rendezvous at run time:
+ * counted (rndv_refused) and, with FERRY_VERBOSE, reported; the caller falls back. */
+void MPIDI_rndv_note_refused(MPIR_Request *req, const char *what, int mpi_errno);
 
 /* Matching engine (adi/recvq.c). */
 MPIR_Request *MPIDI_recvq_find_posted(int context_id, int src, int tag);
@@ -126,7 +124,6 @@ void MPIDI_recvq_append_unexp(MPIR_Request *ureq);
  * sequence number seq, taken out of the queue; NULL if it has matched. */
 MPIR_Request *MPIDI_recvq_take_unexp_sent(int peer, uint64_t sreq, uint16_t seq);
 size_t MPIDI_recvq_unexp_bytes(void);
-size_t MPIDI_recvq_unexp_bytes_peak(void);
 void MPIDI_recvq_fail_peer(int peer, int mpi_errno);
 void MPIDI_requests_fail_peer(int peer, int mpi_errno);
 
@@ -139,8 +136,7 @@ void MPIDI_handle_sync_ack(int peer, const void *hdr, size_t hdr_len, const void
 void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
 void MPIDI_handle_data(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
 void MPIDI_handle_fin(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
-void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data,
-                           size_t len);
+void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
 void MPIDI_handle_cancel_send(int peer, const void *hdr, size_t hdr_len, const void *data,
                               size_t len);
 void MPIDI_handle_cancel_resp(int peer, const void *hdr, size_t hdr_len, const void *data,
@@ -152,8 +148,7 @@ MPIR_Request *MPIDI_eager_recv_begin(int peer, const MPIDI_match_hdr_t *m, size_
                                      void **dst_p);
 void MPIDI_eager_recv_done(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
                            const void *payload, size_t len);
-MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len,
-                                    void **dst_p);
+MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len, void **dst_p);
 void MPIDI_data_recv_done(MPIR_Request *rreq, const void *payload, size_t len);
 /* Sets the envelope fields of a receive's status from a matched header. */
 void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
@@ -161,14 +156,55 @@ void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int
 /* Reports an unrecoverable device error and kills the job. */
 void MPIDI_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-/* Statistics printed at finalize with FERRY_VERBOSE.  Sends are counted by
- * the sender; the rendezvous mode by the receiver, which chooses it. */
+/* FERRY_RNDV_PROTOCOL: the values in the order of its choices in adi/config.c. */
+typedef enum MPIDI_rndv_want {
+    MPIDI_RNDV_WANT_AUTO,
+    MPIDI_RNDV_WANT_READ,
+    MPIDI_RNDV_WANT_WRITE,
+    MPIDI_RNDV_WANT_PIPELINE
+} MPIDI_rndv_want_t;
+#define MPIDI_RNDV_WANT_NAMES "auto|read|write|pipeline"
+MPIDI_rndv_want_t MPIDI_rndv_wanted(void);
+/* FERRY_VERBOSE levels. */
+#define MPIDI_VERBOSE_PROTOCOL 3 /* one line per rendezvous: size, mover, fall-back */
+
+/* The device's counters (adi/stats.c), printed at finalize with FERRY_VERBOSE=1 and written to
+ * FERRY_STATS_FILE: the protocol counters of each method (named <method>_<counter>) and their
+ * sums over the methods (named <counter>), then the rest.  Sends are counted by the sender.  Each
+ * rendezvous is counted once, summed over the job, under the mover that carried its data: read
+ * and pipeline by the receiver, which chooses; write by the receiver when PUT_DONE arrives, or
+ * by the sender as pipeline when it streams instead.  rndv_fallback counts rendezvous that did
+ * not use the mover asked for (a forced FERRY_RNDV_PROTOCOL the method or the buffers cannot
+ * do, or a refusal at run time); rndv_refused the reads and writes a method refused at run time
+ * (CMA not permitted). */
 typedef struct MPIDI_stats {
-    unsigned long eager_sent, rndv_sent, rndv_read, rndv_write, rndv_pipeline;
-    unsigned long rndv_fallback; /* read or write refused by the method: pipeline instead */
-    unsigned long rdma_parked;   /* rdma pieces the method answered AGAIN to */
-    unsigned long deferred, unexpected;
+    MPIDI_proto_stats_t proto; /* summed over the methods */
+    unsigned long deferred, unexpected, unexpected_bytes_max;
+    unsigned long progress_yields; /* idle polls of a blocking wait that yielded the CPU */
+    unsigned long rdma_parked;     /* rdma operations the method answered AGAIN to (parked) */
 } MPIDI_stats_t;
 extern MPIDI_stats_t MPIDI_stats;
+/* Counts n events of a protocol counter for peer p's method and in the sum. */
+#define MPIDI_COUNT(p, counter, n)                                                                 \
+    do {                                                                                           \
+        (p)->stats->counter += (n);                                                                \
+        MPIDI_stats.proto.counter += (n);                                                          \
+    } while (0)
+/* An eager send of size bytes to peer p, for its method and in the sum. */
+static inline void MPIDI_count_eager(MPIDI_peer_t *p, size_t size)
+{
+    MPIDI_COUNT(p, eager_sent, 1);
+    MPIDI_COUNT(p, eager_bytes, size);
+    if (size > p->stats->eager_bytes_max)
+        p->stats->eager_bytes_max = size;
+    if (size > MPIDI_stats.proto.eager_bytes_max)
+        MPIDI_stats.proto.eager_bytes_max = size;
+}
+/* Registers the protocol counters of each started method (after MPIDI_methods_init). */
+int MPIDI_stats_register_methods(void);
+/* Registers the device's counters and opens FERRY_STATS_FILE (after PMI gave the rank). */
+int MPIDI_stats_init(void);
+/* Prints (FERRY_VERBOSE) and writes the counters; before the methods finalize. */
+void MPIDI_stats_finalize(void);
 
 #endif /* ADI_IMPL_H_INCLUDED */

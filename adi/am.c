@@ -6,7 +6,6 @@
 #include "adi_impl.h"
 #include "mpidi_config.h"
 
-MPIDI_stats_t MPIDI_stats;
 static long ndeferred; /* operations parked on any peer's queue */
 
 typedef void (*handler_fn_t)(int peer, const void *hdr, size_t hdr_len, const void *data,

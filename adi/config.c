@@ -25,11 +25,12 @@ typedef struct cfg_var {
 
 #define SIZE_MAX_CFG (1L << 40)
 
-/* Every variable Ferry reads (the value fields are filled by MPIDI_config_init).  Keep doc/tuning.md in step with this table. */
+/* Every variable Ferry reads (the value fields are filled by MPIDI_config_init).  Keep
+ * doc/tuning.md in step with this table. */
 static cfg_var_t vars[] = {
     {"FERRY_EAGER_LIMIT", CFG_SIZE, "-1", -1, SIZE_MAX_CFG, NULL,
      "largest message sent eagerly, all methods (-1: each method's own limit)"},
-    {"FERRY_RNDV_PROTOCOL", CFG_ENUM, "auto", 0, 0, MPIDI_RNDV_PROTO_NAMES,
+    {"FERRY_RNDV_PROTOCOL", CFG_ENUM, "auto", 0, 0, MPIDI_RNDV_WANT_NAMES,
      "rendezvous data mover; a mode the method lacks falls back to pipeline"},
     {"FERRY_RNDV_BOUNCE_CHUNK", CFG_SIZE, "256K", 4096, 1L << 30, NULL,
      "bytes per registered bounce slot of a noncontiguous rendezvous read"},
@@ -41,7 +42,10 @@ static cfg_var_t vars[] = {
      "comma-separated methods to use, in order of preference (empty: all built)"},
     {"FERRY_POLL_SPINS", CFG_INT, "-1", -1, INT_MAX, NULL,
      "idle polls before a blocking wait yields the CPU (-1: 2000, or 0 when oversubscribed)"},
-    {"FERRY_VERBOSE", CFG_INT, "0", 0, 3, NULL, "print method choices and statistics"},
+    {"FERRY_VERBOSE", CFG_INT, "0", 0, 3, NULL,
+     "1: method choices and counters, 2: connections, 3: the protocol of every rendezvous"},
+    {"FERRY_STATS_FILE", CFG_STR, "", 0, 0, NULL,
+     "each rank writes its counters to this path + \".<rank>\" at MPI_Finalize (for tests)"},
     {"FERRY_SHM_CMA", CFG_BOOL, "1", 0, 1, NULL,
      "use process_vm_readv/writev for shm rendezvous (0: copy pipeline only)"},
     {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,
@@ -133,10 +137,23 @@ static int parse_size(const char *s, long *out)
         return -1;
     long long mul = 1;
     switch (*end) {
-    case 'k': case 'K': mul = 1LL << 10; end++; break;
-    case 'm': case 'M': mul = 1LL << 20; end++; break;
-    case 'g': case 'G': mul = 1LL << 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        mul = 1LL << 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mul = 1LL << 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mul = 1LL << 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end == 'b' || *end == 'B')
         end++;
@@ -250,9 +267,24 @@ static cfg_var_t *must_find(const char *name)
     return v;
 }
 
-long MPIDI_config_int(const char *name) { return must_find(name)->ival; }
-const char *MPIDI_config_str(const char *name) { return must_find(name)->sval; }
-int MPIDI_config_is_set(const char *name) { return must_find(name)->is_set; }
+long MPIDI_config_int(const char *name)
+{
+    return must_find(name)->ival;
+}
+const char *MPIDI_config_str(const char *name)
+{
+    return must_find(name)->sval;
+}
+int MPIDI_config_is_set(const char *name)
+{
+    return must_find(name)->is_set;
+}
 
-long MPIDU_config_int(const char *name) { return MPIDI_config_int(name); }
-const char *MPIDU_config_str(const char *name) { return MPIDI_config_str(name); }
+long MPIDU_config_int(const char *name)
+{
+    return MPIDI_config_int(name);
+}
+const char *MPIDU_config_str(const char *name)
+{
+    return MPIDI_config_str(name);
+}

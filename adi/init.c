@@ -124,7 +124,11 @@ int MPID_Init(const MPID_upcalls_t *upcalls)
         .rank = w->rank, .size = w->size, .kvsname = w->kvsname, .hostname = w->hostname};
     if ((err = build_node_map(&job)))
         return err;
+    if ((err = MPIDI_stats_init()))
+        return err;
     if ((err = MPIDI_methods_init(&job)))
+        return err;
+    if ((err = MPIDI_stats_register_methods()))
         return err;
     if ((err = MPIDI_methods_publish()))
         return err;
@@ -146,15 +150,7 @@ int MPID_Finalize(void)
     /* Everything queued must leave before the methods close.  The MPI layer
      * has already run a barrier over the device, so no peer still needs us. */
     MPID_Progress_wait(nothing_left, NULL);
-    if (MPIDI_config_int("FERRY_VERBOSE"))
-        fprintf(stderr,
-                "ferry: rank %d: eager %lu, rendezvous %lu (read %lu, write %lu, pipeline %lu, "
-                "rdma refused and fallen back %lu), deferred %lu (rdma %lu), unexpected %lu "
-                "(peak %zu bytes held)\n",
-                MPIDI_world.rank, MPIDI_stats.eager_sent, MPIDI_stats.rndv_sent,
-                MPIDI_stats.rndv_read, MPIDI_stats.rndv_write, MPIDI_stats.rndv_pipeline,
-                MPIDI_stats.rndv_fallback, MPIDI_stats.deferred, MPIDI_stats.rdma_parked,
-                MPIDI_stats.unexpected, MPIDI_recvq_unexp_bytes_peak());
+    MPIDI_stats_finalize();
     int err = MPIDI_methods_finalize();
     free(node_of);
     free(local_ranks);

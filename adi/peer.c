@@ -201,6 +201,7 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
             return err;
         p->method = ops;
         p->caps = &MPIDI_active[i].caps;
+        p->stats = &MPIDI_active[i].stats;
         p->eager_limit = eager_limit_for(p->caps);
         if (MPIDI_config_int("FERRY_VERBOSE"))
             fprintf(stderr, "ferry: rank %d reaches rank %d by %s (eager limit %zu)\n",

@@ -69,9 +69,9 @@ int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced
     return forced || seg->size / MPIR_Segment_pieces(seg) >= min;
 }
 
-void MPIDI_rndv_note_fallback(MPIR_Request *req, const char *what, int mpi_errno)
+void MPIDI_rndv_note_refused(MPIR_Request *req, const char *what, int mpi_errno)
 {
-    MPIDI_stats.rndv_fallback++;
+    MPIDI_COUNT(&MPIDI_peers[req->peer], rndv_refused, 1);
     if (MPIDI_config_int("FERRY_VERBOSE"))
         fprintf(stderr, "ferry: rank %d: %s with rank %d refused (%s); using the pipeline\n",
                 MPIDI_world.rank, what, req->peer, MPIR_Err_string(mpi_errno));

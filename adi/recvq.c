@@ -10,7 +10,7 @@ typedef struct {
 } queue_t;
 
 static queue_t posted, unexp;
-static size_t unexp_bytes, unexp_bytes_peak;
+static size_t unexp_bytes;
 
 static void q_append(queue_t *q, MPIR_Request *r)
 {
@@ -102,13 +102,15 @@ void MPIDI_recvq_append_unexp(MPIR_Request *ureq)
     q_append(&unexp, ureq);
     if (ureq->unexp_data) {
         unexp_bytes += ureq->msg_size;
-        if (unexp_bytes > unexp_bytes_peak)
-            unexp_bytes_peak = unexp_bytes;
+        if (unexp_bytes > MPIDI_stats.unexpected_bytes_max)
+            MPIDI_stats.unexpected_bytes_max = unexp_bytes;
     }
 }
 
-size_t MPIDI_recvq_unexp_bytes(void) { return unexp_bytes; }
-size_t MPIDI_recvq_unexp_bytes_peak(void) { return unexp_bytes_peak; }
+size_t MPIDI_recvq_unexp_bytes(void)
+{
+    return unexp_bytes;
+}
 
 /* Receives naming the lost peer can never match now: fail them.  Wildcard
  * receives stay posted, since another peer may still satisfy them. */

@@ -5,10 +5,10 @@
 
 MPIR_Request *MPIDI_lookup_request(uint64_t id, int is_send, int peer, const char *what);
 
-MPIDI_rndv_proto_t MPIDI_rndv_proto_wanted(void)
+MPIDI_rndv_want_t MPIDI_rndv_wanted(void)
 {
-    /* config.c lists the choices as MPIDI_RNDV_PROTO_NAMES, in enum order. */
-    return (MPIDI_rndv_proto_t)MPIDI_config_int("FERRY_RNDV_PROTOCOL");
+    /* config.c lists the choices as MPIDI_RNDV_WANT_NAMES, in enum order. */
+    return (MPIDI_rndv_want_t)MPIDI_config_int("FERRY_RNDV_PROTOCOL");
 }
 
 /* reg and addr: the receive buffer offered for the sender's rdma_put (write
@@ -34,9 +34,25 @@ static void send_cts(MPIR_Request *rreq, const MPIDI_reg_t *reg, void *addr)
         MPIDI_Request_complete_one(rreq);
 }
 
-static void start_pipeline(MPIR_Request *rreq)
+static const char *const mover_name[] = {
+    [MPIDI_RNDV_READ] = "read", [MPIDI_RNDV_WRITE] = "write", [MPIDI_RNDV_PIPELINE] = "pipeline"};
+
+/* FERRY_VERBOSE=3: one line per rendezvous, saying which mover it uses and why. */
+static void trace(const MPIR_Request *rreq, int mode, const char *why)
 {
-    MPIDI_stats.rndv_pipeline++;
+    if (MPIDI_config_int("FERRY_VERBOSE") >= MPIDI_VERBOSE_PROTOCOL)
+        fprintf(stderr, "ferry: rank %d: rendezvous of %zu bytes from rank %d: %s%s%s\n",
+                MPIDI_world.rank, rreq->msg_size, rreq->peer, mover_name[mode], why ? ", " : "",
+                why ? why : "");
+}
+
+/* fallback: why the mover asked for is not used (NULL when it is). */
+static void start_pipeline(MPIR_Request *rreq, const char *fallback)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[rreq->peer];
+    MPIDI_COUNT(p, rndv_pipeline, 1);
+    MPIDI_COUNT(p, rndv_fallback, fallback != NULL);
+    trace(rreq, MPIDI_RNDV_PIPELINE, fallback);
     rreq->mode = MPIDI_RNDV_PIPELINE;
     rreq->bytes_recvd = 0;
     send_cts(rreq, NULL, NULL);
@@ -48,8 +64,8 @@ static void read_done(MPIR_Request *rreq)
 {
     MPIDI_xfer_t *x = &rreq->xfer;
     if (x->refused) {
-        MPIDI_rndv_note_fallback(rreq, "rdma_get", x->refused);
-        start_pipeline(rreq);
+        MPIDI_rndv_note_refused(rreq, "rdma_get", x->refused);
+        start_pipeline(rreq, "fall-back: the read was refused");
         return;
     }
     if (x->err) {
@@ -59,6 +75,7 @@ static void read_done(MPIR_Request *rreq)
         MPIDI_Request_complete_one(rreq);
         return;
     }
+    MPIDI_COUNT(&MPIDI_peers[rreq->peer], rndv_read, 1);
     if (!x->fin_sent) {
         MPIDI_ctrl_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle};
         MPIR_Request_set_error(
@@ -105,19 +122,22 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
         return;
     }
     const MPIDI_method_caps_t *caps = p->caps;
-    MPIDI_rndv_proto_t want = MPIDI_rndv_proto_wanted();
+    MPIDI_rndv_want_t want = MPIDI_rndv_wanted();
     void *dst = MPIR_Segment_contig_ptr(&rreq->seg, 0);
-    int may_read = (want == MPIDI_RNDV_PROTO_AUTO || want == MPIDI_RNDV_PROTO_READ) &&
+    int may_read = (want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ) &&
                    rreq->rts.has_addr && (caps->rndv_modes & MPIDI_RNDV_READ) &&
                    p->method->rdma_get && rreq->bytes_needed > 0;
     if (may_read) {
         int per_piece = 0, bounce = 0;
         if (!dst) {
-            per_piece = MPIDI_rndv_iov_ok(&rreq->seg, p, want == MPIDI_RNDV_PROTO_READ);
+            per_piece = MPIDI_rndv_iov_ok(&rreq->seg, p, want == MPIDI_RNDV_WANT_READ);
             bounce = !per_piece && caps->needs_local_reg;
         }
         if (dst || per_piece || bounce) {
-            MPIDI_stats.rndv_read++;
+            trace(rreq, MPIDI_RNDV_READ,
+                  per_piece ? "piece by piece"
+                  : bounce  ? "through bounce buffers"
+                            : NULL);
             rreq->mode = MPIDI_RNDV_READ;
             MPIDI_xfer_start(rreq, MPIDI_XFER_GET, rreq->bytes_needed, rreq->rts.addr,
                              rreq->rts.rkey, per_piece, bounce, read_done,
@@ -128,23 +148,30 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
     int may_write =
         dst && rreq->bytes_needed > 0 && (caps->rndv_modes & MPIDI_RNDV_WRITE) &&
         p->method->rdma_put &&
-        (want == MPIDI_RNDV_PROTO_WRITE || (want == MPIDI_RNDV_PROTO_AUTO && !caps->needs_reg));
+        (want == MPIDI_RNDV_WANT_WRITE || (want == MPIDI_RNDV_WANT_AUTO && !caps->needs_reg));
     if (may_write && caps->needs_reg) {
         err =
             MPIDI_reg_acquire(p, dst, rreq->bytes_needed, MPIDI_MEM_REMOTE_WRITE, &rreq->recv_reg);
         if (err) {
-            MPIDI_rndv_note_fallback(rreq, "registration for rdma_put", err);
-            may_write = 0;
+            MPIDI_rndv_note_refused(rreq, "registration for rdma_put", err);
+            start_pipeline(rreq, "fall-back: the receive buffer could not be registered");
+            return;
         }
     }
+    /* Counted when PUT_DONE comes, or by the sender if it streams DATA instead. */
     if (may_write) {
-        MPIDI_stats.rndv_write++;
+        trace(rreq, MPIDI_RNDV_WRITE, NULL);
         rreq->mode = MPIDI_RNDV_WRITE;
         rreq->bytes_recvd = 0;
         send_cts(rreq, &rreq->recv_reg, dst);
         return;
     }
-    start_pipeline(rreq);
+    if (want == MPIDI_RNDV_WANT_READ)
+        start_pipeline(rreq, "fall-back: cannot read here (method, CMA off, or buffers)");
+    else if (want == MPIDI_RNDV_WANT_WRITE)
+        start_pipeline(rreq, "fall-back: cannot write here (method, CMA off, or buffers)");
+    else
+        start_pipeline(rreq, NULL);
 }
 
 static MPIR_Request *data_request(int peer, const MPIDI_data_hdr_t *d, size_t len)
@@ -170,8 +197,7 @@ void MPIDI_handle_data(int peer, const void *hdr, size_t hdr_len, const void *da
 
 /* Receive in place: a chunk for a contiguous buffer is written straight to
  * its offset; otherwise the method collects it and dispatches it as usual. */
-MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len,
-                                    void **dst_p)
+MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t len, void **dst_p)
 {
     MPIR_Request *rreq = data_request(peer, d, len);
     *dst_p = MPIR_Segment_contig_ptr(&rreq->seg, d->offset);
@@ -187,9 +213,9 @@ void MPIDI_data_recv_done(MPIR_Request *rreq, const void *payload, size_t len)
         MPIDI_Request_complete_one(rreq);
 }
 
-void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data,
-                           size_t len)
+void MPIDI_handle_put_done(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
     const MPIDI_ctrl_hdr_t *c = hdr;
+    MPIDI_COUNT(&MPIDI_peers[peer], rndv_write, 1);
     MPIDI_Request_complete_one(MPIDI_lookup_request(c->rreq, 0, peer, "PUT_DONE"));
 }

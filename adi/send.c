@@ -44,13 +44,16 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     }
     size_t size = sreq->seg.size;
     sreq->msg_size = size;
-    MPIDI_match_hdr_t m = {.src = comm->rank, .tag = tag, .context_id = sreq->context_id,
-                           .seq = p->send_seq++, .flags = sync ? MPIDI_MATCH_SYNC : 0,
+    MPIDI_match_hdr_t m = {.src = comm->rank,
+                           .tag = tag,
+                           .context_id = sreq->context_id,
+                           .seq = p->send_seq++,
+                           .flags = sync ? MPIDI_MATCH_SYNC : 0,
                            .sreq = (uint64_t)sreq->handle};
     sreq->send_seq = m.seq;
 
     if (size <= p->eager_limit) {
-        MPIDI_stats.eager_sent++;
+        MPIDI_count_eager(p, size);
         if (sync)
             sreq->cc++; /* the SYNC_ACK */
         err = MPIDI_am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), sreq, 0, size, 0);
@@ -62,13 +65,13 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     /* Rendezvous: the request's one event is the end of the data transfer.
      * A contiguous buffer is offered for reading (registered first when the
      * method needs it) unless the user forced another mode. */
-    MPIDI_stats.rndv_sent++;
+    MPIDI_COUNT(p, rndv_sent, 1);
     sreq->is_rndv_send = 1;
     MPIDI_rts_hdr_t rts = {.m = m, .size = size};
-    MPIDI_rndv_proto_t want = MPIDI_rndv_proto_wanted();
+    MPIDI_rndv_want_t want = MPIDI_rndv_wanted();
     void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
     if (src && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get &&
-        (want == MPIDI_RNDV_PROTO_AUTO || want == MPIDI_RNDV_PROTO_READ)) {
+        (want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ)) {
         if (!p->caps->needs_reg) {
             rts.m.flags |= MPIDI_MATCH_RDMA;
             rts.addr = (uint64_t)(uintptr_t)src;
@@ -79,7 +82,7 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
             rts.rkey = sreq->send_reg.mem.key;
         } else {
             /* Not registrable: the receiver will ask for the pipeline. */
-            MPIDI_rndv_note_fallback(sreq, "registration for rdma_get", err);
+            MPIDI_rndv_note_refused(sreq, "registration for rdma_get", err);
         }
     }
     err = MPIDI_am_send(peer, MPIDI_AM_RTS, &rts, sizeof(rts), NULL, 0, 0, 0);
@@ -113,6 +116,22 @@ static void stream_data(MPIR_Request *sreq)
     }
 }
 
+/* The receiver offered its buffer for a write but the data goes as DATA chunks: counted here,
+ * since only the sender knows (the receiver counts the writes that arrive).  refused: the
+ * method refused the write at run time; why: the reason when the mover asked for is not used,
+ * NULL when the pipeline is auto's own choice. */
+static void count_stream_instead_of_write(const MPIR_Request *sreq, int refused, const char *why)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[sreq->peer];
+    MPIDI_COUNT(p, rndv_pipeline, 1);
+    MPIDI_COUNT(p, rndv_refused, refused);
+    MPIDI_COUNT(p, rndv_fallback, why != NULL);
+    if (MPIDI_config_int("FERRY_VERBOSE") >= MPIDI_VERBOSE_PROTOCOL)
+        fprintf(stderr, "ferry: rank %d: rendezvous of %zu bytes to rank %d: pipeline%s%s\n",
+                MPIDI_world.rank, sreq->msg_size, sreq->peer, why ? ", fall-back: " : "",
+                why ? why : "");
+}
+
 /* The put is over: tell the receiver its buffer is filled, or, when the
  * method refused, stream the data instead (the receiver takes DATA in write
  * mode too, and the stream rewrites every byte from the start). */
@@ -120,7 +139,8 @@ static void put_done(MPIR_Request *sreq)
 {
     MPIDI_xfer_t *x = &sreq->xfer;
     if (x->refused) {
-        MPIDI_rndv_note_fallback(sreq, "rdma_put", x->refused);
+        MPIDI_rndv_note_refused(sreq, "rdma_put", x->refused);
+        count_stream_instead_of_write(sreq, 0, "the write was refused");
         stream_data(sreq);
         return;
     }
@@ -144,16 +164,16 @@ void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *dat
     sreq->cts_rreq = c->rreq;
     sreq->cts_len = c->len;
     if ((c->flags & MPIDI_CTS_PUT) && c->len > 0 && p->method->rdma_put) {
+        int forced = MPIDI_rndv_wanted() == MPIDI_RNDV_WANT_WRITE;
         int contig = MPIR_Segment_contig_ptr(&sreq->seg, 0) != NULL;
-        int per_piece =
-            !contig &&
-            MPIDI_rndv_iov_ok(&sreq->seg, p, MPIDI_rndv_proto_wanted() == MPIDI_RNDV_PROTO_WRITE);
+        int per_piece = !contig && MPIDI_rndv_iov_ok(&sreq->seg, p, forced);
         if (contig || per_piece) {
             sreq->mode = MPIDI_RNDV_WRITE;
             MPIDI_xfer_start(sreq, MPIDI_XFER_PUT, c->len, c->addr, c->rkey, per_piece, 0,
                              put_done, NULL);
             return;
         }
+        count_stream_instead_of_write(sreq, 0, forced ? "cannot write from this buffer" : NULL);
     }
     sreq->mode = MPIDI_RNDV_PIPELINE;
     stream_data(sreq);

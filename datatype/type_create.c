@@ -96,15 +96,19 @@ void MPIR_Datatype_release(MPIR_Datatype *dt)
 
 /* ---- bounds ---- */
 
-/* The bounds of a type are those of its typemap: lb and ub over every
- * element's bounds, except that when some element carries a marker (a
- * resized type) only the markers count (MPI-3.1 4.1.7: markers are sticky).
- * Blocks of zero elements contribute nothing; an element with no data (a
- * zero-count contiguous type) still contributes its bounds, as MPICH and
- * Open MPI do. */
+/* The bounds of a type are those of its typemap (MPI-4.1 5.1, 5.1.7): the
+ * typemap is the children's typemaps copied to their displacements, markers
+ * included.  If it holds lb markers (a resized, subarray or darray type inside)
+ * lb is the least of them, else the least displacement of its data; if it
+ * holds ub markers ub is the greatest of them, else the greatest end of its
+ * data plus the alignment epsilon.  Markers always come in pairs.  A block of
+ * zero elements, or an element with neither data nor markers, puts nothing in
+ * the typemap, so it adds no bound (an empty type has lb = ub = 0).  The
+ * epsilon pads the data's own span: a child's padding is not data, so it is
+ * not carried up (hindexed({0, 20}, struct{double; char}) has extent 32). */
 typedef struct bounds {
-    int any, any_data, slb, sub;
-    MPI_Aint lb, ub, slb_v, sub_v, tlb, tub;
+    int any_data, slb, sub;
+    MPI_Aint slb_v, sub_v, tlb, tub;
 } bounds_t;
 
 static void bound_block(bounds_t *b, const MPIR_Datatype *c, MPI_Aint n, MPI_Aint d)
@@ -113,18 +117,12 @@ static void bound_block(bounds_t *b, const MPIR_Datatype *c, MPI_Aint n, MPI_Ain
         return;
     MPI_Aint span = (n - 1) * c->extent;
     MPI_Aint lo = d + (span < 0 ? span : 0), hi = d + (span > 0 ? span : 0);
-    MPI_Aint l = lo + c->lb, u = hi + c->ub;
-    if (!b->any || l < b->lb)
-        b->lb = l;
-    if (!b->any || u > b->ub)
-        b->ub = u;
-    b->any = 1;
-    if (c->sticky_lb && (!b->slb || l < b->slb_v)) {
-        b->slb_v = l;
+    if (c->sticky_lb && (!b->slb || lo + c->lb < b->slb_v)) {
+        b->slb_v = lo + c->lb;
         b->slb = 1;
     }
-    if (c->sticky_ub && (!b->sub || u > b->sub_v)) {
-        b->sub_v = u;
+    if (c->sticky_ub && (!b->sub || hi + c->ub > b->sub_v)) {
+        b->sub_v = hi + c->ub;
         b->sub = 1;
     }
     if (c->size > 0) {
@@ -139,18 +137,18 @@ static void bound_block(bounds_t *b, const MPIR_Datatype *c, MPI_Aint n, MPI_Ain
 
 static void bound_finish(MPIR_Datatype *t, const bounds_t *b)
 {
-    t->lb = b->slb ? b->slb_v : (b->any ? b->lb : 0);
-    t->ub = b->sub ? b->sub_v : (b->any ? b->ub : 0);
+    t->true_lb = b->any_data ? b->tlb : 0;
+    t->true_ub = b->any_data ? b->tub : 0;
+    t->lb = b->slb ? b->slb_v : t->true_lb;
+    t->ub = b->sub ? b->sub_v : t->true_ub;
     t->sticky_lb = b->slb;
     t->sticky_ub = b->sub;
     t->extent = t->ub - t->lb;
-    t->true_lb = b->any_data ? b->tlb : 0;
-    t->true_ub = b->any_data ? b->tub : 0;
-    /* The extent is padded to the alignment of the most aligned basic type
-     * inside (the standard's epsilon, MPI-3.1 4.1.1, for every constructor as
-     * Open MPI does; MPICH pads structs only), so an array of them keeps each
-     * field aligned as a C array of the matching struct would.  An explicit
-     * upper bound (a resized member) is taken as it is. */
+    /* The epsilon: the extent rounded up to the alignment of the most aligned
+     * basic type inside, for every constructor as the standard says (Open MPI
+     * does too; MPICH pads structs only), so an array of them keeps each field
+     * aligned as a C array of the matching struct would.  An explicit upper
+     * bound (a ub marker) is taken as it is. */
     if (!t->sticky_ub && t->extent > 0 && t->extent % t->align) {
         t->ub += t->align - t->extent % t->align;
         t->extent = t->ub - t->lb;

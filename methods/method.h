@@ -54,17 +54,17 @@ typedef struct MPIDI_mem {
 
 /* What the core tells a method about the job at init. */
 typedef struct MPIDI_job {
-    int rank;              /* world rank of this process */
-    int size;              /* world size */
-    const char *kvsname;   /* unique per job: use it to name shared objects */
+    int rank;            /* world rank of this process */
+    int size;            /* world size */
+    const char *kvsname; /* unique per job: use it to name shared objects */
     const char *hostname;
-    int node_id;           /* index of this node (ranks with equal node ids share a host) */
-    int nlocal;            /* ranks on this node, including this one */
-    int local_index;       /* this rank's position among them */
+    int node_id;            /* index of this node (ranks with equal node ids share a host) */
+    int nlocal;             /* ranks on this node, including this one */
+    int local_index;        /* this rank's position among them */
     const int *local_ranks; /* world ranks on this node, ascending; nlocal entries */
-    const int *node_of;    /* node id of every world rank; size entries */
-    int forced;            /* 1 when FERRY_METHODS names this method: it should reach every
-                              peer it can, also on its own node */
+    const int *node_of;     /* node id of every world rank; size entries */
+    int forced;             /* 1 when FERRY_METHODS names this method: it should reach every
+                               peer it can, also on its own node */
 } MPIDI_job_t;
 
 /* Which peers a method can reach at all, known from the job description
@@ -178,8 +178,8 @@ typedef struct MPIDI_method_ops {
 
 /* Delivers one incoming active message.  hdr and payload are valid only
  * during the call; the core copies what it keeps. */
-void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t payload_len);
+void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t payload_len);
 /* Optional receive in place, for methods that read a byte stream (tcp).
  * When the header of an active message has arrived but not its payload of
  * payload_len bytes, a method may ask the core where that payload belongs.
@@ -205,6 +205,13 @@ void MPIDU_peer_failed(int peer, int mpi_errno, const char *msg);
 /* Builds an MPI error code of class errclass whose MPI_Error_string is the
  * formatted message; the function that first detects an error calls it. */
 int MPIDU_err_create(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Registers a counter the method increments itself (an unsigned long that stays valid until
+ * MPI_Finalize), under the name FERRY_VERBOSE=1 prints and tests read from FERRY_STATS_FILE:
+ * lower-case letters, digits and '_', prefixed by the method ("tcp_recv_in_place").  A name
+ * ending in "_max" is a maximum (tests take the largest over the ranks), any other a count
+ * (summed).  Call it from init; returns an MPI error code (bad or duplicate name). */
+int MPIDU_stat_register(const char *name, const unsigned long *counter_p);
 
 /* Configuration values (adi/config.c) a method may read. */
 long MPIDU_config_int(const char *name);

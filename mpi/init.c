@@ -5,6 +5,8 @@
 #include "mpiimpl.h"
 
 int MPIR_initialized;
+/* What MPI_Init_thread provided; MPI_Init acts as MPI_Init_thread(MPI_THREAD_SINGLE). */
+static int thread_level = MPI_THREAD_SINGLE;
 
 #pragma weak MPI_Init = PMPI_Init
 int PMPI_Init(int *argc, char ***argv)
@@ -32,17 +34,29 @@ int PMPI_Init(int *argc, char ***argv)
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int err = PMPI_Init(argc, argv);
-    /* The device is single-threaded; calls from one thread at a time work. */
-    if (provided)
-        *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-    return err;
+    if (err)
+        return err;
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE || !provided)
+        return MPIR_Err_return(NULL, "MPI_Init_thread",
+                               MPIR_Err_create(MPI_ERR_ARG,
+                                               provided ? "required=%d is not a thread level"
+                                                        : "provided is NULL (required=%d)",
+                                               required));
+    /* The device is single-threaded; calls from one thread at a time work.  The level asked
+     * for when it is one of those, else the highest (MPI-4.1 11.6.3). */
+    thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    *provided = thread_level;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Query_thread = PMPI_Query_thread
 int PMPI_Query_thread(int *provided)
 {
     MPIR_CHECK_INIT("MPI_Query_thread");
-    *provided = MPI_THREAD_SERIALIZED;
+    if (!provided)
+        return MPIR_Err_return(NULL, "MPI_Query_thread",
+                               MPIR_Err_create(MPI_ERR_ARG, "provided is NULL"));
+    *provided = thread_level;
     return MPI_SUCCESS;
 }
 

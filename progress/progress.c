@@ -73,11 +73,21 @@ void MPID_Progress_wait(int (*done)(void *arg), void *arg)
             idle = 0;
             continue;
         }
-        if (++idle > spins_before_yield && !sleep_in_methods())
-            sched_yield();
+        if (++idle > spins_before_yield) {
+            /* The CPU goes to others: slept in the methods' wait objects, or yielded. */
+            MPIDI_stats.progress_yields++;
+            if (!sleep_in_methods())
+                sched_yield();
+        }
     }
 }
 
-static int req_done(void *arg) { return MPIR_Request_is_complete(arg); }
+static int req_done(void *arg)
+{
+    return MPIR_Request_is_complete(arg);
+}
 
-void MPID_Wait(MPIR_Request *req) { MPID_Progress_wait(req_done, req); }
+void MPID_Wait(MPIR_Request *req)
+{
+    MPID_Progress_wait(req_done, req);
+}

@@ -11,6 +11,13 @@ test_unit_stub_method_test_CFLAGS = $(AM_CFLAGS)
 test_unit_config_test_SOURCES = test/unit/config_test.c
 test_unit_config_test_LDADD = libmpi.la
 EXTRA_DIST += test/mpi test/profiling test/run-all.sh
+# Every unit test under a time limit, also for a plain "make check" (test/unit/run.sh, which
+# run-all.sh uses, runs them itself and asks for the list with "make print-tests").
+UNIT_TEST_TIMEOUT = 300
+LOG_COMPILER = timeout
+AM_LOG_FLAGS = -k 5 $(UNIT_TEST_TIMEOUT)
+print-tests:
+	@echo $(TESTS)
 test_unit_rcache_test_SOURCES = test/unit/rcache_test.c
 test_unit_rcache_test_LDADD = libmpi.la
 # The verbs method's credit accounting needs no device (nor libibverbs: the header is plain C).

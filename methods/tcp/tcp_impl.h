@@ -209,11 +209,12 @@ typedef struct MPIDI_TCP_state {
     int port;
     char card[1024];
     MPIDI_TCP_peer_t *peers;
-    MPIDI_TCP_sock_t *socks; /* every socket not yet freed */
-    int nconnecting;         /* peers in PEER_CONNECTING: progress watches their timers */
-    int in_progress;         /* re-entrancy guard */
-    unsigned idle_polls;     /* progress calls while only listening (they poll 1 in 64) */
-    int finalizing;          /* EOF after our BYE is expected, not a failure */
+    MPIDI_TCP_sock_t *socks;     /* every socket not yet freed */
+    int nconnecting;             /* peers in PEER_CONNECTING: progress watches their timers */
+    int in_progress;             /* re-entrancy guard */
+    unsigned idle_polls;         /* progress calls while only listening (they poll 1 in 64) */
+    int finalizing;              /* EOF after our BYE is expected, not a failure */
+    unsigned long recv_in_place; /* counter tcp_recv_in_place: payloads read into user memory */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
     size_t eager_limit;

@@ -63,6 +63,7 @@ static void begin_payload(int peer, const MPIDI_TCP_frame_t *f, const char *hdr,
     memcpy(p->rhdr, hdr, f->hdr_len);
     p->rtoken = MPIDU_am_recv_begin(peer, f->handler, p->rhdr, f->hdr_len, f->payload_len, &dst);
     p->rcollect = NULL;
+    st->recv_in_place += dst != NULL;
     if (!dst) {
         p->rcollect = malloc(f->payload_len);
         if (!p->rcollect) {

@@ -3,8 +3,8 @@
 #
 # usage: test/launcher/run.sh [MPIEXEC [PMI_HELLO]]
 #   or:  MPIEXEC=./mpiexec PMI_HELLO=test/launcher/pmi_hello test/launcher/run.sh
-# Prints "PASS name" or "FAIL name: details" per check, then "N passed, N failed";
-# exits 1 if any check failed.
+# Prints "PASS name", "FAIL name: details" or "SKIP name: reason" per check, then
+# "N passed, N failed, N skipped"; exits 1 if any check failed.
 
 MPIEXEC=${1:-${MPIEXEC:-./mpiexec}}
 PMI_HELLO=${2:-${PMI_HELLO:-test/launcher/pmi_hello}}
@@ -20,6 +20,7 @@ done
 
 passed=0
 failed=0
+skipped=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ferry-launcher.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 OUT=$TMP/out
@@ -29,6 +30,7 @@ GUARD="timeout -k 2 30"
 
 pass() { echo "PASS $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
 # One line of a file for a failure message.
 show() { tr '\n' '|' < "$1" | cut -c1-300; }
 now() { date +%s.%N; }
@@ -75,7 +77,7 @@ if command -v mpiexec.hydra > /dev/null 2>&1; then
         fail "hydra_pmi_port_n4" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
     fi
 else
-    echo "SKIP hydra_n4: mpiexec.hydra not found in PATH"
+    skip hydra "mpiexec.hydra not found in PATH"
 fi
 
 # An MPICH-built program under our mpiexec: the protocol is the same both ways.
@@ -104,10 +106,10 @@ EOF
             fail "mpich_program_n3" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
         fi
     else
-        echo "SKIP mpich_program_n3: mpicc.mpich failed: $(show "$ERR")"
+        skip mpich_program_n3 "mpicc.mpich failed: $(show "$ERR")"
     fi
 else
-    echo "SKIP mpich_program_n3: mpicc.mpich not found in PATH"
+    skip mpich_program_n3 "mpicc.mpich not found in PATH"
 fi
 
 # ---- exit codes and failures ----
@@ -504,5 +506,5 @@ else
     fail "usage_bad_timeout" "rc=$rc stderr='$(show "$ERR")'"
 fi
 
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]

@@ -133,9 +133,8 @@ typedef struct tg_type {
     /* Extent used to place consecutive elements: the reference's own (tg_ref_bounds) or the
      * library's, as the test chooses. */
     MPI_Aint ext;
-    /* The reference bounds (test/unit/dtype_random.c computes them). */
+    /* The reference bounds (test/unit/dtype_random.c's oracle computes them). */
     MPI_Aint r_lb, r_ub;
-    int r_slb, r_sub, r_align;
 } tg_type;
 
 typedef struct {

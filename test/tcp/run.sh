@@ -56,9 +56,12 @@ within() { [ "$(echo "$secs < $1" | bc)" = 1 ]; }
 no_errors() { [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; }
 details() { echo "rc=$rc ${secs}s stdout='$(show "$OUT")' stderr='$(show "$ERR")'"; }
 
-for prog in tcp_exchange tcp_kill; do
+for prog in tcp_exchange tcp_kill traffic; do
+    src=$here/$prog.c
+    [ $prog = traffic ] && src="$here/../variables/traffic.c $here/../mpi/mtest.c -I$here/../mpi"
     # MPICC may carry flags (e.g. sanitizers): split it into words.
-    if ! $MPICC -O2 -Wall -o "$TMP/$prog" "$here/$prog.c" >"$TMP/build.log" 2>&1; then
+    # shellcheck disable=SC2086
+    if ! $MPICC -O2 -Wall -o "$TMP/$prog" $src >"$TMP/build.log" 2>&1; then
         fail "build_$prog" "$(show "$TMP/build.log")"
         echo "$passed passed, $failed failed, $skipped skipped"
         exit 1
@@ -66,6 +69,7 @@ for prog in tcp_exchange tcp_kill; do
 done
 EXCHANGE=$TMP/tcp_exchange
 KILL=$TMP/tcp_kill
+TRAFFIC=$TMP/traffic
 
 # ---- one host, loopback only ----
 # FERRY_TCP_IF=lo keeps every connection on loopback, also the failed attempts.
@@ -168,6 +172,14 @@ ns_setup() {
     # Addresses no route leads to from the other namespace (for the unreachable check).
     ip -n "$NS_A" addr add 10.202.1.1/32 dev lo && ip -n "$NS_B" addr add 10.202.2.1/32 dev lo ||
         return 1
+    # An address of host B that host A's packets to vanish on the way (for the connect
+    # timeout): A routes 10.203.0.0/24 into a veth whose other end is down, with a fixed
+    # neighbour entry so no ARP failure ends the wait first.
+    ip -n "$NS_A" link add "ftc$id" type veth peer name "ftd$id" 2>>"$TMP/ns.err" &&
+        ip -n "$NS_A" link set "ftc$id" up && ip -n "$NS_A" addr add 10.203.1.1/32 dev lo &&
+        ip -n "$NS_A" route add 10.203.0.0/24 dev "ftc$id" &&
+        ip -n "$NS_A" neigh add 10.203.0.2 lladdr 02:00:00:00:00:01 dev "ftc$id" nud permanent &&
+        ip -n "$NS_B" addr add 10.203.0.2/32 dev lo || return 1
     ip -n "$NS_A" link set lo up && ip -n "$NS_B" link set lo up &&
         ip -n "$NS_A" link set "fta$id" up && ip -n "$NS_B" link set "ftb$id" up
 }
@@ -175,7 +187,8 @@ ns_setup() {
 if ! ns_setup; then
     why="cannot create network namespaces ($(show "$TMP/ns.err")); needs root and ip netns"
     for c in ours_exec_tcp ours_ssh_shm_and_tcp ours_ipv6 ours_killed_remote_rank \
-        ours_unreachable hydra_launcher_exec hydra_bootstrap_exec; do
+        ours_unreachable ours_connect_timeout ours_connect_timeout_long hydra_launcher_exec \
+        hydra_bootstrap_exec; do
         skip "$c" "$why"
     done
 else
@@ -229,6 +242,30 @@ else
         pass ours_unreachable
     else
         fail ours_unreachable "$(details)"
+    fi
+
+    # FERRY_TCP_CONNECT_TIMEOUT: rank 0 (host A) sends to rank 1 (host B), whose only address
+    # A's packets never reach; rank 1 only receives, so it never connects.  Each attempt ends
+    # after the timeout: 2 attempts of 300 ms end the job within seconds, 1 of 3000 ms lasts
+    # at least 3 s.
+    timeout_msg() { # MS ATTEMPTS
+        grep -q "cannot connect to rank 1 after $2 attempts\? over 1 address; last: 10.203.0.2:[0-9]*: no answer within FERRY_TCP_CONNECT_TIMEOUT=$1 ms" "$ERR"
+    }
+    run 60 "${NSRUN[@]}" env FERRY_METHODS=tcp FERRY_TCP_IF=10.203.0.0/16 FERRY_TCP_CONNECT_TIMEOUT=300 \
+        FERRY_TCP_CONNECT_RETRIES=1 "$MPIEXEC" -hosts "$NS_A,$NS_B" -launcher-exec "$NSHOST" \
+        "$TRAFFIC" 1 8
+    if [ $rc != 0 ] && timeout_msg 300 2 && within 20; then
+        pass ours_connect_timeout
+    else
+        fail ours_connect_timeout "$(details)"
+    fi
+    run 60 "${NSRUN[@]}" env FERRY_METHODS=tcp FERRY_TCP_IF=10.203.0.0/16 FERRY_TCP_CONNECT_TIMEOUT=3000 \
+        FERRY_TCP_CONNECT_RETRIES=0 "$MPIEXEC" -hosts "$NS_A,$NS_B" -launcher-exec "$NSHOST" \
+        "$TRAFFIC" 1 8
+    if [ $rc != 0 ] && timeout_msg 3000 1 && ! within 3; then
+        pass ours_connect_timeout_long
+    else
+        fail ours_connect_timeout_long "$(details)"
     fi
 
     if command -v mpiexec.hydra >/dev/null 2>&1; then

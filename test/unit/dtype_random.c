@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../mpi/type_gen.h"
+#include "../mpi/type_table.h"
 #include "datatype.h"
 #include "dataloop.h"
 #include "segment.h"
@@ -32,109 +32,231 @@ static char cur_desc[4096];
         }                                                                                          \
     } while (0)
 
-/* ---- reference bounds: the standard's rules, computed over the test's own tree ---- */
+/* ---- the bounds oracle ----
+ *
+ * Written from the definitions of MPI-4.1 5.1 and 5.1.7, not from datatype/: every node's type
+ * map is built in full, lb and ub markers included as entries, by placing copies of its
+ * children's maps as the constructor says; then
+ *   lb = the least displacement of an lb marker if there is one, else of any entry;
+ *   ub = the greatest displacement of a ub marker if there is one, else the greatest end
+ *        (displacement + size) of any entry, plus epsilon: the least increment that rounds
+ *        ub - lb up to a multiple of the largest alignment of a basic entry;
+ *   true lb / true ub = the least displacement / greatest end of the data entries alone.
+ * MPI_Type_create_resized erases its child's markers and puts new ones at lb and lb + extent;
+ * subarray and darray do the same at 0 and the whole array's extent.  A member replicated zero
+ * times contributes no entries, so neither its data nor its markers nor its alignment. */
+
+enum { OM_DATA, OM_LB, OM_UB };
 
 typedef struct {
-    int any, slb, sub;
-    MPI_Aint lb, ub, slb_v, sub_v;
-    int align;
-} rb_t;
+    MPI_Aint disp;
+    int kind, size, align;
+} om_entry_t;
 
-static void rb_block(rb_t *b, const tg_type *c, MPI_Aint n, MPI_Aint d)
+typedef struct {
+    om_entry_t *e;
+    long n, cap;
+} om_map_t;
+
+typedef struct {
+    MPI_Aint lb, ub, tlb, tub;
+    long size;
+} om_bounds_t;
+
+static void om_push(om_map_t *m, int kind, MPI_Aint disp, int size, int align)
 {
-    if (n <= 0)
-        return;
-    MPI_Aint span = (n - 1) * c->ext, lo = d + (span < 0 ? span : 0),
-             hi = d + (span > 0 ? span : 0);
-    MPI_Aint l = lo + c->r_lb, u = hi + c->r_ub;
-    if (!b->any || l < b->lb)
-        b->lb = l;
-    if (!b->any || u > b->ub)
-        b->ub = u;
-    b->any = 1;
-    if (c->r_slb && (!b->slb || l < b->slb_v))
-        b->slb_v = l, b->slb = 1;
-    if (c->r_sub && (!b->sub || u > b->sub_v))
-        b->sub_v = u, b->sub = 1;
-    if (c->r_align > b->align)
-        b->align = c->r_align;
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 64;
+        m->e = realloc(m->e, m->cap * sizeof(*m->e));
+        if (!m->e) {
+            fprintf(stderr, "dtype_random: out of memory\n");
+            abort();
+        }
+    }
+    m->e[m->n++] = (om_entry_t){disp, kind, size, align};
 }
 
-/* Sets r_lb, r_ub, stickiness, alignment and ext of every node, bottom-up. */
-static void ref_bounds(tg_type *t)
+/* Appends a copy of src displaced by shift; with_markers 0 drops its markers. */
+static void om_place(om_map_t *dst, const om_map_t *src, MPI_Aint shift, int with_markers)
 {
-    for (int i = 0; i < t->nkids; i++)
-        ref_bounds(t->kids[i]);
-    tg_type *k = t->nkids ? t->kids[0] : NULL;
-    rb_t b = {.align = 1};
-    switch (t->comb) {
-    case MPI_COMBINER_NAMED:
-        t->r_lb = 0;
-        t->r_ub = t->basic->extent;
-        t->r_align = t->basic->align;
-        t->ext = t->r_ub;
-        return;
-    case MPI_COMBINER_RESIZED:
-        t->r_lb = t->rlb;
-        t->r_ub = t->rlb + t->rextent;
-        t->r_slb = t->r_sub = 1;
-        t->r_align = k->r_align;
-        t->ext = t->rextent;
-        return;
-    case MPI_COMBINER_DUP:
-        t->r_lb = k->r_lb;
-        t->r_ub = k->r_ub;
-        t->r_slb = k->r_slb;
-        t->r_sub = k->r_sub;
-        t->r_align = k->r_align;
-        t->ext = k->ext;
-        return;
-    case MPI_COMBINER_SUBARRAY:
-    case MPI_COMBINER_DARRAY: {
-        MPI_Aint n = 1;
-        for (int i = 0; i < t->ndims; i++)
-            n *= t->sizes[i];
-        t->r_lb = 0;
-        t->r_ub = n * k->ext;
-        t->r_slb = t->r_sub = 1;
-        t->r_align = k->r_align;
-        t->ext = t->r_ub;
-        return;
+    for (long i = 0; i < src->n; i++)
+        if (with_markers || src->e[i].kind == OM_DATA)
+            om_push(dst, src->e[i].kind, src->e[i].disp + shift, src->e[i].size, src->e[i].align);
+}
+
+static om_bounds_t om_bounds(const om_map_t *m)
+{
+    om_bounds_t b = {0, 0, 0, 0, 0};
+    int have_lb = 0, have_ub = 0, first = 1, first_data = 1, align = 1;
+    MPI_Aint lo = 0, hi = 0, mlb = 0, mub = 0;
+    for (long i = 0; i < m->n; i++) {
+        const om_entry_t *e = &m->e[i];
+        MPI_Aint end = e->disp + e->size;
+        if (first || e->disp < lo)
+            lo = e->disp;
+        if (first || end > hi)
+            hi = end;
+        first = 0;
+        if (e->kind == OM_LB && (!have_lb || e->disp < mlb))
+            mlb = e->disp, have_lb = 1;
+        if (e->kind == OM_UB && (!have_ub || e->disp > mub))
+            mub = e->disp, have_ub = 1;
+        if (e->kind == OM_DATA) {
+            if (first_data || e->disp < b.tlb)
+                b.tlb = e->disp;
+            if (first_data || end > b.tub)
+                b.tub = end;
+            first_data = 0;
+            b.size += e->size;
+            if (e->align > align)
+                align = e->align;
+        }
     }
+    b.lb = have_lb ? mlb : lo;
+    if (have_ub) {
+        b.ub = mub;
+    } else {
+        b.ub = hi;
+        MPI_Aint ext = b.ub - b.lb;
+        if (ext % align)
+            b.ub += align - ext % align;
+    }
+    return b;
+}
+
+/* The type map of one element of t at displacement 0; sets t->ext (where tg_map puts the next
+ * element), t->r_lb and t->r_ub on t and, through the recursion, on every node below it. */
+static om_map_t om_typemap(tg_type *t)
+{
+    om_map_t m = {0};
+    om_map_t k = {0};
+    MPI_Aint kext = 0;
+    if (t->comb != MPI_COMBINER_NAMED && t->comb != MPI_COMBINER_STRUCT) {
+        k = om_typemap(t->kids[0]);
+        kext = t->kids[0]->ext;
+    }
+    switch (t->comb) {
+    case MPI_COMBINER_NAMED: {
+        const tg_basic_t *b = t->basic;
+        if (b->pair_off) {
+            /* A pair is the C struct { T a; int b; }: its alignment is the struct's. */
+            om_push(&m, OM_DATA, 0, b->first, b->align);
+            om_push(&m, OM_DATA, b->pair_off, sizeof(int), _Alignof(int));
+        } else {
+            om_push(&m, OM_DATA, 0, b->size, b->align);
+        }
+        break;
+    }
+    case MPI_COMBINER_DUP:
+        om_place(&m, &k, 0, 1);
+        break;
     case MPI_COMBINER_CONTIGUOUS:
-        rb_block(&b, k, t->count, 0);
+        for (int i = 0; i < t->count; i++)
+            om_place(&m, &k, i * kext, 1);
         break;
     case MPI_COMBINER_VECTOR:
+        for (int i = 0; i < t->count; i++)
+            for (int j = 0; j < t->blocklen; j++)
+                om_place(&m, &k, ((MPI_Aint)i * t->stride + j) * kext, 1);
+        break;
     case MPI_COMBINER_HVECTOR:
         for (int i = 0; i < t->count; i++)
-            rb_block(&b, k, t->blocklen,
-                     t->comb == MPI_COMBINER_VECTOR ? (MPI_Aint)i * t->stride * k->ext
-                                                    : i * t->hstride);
+            for (int j = 0; j < t->blocklen; j++)
+                om_place(&m, &k, i * t->hstride + j * kext, 1);
         break;
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_INDEXED_BLOCK:
         for (int i = 0; i < t->count; i++)
-            rb_block(&b, k, t->bls[i], (MPI_Aint)t->ids[i] * k->ext);
+            for (int j = 0; j < t->bls[i]; j++)
+                om_place(&m, &k, ((MPI_Aint)t->ids[i] + j) * kext, 1);
         break;
     case MPI_COMBINER_HINDEXED:
     case MPI_COMBINER_HINDEXED_BLOCK:
         for (int i = 0; i < t->count; i++)
-            rb_block(&b, k, t->bls[i], t->ads[i]);
+            for (int j = 0; j < t->bls[i]; j++)
+                om_place(&m, &k, t->ads[i] + j * kext, 1);
         break;
     case MPI_COMBINER_STRUCT:
-        for (int i = 0; i < t->count; i++)
-            rb_block(&b, t->kids[i], t->bls[i], t->ads[i]);
+        for (int i = 0; i < t->count; i++) {
+            om_map_t ki = om_typemap(t->kids[i]);
+            for (int j = 0; j < t->bls[i]; j++)
+                om_place(&m, &ki, t->ads[i] + j * t->kids[i]->ext, 1);
+            free(ki.e);
+        }
+        break;
+    case MPI_COMBINER_RESIZED:
+        om_place(&m, &k, 0, 0);
+        om_push(&m, OM_LB, t->rlb, 0, 1);
+        om_push(&m, OM_UB, t->rlb + t->rextent, 0, 1);
+        break;
+    case MPI_COMBINER_SUBARRAY:
+    case MPI_COMBINER_DARRAY: {
+        /* The selected elements' data (test/mpi/type_gen.h's array walk, which places them
+         * t->kids[0]->ext apart as set above), in an array whose extent the markers give. */
+        tg_map_t data = {0};
+        MPI_Aint n = 1;
+        for (int i = 0; i < t->ndims; i++)
+            n *= t->sizes[i];
+        tg_map_array(t, 0, &data);
+        for (long i = 0; i < data.n; i++) {
+            const tg_entry_t *e = &data.e[i];
+            om_push(&m, OM_DATA, e->off, e->size, e->part ? (int)_Alignof(int) : e->basic->align);
+        }
+        free(data.e);
+        om_push(&m, OM_LB, 0, 0, 1);
+        om_push(&m, OM_UB, n * kext, 0, 1);
         break;
     }
-    t->r_slb = b.slb;
-    t->r_sub = b.sub;
-    t->r_lb = b.slb ? b.slb_v : b.any ? b.lb : 0;
-    t->r_ub = b.sub ? b.sub_v : b.any ? b.ub : 0;
-    t->r_align = b.align;
-    MPI_Aint ext = t->r_ub - t->r_lb;
-    if (!b.sub && ext > 0 && ext % b.align)
-        t->r_ub += b.align - ext % b.align; /* the epsilon */
-    t->ext = t->r_ub - t->r_lb;
+    }
+    free(k.e);
+    om_bounds_t b = om_bounds(&m);
+    t->r_lb = b.lb;
+    t->r_ub = b.ub;
+    t->ext = b.ub - b.lb;
+    return m;
+}
+
+/* Sets the oracle's bounds on every node of t; returns t's. */
+static om_bounds_t ref_bounds(tg_type *t)
+{
+    om_map_t m = om_typemap(t);
+    om_bounds_t b = om_bounds(&m);
+    free(m.e);
+    return b;
+}
+
+/* The oracle, and the library, against the bounds worked out by hand (type_table.h). */
+static void check_table(void)
+{
+    for (int i = 0; i < TT_NCASES; i++) {
+        const tt_case_t *c = &tt_cases[i];
+        tg_type *t = c->make();
+        snprintf(cur_desc, sizeof cur_desc, "hand-computed case \"%s\"", c->name);
+        cur_seed = 0;
+        om_bounds_t b = ref_bounds(t);
+        if (b.size != c->size || b.lb != c->lb || b.ub - b.lb != c->extent ||
+            (c->size && (b.tlb != c->true_lb || b.tub - b.tlb != c->true_extent)))
+            FAIL("the oracle gives size %ld lb %ld extent %ld true lb %ld true extent %ld; by "
+                 "hand %ld %ld %ld %ld %ld",
+                 b.size, (long)b.lb, (long)(b.ub - b.lb), (long)b.tlb, (long)(b.tub - b.tlb),
+                 c->size, (long)c->lb, (long)c->extent, (long)c->true_lb, (long)c->true_extent);
+        if (tg_build(t) != MPI_SUCCESS) {
+            FAIL("building the type failed");
+        } else {
+            MPI_Aint lb, ext, tlb, text;
+            MPI_Count size;
+            MPI_Type_get_extent(t->h, &lb, &ext);
+            MPI_Type_get_true_extent(t->h, &tlb, &text);
+            MPI_Type_size_x(t->h, &size);
+            if (size != c->size || lb != c->lb || ext != c->extent ||
+                (c->size && (tlb != c->true_lb || text != c->true_extent)))
+                FAIL("the library gives size %lld lb %ld extent %ld true lb %ld true extent "
+                     "%ld; by hand %ld %ld %ld %ld %ld",
+                     size, (long)lb, (long)ext, (long)tlb, (long)text, c->size, (long)c->lb,
+                     (long)c->extent, (long)c->true_lb, (long)c->true_extent);
+        }
+        tg_free(t);
+    }
 }
 
 /* ---- helpers ---- */
@@ -248,6 +370,9 @@ static void check_bounds(tg_type *t)
         check_bounds(t->kids[i]);
 }
 
+/* The envelope and contents of t: the combiner, exactly the numbers of integers, addresses and
+ * types the standard's table gives for it (MPI-4.1 5.1.13), and every argument the type was
+ * made with, in the order of the table. */
 static void check_contents(tg_type *t)
 {
     if (t->comb == MPI_COMBINER_NAMED)
@@ -258,51 +383,136 @@ static void check_contents(tg_type *t)
         FAIL("combiner %d, expected %d (%s)", comb, t->comb, tg_comb_name(t->comb));
         return;
     }
+    int n = t->count, nds = t->ndims;
+    int want_i = 0, want_a = 0, want_d = 1;
+    switch (comb) {
+    case MPI_COMBINER_DUP:
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        want_i = 1;
+        break;
+    case MPI_COMBINER_VECTOR:
+        want_i = 3;
+        break;
+    case MPI_COMBINER_HVECTOR:
+        want_i = 2, want_a = 1;
+        break;
+    case MPI_COMBINER_INDEXED:
+        want_i = 2 * n + 1;
+        break;
+    case MPI_COMBINER_HINDEXED:
+        want_i = n + 1, want_a = n;
+        break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        want_i = n + 2;
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        want_i = 2, want_a = n;
+        break;
+    case MPI_COMBINER_STRUCT:
+        want_i = n + 1, want_a = n, want_d = n;
+        break;
+    case MPI_COMBINER_SUBARRAY:
+        want_i = 3 * nds + 2;
+        break;
+    case MPI_COMBINER_DARRAY:
+        want_i = 4 * nds + 4;
+        break;
+    case MPI_COMBINER_RESIZED:
+        want_a = 2;
+        break;
+    }
+    if (ni != want_i || na != want_a || nd != want_d) {
+        FAIL("envelope of %s: %d integers, %d addresses, %d types; the standard says %d, %d, %d",
+             tg_comb_name(comb), ni, na, nd, want_i, want_a, want_d);
+        return;
+    }
     int *ints = malloc((ni + 1) * sizeof(int));
     MPI_Aint *aints = malloc((na + 1) * sizeof(MPI_Aint));
     MPI_Datatype *types = malloc((nd + 1) * sizeof(MPI_Datatype));
     MPI_Type_get_contents(t->h, ni, na, nd, ints, aints, types);
-    int bad = 0;
+    /* What the constructor was given, in the table's order. */
+    int wi[64], k = 0; /* at most 4 * 3 + 4 (darray) or 2 * 5 + 1 (indexed) */
+    MPI_Aint wa[16];
     switch (comb) {
+    case MPI_COMBINER_CONTIGUOUS:
+        wi[k++] = n;
+        break;
     case MPI_COMBINER_VECTOR:
-        bad = ni != 3 || ints[0] != t->count || ints[1] != t->blocklen || ints[2] != t->stride;
+        wi[k++] = n, wi[k++] = t->blocklen, wi[k++] = t->stride;
         break;
     case MPI_COMBINER_HVECTOR:
-        bad = ni != 2 || na != 1 || ints[1] != t->blocklen || aints[0] != t->hstride;
+        wi[k++] = n, wi[k++] = t->blocklen, wa[0] = t->hstride;
         break;
     case MPI_COMBINER_INDEXED:
-        bad = ni != 2 * t->count + 1;
-        for (int i = 0; !bad && i < t->count; i++)
-            bad = ints[1 + i] != t->bls[i] || ints[1 + t->count + i] != t->ids[i];
+        wi[k++] = n;
+        for (int i = 0; i < n; i++)
+            wi[k + i] = t->bls[i], wi[k + n + i] = t->ids[i];
+        k += 2 * n;
+        break;
+    case MPI_COMBINER_HINDEXED:
+        wi[k++] = n;
+        for (int i = 0; i < n; i++)
+            wi[k++] = t->bls[i], wa[i] = t->ads[i];
+        break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        wi[k++] = n, wi[k++] = t->blocklen;
+        for (int i = 0; i < n; i++)
+            wi[k++] = t->ids[i];
         break;
     case MPI_COMBINER_HINDEXED_BLOCK:
-        bad = ni != 2 || na != t->count;
-        for (int i = 0; !bad && i < t->count; i++)
-            bad = aints[i] != t->ads[i];
+        wi[k++] = n, wi[k++] = t->blocklen;
+        for (int i = 0; i < n; i++)
+            wa[i] = t->ads[i];
         break;
     case MPI_COMBINER_STRUCT:
-        bad = ni != t->count + 1 || na != t->count || nd != t->count;
-        for (int i = 0; !bad && i < t->count; i++)
-            bad = ints[1 + i] != t->bls[i] || aints[i] != t->ads[i] || types[i] != t->kids[i]->h;
-        break;
-    case MPI_COMBINER_RESIZED:
-        bad = na != 2 || aints[0] != t->rlb || aints[1] != t->rextent;
+        wi[k++] = n;
+        for (int i = 0; i < n; i++)
+            wi[k++] = t->bls[i], wa[i] = t->ads[i];
         break;
     case MPI_COMBINER_SUBARRAY:
-        bad = ni != 3 * t->ndims + 2 || ints[0] != t->ndims || ints[3 * t->ndims + 1] != t->order;
+        wi[k++] = nds;
+        for (int i = 0; i < nds; i++)
+            wi[k + i] = t->sizes[i], wi[k + nds + i] = t->subsizes[i],
+                   wi[k + 2 * nds + i] = t->starts[i];
+        k += 3 * nds;
+        wi[k++] = t->order;
         break;
     case MPI_COMBINER_DARRAY:
-        bad = ni != 4 * t->ndims + 4 || ints[0] != t->psize || ints[1] != t->prank;
+        wi[k++] = t->psize, wi[k++] = t->prank, wi[k++] = nds;
+        for (int i = 0; i < nds; i++)
+            wi[k + i] = t->sizes[i], wi[k + nds + i] = t->distribs[i],
+                   wi[k + 2 * nds + i] = t->dargs[i], wi[k + 3 * nds + i] = t->psizes[i];
+        k += 4 * nds;
+        wi[k++] = t->order;
+        break;
+    case MPI_COMBINER_RESIZED:
+        wa[0] = t->rlb, wa[1] = t->rextent;
         break;
     }
-    if (nd >= 1 && comb != MPI_COMBINER_STRUCT && types[0] != t->kids[0]->h)
-        bad = 1;
-    if (bad)
-        FAIL("contents of %s do not match the constructor's arguments", tg_comb_name(comb));
+    for (int i = 0; i < ni; i++)
+        if (ints[i] != wi[i]) {
+            FAIL("contents of %s: integer %d is %d, the constructor was given %d",
+                 tg_comb_name(comb), i, ints[i], wi[i]);
+            break;
+        }
+    for (int i = 0; i < na; i++)
+        if (aints[i] != wa[i]) {
+            FAIL("contents of %s: address %d is %ld, the constructor was given %ld",
+                 tg_comb_name(comb), i, (long)aints[i], (long)wa[i]);
+            break;
+        }
+    for (int i = 0; i < nd; i++)
+        if (types[i] != t->kids[comb == MPI_COMBINER_STRUCT ? i : 0]->h) {
+            FAIL("contents of %s: type %d is handle %#x, the constructor was given %#x",
+                 tg_comb_name(comb), i, (unsigned)types[i],
+                 (unsigned)t->kids[comb == MPI_COMBINER_STRUCT ? i : 0]->h);
+            break;
+        }
     for (int i = 0; i < nd; i++) {
-        int a, b, c, k;
-        MPI_Type_get_envelope(types[i], &a, &b, &c, &k);
-        if (k != MPI_COMBINER_NAMED)
+        int a, b, c, kc;
+        MPI_Type_get_envelope(types[i], &a, &b, &c, &kc);
+        if (kc != MPI_COMBINER_NAMED)
             MPI_Type_free(&types[i]);
     }
     free(ints);
@@ -335,8 +545,15 @@ static void check_one(unsigned long long seed)
     if (t->comb != MPI_COMBINER_NAMED)
         MPI_Type_commit(&t->h);
     ref_bounds(t);
+    int errors_before = errors;
     check_bounds(t);
     check_contents(t);
+    if (errors != errors_before) {
+        /* The buffers below are sized from the oracle's bounds: with the library's different,
+         * moving data would write outside them. */
+        tg_free(t);
+        return;
+    }
     if (getenv("DTYPE_VERBOSE")) {
         char buf[8192];
         MPIR_Dataloop_print(MPIR_Datatype_loop(MPIR_Datatype_get(t->h)), buf, sizeof buf);
@@ -520,6 +737,7 @@ int main(int argc, char **argv)
         max_el = atol(getenv("DTYPE_MAXEL"));
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    check_table();
     for (long i = 0; i < ntypes; i++)
         check_one(ntypes == 1 ? seed : seed * 1000003ull + (unsigned long long)i);
     if (MPIR_Datatype_live() != 0) {

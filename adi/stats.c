@@ -1,0 +1,211 @@
+/* stats.c: named counters of what the device and each method did, printed at MPI_Finalize with
+ * FERRY_VERBOSE=1 and written to FERRY_STATS_FILE.<rank> so tests can check which path ran. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "adi_impl.h"
+#include "mpidi_config.h"
+
+MPIDI_stats_t MPIDI_stats;
+
+typedef struct stat_entry {
+    char *name; /* a copy */
+    const unsigned long *counter;
+} stat_entry_t;
+
+static stat_entry_t *table;
+static int nstats, capacity;
+/* The table: the device's own counters [0, ncore), those methods registered in their init
+ * [ncore, nmethod_end), then each method's protocol counters. */
+static int ncore, nmethod_end;
+static int stats_fd = -1;
+static char *stats_path;
+
+/* Names are what variant files and tests write (test/README.md): lower-case words joined by
+ * '_', so they survive any shell and awk unquoted. */
+static int valid_name(const char *name)
+{
+    if (!name || !*name || strlen(name) > 64)
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return 0;
+    return 1;
+}
+
+int MPIDU_stat_register(const char *name, const unsigned long *counter_p)
+{
+    if (!valid_name(name) || !counter_p)
+        return MPIR_Err_create(MPI_ERR_INTERN,
+                               "counter name \"%s\" is not lower-case letters, digits and '_'",
+                               name ? name : "(null)");
+    for (int i = 0; i < nstats; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return MPIR_Err_create(MPI_ERR_INTERN, "counter \"%s\" is registered twice", name);
+    if (nstats == capacity) {
+        int cap = capacity ? 2 * capacity : 32;
+        stat_entry_t *t = realloc(table, cap * sizeof(*t));
+        if (!t)
+            return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory registering counter %s", name);
+        table = t;
+        capacity = cap;
+    }
+    if (!(table[nstats].name = strdup(name)))
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory registering counter %s", name);
+    table[nstats].counter = counter_p;
+    nstats++;
+    return MPI_SUCCESS;
+}
+
+/* The protocol counters of one method, or their sums, as prefix + their name. */
+static int register_proto(const char *prefix, MPIDI_proto_stats_t *s)
+{
+    const struct {
+        const char *name;
+        const unsigned long *counter;
+    } proto[] = {
+        {"eager_sent", &s->eager_sent},
+        {"eager_bytes", &s->eager_bytes},
+        {"eager_bytes_max", &s->eager_bytes_max},
+        {"rndv_sent", &s->rndv_sent},
+        {"rndv_read", &s->rndv_read},
+        {"rndv_write", &s->rndv_write},
+        {"rndv_pipeline", &s->rndv_pipeline},
+        {"rndv_fallback", &s->rndv_fallback},
+        {"rndv_refused", &s->rndv_refused},
+    };
+    char name[96];
+    int err;
+    for (size_t i = 0; i < sizeof(proto) / sizeof(proto[0]); i++) {
+        snprintf(name, sizeof(name), "%s%s", prefix, proto[i].name);
+        if ((err = MPIDU_stat_register(name, proto[i].counter)))
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Every built method's, so that a condition on a method this run did not start reads zeros
+ * (while a misspelt name is still missing). */
+int MPIDI_stats_register_methods(void)
+{
+    static MPIDI_proto_stats_t not_started; /* stays zero */
+    char prefix[64];
+    int err;
+    nmethod_end = nstats;
+    for (int m = 0; MPIDI_methods_all[m]; m++) {
+        MPIDI_proto_stats_t *s = &not_started;
+        for (int i = 0; i < MPIDI_nactive; i++)
+            if (MPIDI_active[i].ops == MPIDI_methods_all[m])
+                s = &MPIDI_active[i].stats;
+        snprintf(prefix, sizeof(prefix), "%s_", MPIDI_methods_all[m]->name);
+        if ((err = register_proto(prefix, s)))
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPIDI_stats_init(void)
+{
+    static const struct {
+        const char *name;
+        const unsigned long *counter;
+    } core[] = {
+        {"deferred", &MPIDI_stats.deferred},
+        {"unexpected", &MPIDI_stats.unexpected},
+        {"unexpected_bytes_max", &MPIDI_stats.unexpected_bytes_max},
+        {"progress_yields", &MPIDI_stats.progress_yields},
+        {"rdma_parked", &MPIDI_stats.rdma_parked},
+    };
+    int err = register_proto("", &MPIDI_stats.proto);
+    if (err)
+        return err;
+    for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
+        if ((err = MPIDU_stat_register(core[i].name, core[i].counter)))
+            return err;
+    ncore = nstats;
+
+    /* Opened now so that a path that cannot be written stops MPI_Init with a clear error,
+     * instead of a test finding no counters after the run. */
+    const char *base = MPIDI_config_str("FERRY_STATS_FILE");
+    if (!base || !*base)
+        return MPI_SUCCESS;
+    size_t len = strlen(base) + 16;
+    stats_path = malloc(len);
+    if (!stats_path)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for FERRY_STATS_FILE");
+    snprintf(stats_path, len, "%s.%d", base, MPIDI_world.rank);
+    stats_fd = open(stats_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (stats_fd < 0)
+        return MPIR_Err_create(MPI_ERR_ARG, "FERRY_STATS_FILE: cannot create %s: %s (errno %d)",
+                               stats_path, strerror(errno), errno);
+    return MPI_SUCCESS;
+}
+
+static void print_proto(const char *by, const MPIDI_proto_stats_t *p)
+{
+    fprintf(stderr,
+            "ferry: rank %d: %s%seager %lu, rendezvous %lu (read %lu, write %lu, pipeline %lu, "
+            "fall-backs %lu, refused %lu)",
+            MPIDI_world.rank, by, *by ? ": " : "", p->eager_sent, p->rndv_sent, p->rndv_read,
+            p->rndv_write, p->rndv_pipeline, p->rndv_fallback, p->rndv_refused);
+}
+
+static void print_verbose(void)
+{
+    const MPIDI_stats_t *s = &MPIDI_stats;
+    print_proto("", &s->proto);
+    fprintf(stderr, ", deferred %lu, unexpected %lu (peak %lu bytes held)\n", s->deferred,
+            s->unexpected, s->unexpected_bytes_max);
+    /* Per method, where there were messages, when more than one method runs. */
+    for (int i = 0; i < MPIDI_nactive; i++) {
+        const MPIDI_proto_stats_t *p = &MPIDI_active[i].stats;
+        if (p->eager_sent + p->rndv_sent + p->rndv_read + p->rndv_write + p->rndv_pipeline) {
+            print_proto(MPIDI_active[i].ops->name, p);
+            fputc('\n', stderr);
+        }
+    }
+    /* The counters methods registered themselves. */
+    char line[1024];
+    size_t n = 0;
+    for (int i = ncore; i < nmethod_end; i++) {
+        int w = snprintf(line + n, sizeof(line) - n, "%s%s %lu", n ? ", " : "", table[i].name,
+                         *table[i].counter);
+        if (w < 0 || (size_t)w >= sizeof(line) - n)
+            break;
+        n += (size_t)w;
+    }
+    if (n)
+        fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, line);
+}
+
+void MPIDI_stats_finalize(void)
+{
+    if (MPIDI_config_int("FERRY_VERBOSE"))
+        print_verbose();
+    if (stats_fd >= 0) {
+        FILE *f = fdopen(stats_fd, "w");
+        int bad = !f;
+        if (f) {
+            fprintf(f, "# ferry counters of rank %d of %d\n", MPIDI_world.rank, MPIDI_world.size);
+            for (int i = 0; i < nstats; i++)
+                fprintf(f, "%s %lu\n", table[i].name, *table[i].counter);
+            bad = ferror(f) | (fclose(f) != 0);
+        } else {
+            close(stats_fd);
+        }
+        if (bad)
+            fprintf(stderr, "ferry: rank %d: could not write the counters to %s\n",
+                    MPIDI_world.rank, stats_path);
+        stats_fd = -1;
+    }
+    free(stats_path);
+    stats_path = NULL;
+    for (int i = 0; i < nstats; i++)
+        free(table[i].name);
+    free(table);
+    table = NULL;
+    nstats = capacity = ncore = nmethod_end = 0;
+}
