@@ -115,6 +115,8 @@ static cfg_var_t vars[] = {
      "most idle registrations the verbs cache keeps"},
     {"FERRY_VERBS_RCACHE_BYTES", CFG_SIZE, "4G", 4096, 1L << 40, NULL,
      "most bytes the verbs cache keeps registered"},
+    {"FERRY_VERBS_FAULT", CFG_ENUM, "none", 0, 0, "none|rkey",
+     "for tests: rkey makes every RDMA operation name a wrong remote key (a completion error)"},
 };
 
 #define NVARS (sizeof(vars) / sizeof(vars[0]))

@@ -74,6 +74,10 @@ part mpi-tcp $vlimit "${mpi_env[@]}" FERRY_METHODS=tcp FERRY_TCP_IF=lo \
 # tcp end to end: loopback, 16 ranks, a killed rank, refused/unreachable connections, port
 # range, and two hosts made of network namespaces under our mpiexec and Hydra.
 part tcp 900 bash test/tcp/run.sh "$inst"
+# verbs on a real (software) device: one Soft-RoCE VM runs test/verbs/testlist over verbs (with
+# test/verbs/variants unless TEST_QUICK), two hosts mixing shm and verbs, failures and errors;
+# here, a job without a device.  Skipped, with the reason, without the VM runner or libibverbs.
+part verbs 2700 env VERBS_QUICK="$quick" bash test/verbs/run.sh "$inst"
 
 if [ "$quick" != 1 ]; then
     # AddressSanitizer + UBSan: library and tests instrumented, default and four variants

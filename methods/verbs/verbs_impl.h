@@ -122,13 +122,20 @@ typedef struct MPIDI_VERBS_conn {
     int max_inline;
 } MPIDI_VERBS_conn_t;
 
+/* FERRY_VERBS_EAGER's choices, in its order (adi/config.c). */
+enum { MPIDI_VERBS_EAGER_SR };
+/* FERRY_VERBS_FAULT's choices: faults the tests inject to see errors reported. */
+enum { MPIDI_VERBS_FAULT_NONE, MPIDI_VERBS_FAULT_RKEY };
+
 /* Counters of what ran (FERRY_VERBOSE, and the tests' expectations). */
+/* Counters of what ran, registered as verbs_<name> (FERRY_VERBOSE=1,
+ * FERRY_STATS_FILE; verbs_init.c lists them). */
 typedef struct MPIDI_VERBS_stats {
-    unsigned long sends, inline_sends, signalled, doorbells, batched_wrs;
+    unsigned long sends, inline_sends, signalled, doorbells, posted_wrs, batch_max;
     unsigned long no_credit, sq_full, no_sbuf, credit_msgs, credits_piggy;
-    unsigned long recvs, reposts, srq_limit_events, srq_grows, bonus_credits;
-    unsigned long reads, read_pieces, read_slot_waits, writes, flushes;
-    unsigned long conn_out, conn_in, conn_lost_race, cq_resizes;
+    unsigned long recvs, reposts, srq_limit_events, srq_grows, bonus_credits, srq_buffers_max;
+    unsigned long reads, read_pieces, reads_inflight_max, rdma_waits, writes, write_pieces;
+    unsigned long flushes, conn_out, conn_in, conn_lost_race, cq_resizes;
 } MPIDI_VERBS_stats_t;
 
 typedef struct MPIDI_VERBS_state {
@@ -169,6 +176,8 @@ typedef struct MPIDI_VERBS_state {
     int nsbufs;
     int rd_atomic;
     int rnr_retry, retry_count, timeout;
+    int eager;              /* FERRY_VERBS_EAGER: MPIDI_VERBS_EAGER_* */
+    int fault;              /* FERRY_VERBS_FAULT: MPIDI_VERBS_FAULT_* (tests) */
     size_t max_rdma; /* largest piece of one read or write */
     /* Receive buffers. */
     MPIDI_VERBS_rbuf_t *stash; /* not posted: reposted before the next batch is dispatched */

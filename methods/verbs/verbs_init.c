@@ -63,6 +63,10 @@ static void read_sizes(void)
     st->rnr_retry = (int)MPIDU_config_int("FERRY_VERBS_RNR_RETRY");
     st->retry_count = (int)MPIDU_config_int("FERRY_VERBS_RETRY_COUNT");
     st->timeout = (int)MPIDU_config_int("FERRY_VERBS_TIMEOUT");
+    /* Only send-receive eager so far (the ring channel is another protocol
+     * for the same variable). */
+    st->eager = (int)MPIDU_config_int("FERRY_VERBS_EAGER");
+    st->fault = (int)MPIDU_config_int("FERRY_VERBS_FAULT");
     st->max_rdma = st->port_attr.max_msg_sz;
     size_t chunk = (size_t)MPIDU_config_int("FERRY_VERBS_RDMA_CHUNK");
     if (chunk && chunk < st->max_rdma)
@@ -90,6 +94,60 @@ static void fill_caps(MPIDI_method_caps_t *caps)
     caps->scope = MPIDI_SCOPE_ANY;
 }
 
+/* The counters tests and FERRY_VERBOSE=1 see, registered whether or not a
+ * device is found (zeros then), so a condition on them is never "missing"
+ * because the run had no device, only because of a misspelt name. */
+static int register_stats(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    MPIDI_VERBS_stats_t *s = &st->stats;
+    static MPIDU_rcache_stats_t no_cache;
+    const MPIDU_rcache_stats_t *rc = st->rcache ? MPIDU_rcache_counters(st->rcache) : &no_cache;
+    const struct {
+        const char *name;
+        const unsigned long *counter;
+    } table[] = {
+        {"verbs_sends", &s->sends},
+        {"verbs_inline_sends", &s->inline_sends},
+        {"verbs_signalled", &s->signalled},
+        {"verbs_doorbells", &s->doorbells},
+        {"verbs_posted_wrs", &s->posted_wrs},
+        {"verbs_batch_max", &s->batch_max},
+        {"verbs_credit_waits", &s->no_credit},
+        {"verbs_sq_waits", &s->sq_full},
+        {"verbs_sbuf_waits", &s->no_sbuf},
+        {"verbs_credit_msgs", &s->credit_msgs},
+        {"verbs_credits_piggybacked", &s->credits_piggy},
+        {"verbs_recvs", &s->recvs},
+        {"verbs_reposts", &s->reposts},
+        {"verbs_srq_limit_events", &s->srq_limit_events},
+        {"verbs_srq_grows", &s->srq_grows},
+        {"verbs_bonus_credits", &s->bonus_credits},
+        {"verbs_srq_buffers_max", &s->srq_buffers_max},
+        {"verbs_reads", &s->reads},
+        {"verbs_read_pieces", &s->read_pieces},
+        {"verbs_reads_inflight_max", &s->reads_inflight_max},
+        {"verbs_rdma_waits", &s->rdma_waits},
+        {"verbs_writes", &s->writes},
+        {"verbs_write_pieces", &s->write_pieces},
+        {"verbs_flushes", &s->flushes},
+        {"verbs_conn_out", &s->conn_out},
+        {"verbs_conn_in", &s->conn_in},
+        {"verbs_conn_races", &s->conn_lost_race},
+        {"verbs_cq_resizes", &s->cq_resizes},
+        {"verbs_rcache_hits", &rc->hits},
+        {"verbs_rcache_misses", &rc->misses},
+        {"verbs_rcache_evictions", &rc->evictions},
+        {"verbs_rcache_invalidations", &rc->invalidations},
+    };
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        int err = MPIDU_stat_register(table[i].name, table[i].counter);
+        if (err)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
 int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
@@ -107,8 +165,10 @@ int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     snprintf(st->card, sizeof(st->card), "none");
 
     int mpi_errno = MPIDI_VERBS_open_device();
+    if (!mpi_errno && !st->available)
+        mpi_errno = register_stats(); /* unavailable: init succeeds, nobody is reachable */
     if (mpi_errno || !st->available)
-        return mpi_errno; /* unavailable: init succeeds, nobody is reachable */
+        return mpi_errno;
     read_sizes();
     fill_caps(caps_p);
 
@@ -148,7 +208,7 @@ int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     fcntl(st->comp->fd, F_SETFL, fl | O_NONBLOCK);
     if ((mpi_errno = MPIDI_VERBS_srq_create()) || (mpi_errno = MPIDI_VERBS_sbufs_create()) ||
         (mpi_errno = MPIDI_VERBS_cq_fit()) || (mpi_errno = MPIDI_VERBS_rcache_create()) ||
-        (mpi_errno = MPIDI_VERBS_listen()))
+        (mpi_errno = MPIDI_VERBS_listen()) || (mpi_errno = register_stats()))
         goto fn_fail;
     snprintf(st->card, sizeof(st->card), "%.63s;%d;%.31s;%d", st->ip, st->listen_port, st->devname,
              st->node_id);
@@ -193,27 +253,6 @@ int MPIDI_VERBS_get_business_card(char *buf, size_t len)
     return MPI_SUCCESS;
 }
 
-static void report_stats(void)
-{
-    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
-    const MPIDI_VERBS_stats_t *s = &st->stats;
-    MPIDU_rcache_stats_t rs = {0};
-    if (st->rcache)
-        MPIDU_rcache_get_stats(st->rcache, &rs);
-    fprintf(stderr,
-            "ferry: rank %d: verbs: sends %lu (inline %lu, signalled %lu, %lu doorbells for %lu "
-            "batched), waits: credits %lu sq %lu buffers %lu; credit messages %lu, piggybacked "
-            "%lu; receives %lu, reposts %lu, srq limit events %lu, grown %lu, bonus credits %lu; "
-            "reads %lu (%lu pieces, %lu waited for a slot), writes %lu, flushes %lu; "
-            "connections out %lu in %lu lost races %lu, cq resizes %lu; rcache hits %lu misses "
-            "%lu evictions %lu invalidations %lu\n",
-            st->rank, s->sends, s->inline_sends, s->signalled, s->doorbells, s->batched_wrs,
-            s->no_credit, s->sq_full, s->no_sbuf, s->credit_msgs, s->credits_piggy, s->recvs,
-            s->reposts, s->srq_limit_events, s->srq_grows, s->bonus_credits, s->reads,
-            s->read_pieces, s->read_slot_waits, s->writes, s->flushes, s->conn_out, s->conn_in,
-            s->conn_lost_race, s->cq_resizes, rs.hits, rs.misses, rs.evictions, rs.invalidations);
-}
-
 /* The finalize barrier is over, so nobody needs data from us any more, but
  * what we posted must reach the peers (the last barrier message among
  * them): each connection says BYE, everything posted is waited for, then
@@ -225,8 +264,6 @@ int MPIDI_VERBS_finalize(void)
     if (st->available && st->conns) {
         st->finalizing = 1;
         MPIDI_VERBS_conn_close_all();
-        if (st->verbose)
-            report_stats();
     }
     if (st->conns) {
         for (int p = 0; p < st->size; p++) {

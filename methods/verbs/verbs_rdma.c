@@ -38,6 +38,9 @@ int MPIDI_VERBS_rdma_pump(MPIDI_VERBS_conn_t *c)
             op->local += n;
             op->remote += n;
             st->stats.read_pieces += (unsigned long)op->is_get;
+            st->stats.write_pieces += (unsigned long)!op->is_get;
+            if ((unsigned long)c->reads_out > st->stats.reads_inflight_max)
+                st->stats.reads_inflight_max = (unsigned long)c->reads_out;
             if (MPIDI_VERBS_post(c, &wr, &tx, NULL, 0) != MPI_SUCCESS)
                 return -1; /* the connection failed; its operations are dropped */
         }
@@ -69,7 +72,7 @@ static int rdma(int is_get, int peer, void *local, size_t len, void *local_handl
     /* Busy: no read slot or send-queue room for even the first piece, or
      * pieces already waiting: the core parks the transfer (flow control). */
     if ((is_get && c->reads_out >= c->rd_depth) || c->sq_used >= c->sq_depth - 1 || c->rdma_head) {
-        st->stats.read_slot_waits += (unsigned long)is_get;
+        st->stats.rdma_waits++;
         return MPIDI_AGAIN;
     }
     MPIDI_VERBS_rdma_op_t *op = calloc(1, sizeof(*op));
@@ -81,6 +84,8 @@ static int rdma(int is_get, int peer, void *local, size_t len, void *local_handl
     op->left = len;
     op->lkey = MPIDI_VERBS_lkey(local_handle);
     op->rkey = (uint32_t)rkey;
+    if (st->fault == MPIDI_VERBS_FAULT_RKEY)
+        op->rkey = ~op->rkey; /* a key the peer never handed out: a remote access error */
     op->cookie = cookie;
     if (c->rdma_tail)
         c->rdma_tail->next = op;

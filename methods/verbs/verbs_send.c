@@ -55,7 +55,9 @@ static int post_batch(MPIDI_VERBS_conn_t *c)
     c->nbatch = 0;
     int rc = ibv_post_send(c->qp, &c->batch[0], &bad);
     st->stats.doorbells++;
-    st->stats.batched_wrs += (unsigned long)n;
+    st->stats.posted_wrs += (unsigned long)n;
+    if ((unsigned long)n > st->stats.batch_max)
+        st->stats.batch_max = (unsigned long)n;
     if (rc) {
         /* Those from bad on were not posted: they are the failure's to give back. */
         for (struct ibv_send_wr *w = bad; w; w = w->next)
@@ -123,6 +125,9 @@ int MPIDI_VERBS_post(MPIDI_VERBS_conn_t *c, struct ibv_send_wr *wr, const MPIDI_
         c->nbatch = 0;
         int rc = ibv_post_send(c->qp, wr, &bad);
         st->stats.doorbells++;
+        st->stats.posted_wrs++;
+        if (st->stats.batch_max == 0)
+            st->stats.batch_max = 1;
         if (rc) {
             c->nbatch = 1; /* (so that the failure gives its ring entry back) */
             MPIDI_VERBS_conn_fail(c, "ibv_post_send: %s (errno %d)", strerror(rc), rc);

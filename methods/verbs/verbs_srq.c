@@ -64,6 +64,8 @@ static int add_slab(int n)
     }
     st->nstash += n;
     st->nbufs += n;
+    if ((unsigned long)st->nbufs > st->stats.srq_buffers_max)
+        st->stats.srq_buffers_max = (unsigned long)st->nbufs;
     return MPI_SUCCESS;
 }
 
