@@ -185,32 +185,35 @@ static void drop_id(struct rdma_cm_id *id)
     rdma_destroy_id(id);
 }
 
-/* Starts (or restarts) our own attempt. */
-static int start_out(MPIDI_VERBS_conn_t *c)
+static void retry_or_fail(MPIDI_VERBS_conn_t *c, const char *what, int status);
+
+/* Starts (or restarts) our own attempt; one that cannot even start counts as
+ * a failed attempt (retried later, then reported). */
+static void start_out(MPIDI_VERBS_conn_t *c)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     char ip[64];
     int port, node;
     struct sockaddr_storage ss;
-    if (parse_card(c->card, ip, sizeof(ip), &port, &node) || make_sockaddr(ip, port, &ss))
-        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: rank %d's card \"%s\" is not ip;port;...",
-                                c->peer, c->card);
+    if (parse_card(c->card, ip, sizeof(ip), &port, &node) || make_sockaddr(ip, port, &ss)) {
+        MPIDI_VERBS_conn_fail(c, "its card \"%s\" is not ip;port;device;node", c->card);
+        return;
+    }
     c->attempts++;
+    st->cm_busy = 1;
     if (rdma_create_id(st->ch, &c->out, c, RDMA_PS_TCP) != 0 ||
         rdma_resolve_addr(c->out, NULL, (struct sockaddr *)&ss, MPIDI_VERBS_RESOLVE_MS) != 0) {
         int e = errno;
         drop_id(c->out);
         c->out = NULL;
-        return MPIDU_err_create(MPI_ERR_OTHER, "verbs: resolving rank %d at %s: %s (errno %d)",
-                                c->peer, ip, strerror(e), e);
+        retry_or_fail(c, "rdma_resolve_addr", e);
+        return;
     }
     c->state = MPIDI_VERBS_CONN_RESOLVING;
-    st->cm_busy = 1;
     st->stats.conn_out++;
     if (st->verbose >= 2)
         fprintf(stderr, "ferry: rank %d: verbs connecting to rank %d at %s port %d (attempt %d)\n",
                 st->rank, c->peer, ip, port, c->attempts);
-    return MPI_SUCCESS;
 }
 
 int MPIDI_VERBS_connect(int peer, const char *card)
@@ -222,7 +225,7 @@ int MPIDI_VERBS_connect(int peer, const char *card)
     /* Lazy: the attempt starts here, messages wait (AGAIN) until it is up;
      * the peer may already have connected to us. */
     if (c->state == MPIDI_VERBS_CONN_NONE && !c->out && !c->id)
-        return start_out(c);
+        start_out(c);
     return MPI_SUCCESS;
 }
 
@@ -232,7 +235,7 @@ int MPIDI_VERBS_conn_ready(MPIDI_VERBS_conn_t *c)
         return 1;
     if (c->state == MPIDI_VERBS_CONN_NONE && !c->out && !c->id && c->card[0] &&
         c->retry_at <= MPIDI_VERBS_now())
-        start_out(c); /* an error here shows again at the next attempt's end */
+        start_out(c);
     return 0;
 }
 
@@ -382,17 +385,10 @@ static void on_route(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
     c->state = MPIDI_VERBS_CONN_CONNECTING;
 }
 
-/* Our attempt ended without a connection: try again later, or give up. */
-static void out_failed(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, const char *what, int status)
+/* An attempt of ours failed: try again later, or give up after the last. */
+static void retry_or_fail(MPIDI_VERBS_conn_t *c, const char *what, int status)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
-    if (c->out == id) {
-        c->out = NULL;
-        if (c->qp == id->qp)
-            c->qp = NULL;
-        ungrant(c);
-    }
-    drop_id(id);
     if (c->id || c->state == MPIDI_VERBS_CONN_FAILED)
         return; /* the peer's attempt carries the connection */
     if (c->attempts >= MPIDI_VERBS_ATTEMPTS) {
@@ -404,6 +400,20 @@ static void out_failed(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, const char 
     if (st->verbose >= 2)
         fprintf(stderr, "ferry: rank %d: verbs connection to rank %d: %s (status %d); retrying\n",
                 st->rank, c->peer, what, status);
+}
+
+/* Our attempt ended without a connection: its id goes, then retry_or_fail. */
+static void out_failed(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, const char *what,
+                       int status)
+{
+    if (c->out == id) {
+        c->out = NULL;
+        if (c->qp == id->qp)
+            c->qp = NULL;
+        ungrant(c);
+    }
+    drop_id(id);
+    retry_or_fail(c, what, status);
 }
 
 static void on_event(struct rdma_cm_event *ev)

@@ -98,6 +98,9 @@ if [ -z "$rxe" ] || [ ! -x "$rxe" ]; then
     skip verbs_vm "no Soft-RoCE VM runner (rxe-run; set RXE_RUN)"
     summary
 fi
+# A guest under software emulation on a loaded machine may find its timer interrupt too late
+# and panic at boot ("IO-APIC + timer doesn't work"); no_timer_check skips that check.
+export RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check}
 vm_log=$work/vm.log
 t0=$SECONDS
 (cd "$top" && "$rxe" --timeout "${RXE_TIMEOUT:-2400}" -- env VERBS_QUICK="${VERBS_QUICK:-0}" \
