@@ -38,6 +38,8 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
                MPIR_Comm *comm, int context_offset, int sync, MPIR_Request **req_p);
 int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
                int context_offset, MPIR_Request **req_p);
+/* *flag 0 with an error: nothing matches and nothing can any more (the
+ * source, or for MPI_ANY_SOURCE a member of comm, is lost). */
 int MPID_Iprobe(int rank, int tag, MPIR_Comm *comm, int context_offset, int *flag,
                 MPI_Status *status);
 /* Cancels a receive that has not matched yet; a matched one is left alone. */
@@ -60,6 +62,10 @@ int MPID_Progress_test(void);
 /* Runs the agent until done(arg) is true, spinning first and then yielding
  * the CPU between polls. */
 void MPID_Progress_wait(int (*done)(void *arg), void *arg);
+/* The MPI layer's own work that must advance with the agent (context-id agreements of
+ * nonblocking communicator constructors): fn is called on every pass and returns 1 if anything
+ * happened.  NULL removes it. */
+void MPID_Progress_set_hook(int (*fn)(void));
 /* Waits for one request. */
 void MPID_Wait(MPIR_Request *req);
 

@@ -111,8 +111,12 @@ typedef struct MPIR_Request {
     int tag;
     int context_id;
     int peer; /* world rank of the partner once known */
-    /* Matching queue links and posting order. */
+    /* Matching queue links (adi/recvq.c): the request's bin list, and for an
+     * unexpected message also its context's arrival list. */
     struct MPIR_Request *next, *prev;
+    struct MPIR_Request *arr_next, *arr_prev;
+    struct MPIDI_recvq_bin *rq_bin; /* the bin it is queued in, NULL if none */
+    uint64_t post_seq;              /* posted receive: order among all posts */
     size_t msg_size; /* bytes the sender sends */
     int is_sync;
     int mode; /* rendezvous data mover in use (MPIDI_RNDV_*), on both sides */

@@ -6,6 +6,13 @@
 #include "mpidi_config.h"
 
 static long spins_before_yield;
+/* A callback rather than a call, so progress/ does not reach up into mpi/. */
+static int (*upper_hook)(void);
+
+void MPID_Progress_set_hook(int (*fn)(void))
+{
+    upper_hook = fn;
+}
 
 void MPIDI_progress_init(void)
 {
@@ -33,6 +40,12 @@ int MPID_Progress_test(void)
         made |= m;
     }
     made |= MPIDI_deferred_progress();
+    if (MPIDI_lost_peers_pending()) {
+        MPIDI_lost_peers_fail();
+        made = 1;
+    }
+    if (upper_hook)
+        made |= upper_hook();
     for (int i = 0; i < MPIDI_nactive; i++)
         if (MPIDI_active[i].ops->progress_done)
             MPIDI_active[i].ops->progress_done();

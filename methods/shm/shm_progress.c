@@ -110,12 +110,16 @@ int MPIDI_SHM_progress(int *made_progress_p)
         MPIDI_SHM_cell_t *cell = MPIDI_SHM_dequeue(recvq, &st->recvq_shadow);
         if (cell == NULL)
             break;
+        if (st->ndraining)
+            MPIDI_SHM_liveness_dequeued(MPIDI_SHM_rel(cell));
         mpi_errno = deliver_cell(cell, &count);
         if (mpi_errno)
             break;
     }
 
     MPIDI_SHM_reclaim_cells();
+    if (st->liveness_ms && !mpi_errno)
+        MPIDI_SHM_liveness_check();
     st->in_progress = 0;
     *made_progress_p = (count > 0);
     return mpi_errno;
