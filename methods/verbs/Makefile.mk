@@ -4,6 +4,7 @@ libmpi_la_SOURCES += \
 	methods/verbs/verbs_impl.h \
 	methods/verbs/verbs_ops.c \
 	methods/verbs/verbs_device.c \
+	methods/verbs/verbs_probe.c \
 	methods/verbs/verbs_init.c \
 	methods/verbs/verbs_conn.c \
 	methods/verbs/verbs_srq.c \

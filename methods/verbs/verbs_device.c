@@ -85,7 +85,7 @@ static int pick_gid(struct ibv_context *ctx, int port, int tbl_len, long want, c
  * with *why_p saying why (no device, port down, no usable GID).  An explicit
  * FERRY_VERBS_DEVICE or FERRY_VERBS_GID_INDEX that cannot be met is an
  * error, not a quiet "unavailable": the user asked for it. */
-int MPIDI_VERBS_open_device(void)
+int MPIDI_VERBS_open_device(const char **why_p)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     const char *want = MPIDU_config_str("FERRY_VERBS_DEVICE");
@@ -145,7 +145,6 @@ int MPIDI_VERBS_open_device(void)
                                 "verbs: FERRY_VERBS_DEVICE=\"%s\" "
                                 "FERRY_VERBS_GID_INDEX=%ld cannot be used: %s",
                                 want, want_gid, why);
-    if (st->verbose || st->forced)
-        fprintf(stderr, "ferry: rank %d: verbs unavailable: %s\n", st->rank, why);
+    *why_p = why;
     return MPI_SUCCESS;
 }

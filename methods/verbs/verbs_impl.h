@@ -213,7 +213,9 @@ int MPIDI_VERBS_get_business_card(char *buf, size_t len);
 int MPIDI_VERBS_finalize(void);
 double MPIDI_VERBS_now(void);
 /* verbs_device.c */
-int MPIDI_VERBS_open_device(void);
+int MPIDI_VERBS_open_device(const char **why_p);
+/* verbs_probe.c */
+int MPIDI_VERBS_probe(char *buf, size_t len);
 /* verbs_conn.c */
 int MPIDI_VERBS_listen(void);
 int MPIDI_VERBS_reachable(int peer, const char *card);

@@ -164,7 +164,10 @@ int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     fill_caps(caps_p);
     snprintf(st->card, sizeof(st->card), "none");
 
-    int mpi_errno = MPIDI_VERBS_open_device();
+    const char *why = NULL;
+    int mpi_errno = MPIDI_VERBS_open_device(&why);
+    if (!mpi_errno && !st->available && (st->verbose || st->forced))
+        fprintf(stderr, "ferry: rank %d: verbs unavailable: %s\n", st->rank, why);
     if (!mpi_errno && !st->available)
         mpi_errno = register_stats(); /* unavailable: init succeeds, nobody is reachable */
     if (mpi_errno || !st->available)

@@ -17,4 +17,5 @@ const MPIDI_method_ops_t MPIDI_verbs_ops = {
     .mem_dereg = MPIDI_VERBS_mem_dereg,
     .wait_fd = MPIDI_VERBS_wait_fd,
     .progress_done = MPIDI_VERBS_progress_done,
+    .probe = MPIDI_VERBS_probe,
 };
