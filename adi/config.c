@@ -32,7 +32,7 @@ static cfg_var_t vars[] = {
      "largest message sent eagerly, all methods (-1: each method's own limit)"},
     {"FERRY_RNDV_PROTOCOL", CFG_ENUM, "auto", 0, 0, MPIDI_RNDV_WANT_NAMES,
      "rendezvous data mover; a mode the method lacks falls back to pipeline"},
-    {"FERRY_RNDV_BOUNCE_CHUNK", CFG_SIZE, "256K", 4096, 1L << 30, NULL,
+    {"FERRY_RNDV_BOUNCE_CHUNK", CFG_SIZE, "262144", 4096, 1L << 30, NULL,
      "bytes per registered bounce slot of a noncontiguous rendezvous read"},
     {"FERRY_RNDV_BOUNCE_SLOTS", CFG_INT, "4", 1, 8, NULL,
      "bounce slots read at once (one is unpacked while the others are read)"},
