@@ -7,6 +7,7 @@ libmpi_la_SOURCES += \
 	methods/verbs/verbs_probe.c \
 	methods/verbs/verbs_init.c \
 	methods/verbs/verbs_conn.c \
+	methods/verbs/verbs_auth.c \
 	methods/verbs/verbs_srq.c \
 	methods/verbs/verbs_send.c \
 	methods/verbs/verbs_rdma.c \

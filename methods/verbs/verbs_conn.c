@@ -107,14 +107,13 @@ MPIDI_VERBS_conn_t *MPIDI_VERBS_conn_get(int peer)
 
 /* The credits we grant the peer: as many as configured, fewer when the
  * pool cannot grow enough (many connections), and none (-1) when not even
- * one fits; the reservation includes the CREDIT slot. */
-static int grant_credits(MPIDI_VERBS_conn_t *c)
+ * one fits; *reserved_p gets the buffers taken, the reserved slot included. */
+static int grant_credits(int *reserved_p)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     for (int g = st->credits_max; g >= 1; g /= 2) {
         if (MPIDI_VERBS_srq_reserve(g + 1) == 0) {
-            c->cr.granted = g;
-            c->reserved = g + 1;
+            *reserved_p = g + 1;
             return g;
         }
     }
@@ -127,7 +126,9 @@ static void ungrant(MPIDI_VERBS_conn_t *c)
     c->reserved = c->cr.granted = 0;
 }
 
-static int create_qp(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
+/* A queue pair for id on the shared CQ and SRQ; *max_inline_p gets the
+ * inline size the device granted (capped by ours). */
+static int create_qp(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, int *max_inline_p)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     struct ibv_qp_init_attr qa = {.send_cq = st->cq,
@@ -145,12 +146,12 @@ static int create_qp(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
                                     "slots): %s (errno %d)",
                                     c->peer, c->sq_depth, strerror(errno), errno);
     }
-    c->max_inline = (int)qa.cap.max_inline_data;
-    if (c->max_inline > st->inline_max)
-        c->max_inline = st->inline_max;
-    if (c->max_inline > MPIDI_VERBS_INLINE_MAX)
-        c->max_inline = MPIDI_VERBS_INLINE_MAX;
-    c->qp = id->qp;
+    int inl = (int)qa.cap.max_inline_data;
+    if (inl > st->inline_max)
+        inl = st->inline_max;
+    if (inl > MPIDI_VERBS_INLINE_MAX)
+        inl = MPIDI_VERBS_INLINE_MAX;
+    *max_inline_p = inl;
     if (!c->ring)
         c->ring = calloc((size_t)c->sq_depth, sizeof(*c->ring));
     /* The ACK timeout: 4.096 us * 2^timeout before a retransmission; with
@@ -161,12 +162,12 @@ static int create_qp(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
                    : MPIDU_err_create(MPI_ERR_NO_MEM, "verbs: out of memory for a send ring");
 }
 
-static void conn_param(struct rdma_conn_param *p, MPIDI_VERBS_priv_t *priv)
+static void conn_param(struct rdma_conn_param *p, const void *priv, size_t len)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     memset(p, 0, sizeof(*p));
     p->private_data = priv;
-    p->private_data_len = sizeof(*priv);
+    p->private_data_len = (uint8_t)len;
     p->responder_resources = (uint8_t)st->rd_atomic;
     p->initiator_depth = (uint8_t)st->rd_atomic;
     p->retry_count = (uint8_t)st->retry_count;
@@ -186,6 +187,7 @@ static void drop_id(struct rdma_cm_id *id)
 }
 
 static void retry_or_fail(MPIDI_VERBS_conn_t *c, const char *what, int status);
+static void out_failed(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, const char *what, int status);
 
 /* Starts (or restarts) our own attempt; one that cannot even start counts as
  * a failed attempt (retried later, then reported). */
@@ -210,7 +212,6 @@ static void start_out(MPIDI_VERBS_conn_t *c)
         return;
     }
     c->state = MPIDI_VERBS_CONN_RESOLVING;
-    st->stats.conn_out++;
     if (st->verbose >= 2)
         fprintf(stderr, "ferry: rank %d: verbs connecting to rank %d at %s port %d (attempt %d)\n",
                 st->rank, c->peer, ip, port, c->attempts);
@@ -224,7 +225,7 @@ int MPIDI_VERBS_connect(int peer, const char *card)
     snprintf(c->card, sizeof(c->card), "%s", card);
     /* Lazy: the attempt starts here, messages wait (AGAIN) until it is up;
      * the peer may already have connected to us. */
-    if (c->state == MPIDI_VERBS_CONN_NONE && !c->out && !c->id)
+    if (c->state == MPIDI_VERBS_CONN_NONE && !c->out && !c->id && !c->in_id)
         start_out(c);
     return MPI_SUCCESS;
 }
@@ -233,7 +234,7 @@ int MPIDI_VERBS_conn_ready(MPIDI_VERBS_conn_t *c)
 {
     if (c->state == MPIDI_VERBS_CONN_UP)
         return 1;
-    if (c->state == MPIDI_VERBS_CONN_NONE && !c->out && !c->id && c->card[0] &&
+    if (c->state == MPIDI_VERBS_CONN_NONE && !c->out && !c->id && !c->in_id && c->card[0] &&
         c->retry_at <= MPIDI_VERBS_now())
         start_out(c);
     return 0;
@@ -281,53 +282,73 @@ void MPIDI_VERBS_report_failures(void)
 
 /* ---- events ---- */
 
-static int valid_priv(const void *data, int len, MPIDI_VERBS_priv_t *p)
+/* A REJ carrying only our refusal: a stranger learns nothing more. */
+static void refuse(struct rdma_cm_id *id)
 {
-    const MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
-    if (!data || len < (int)sizeof(*p))
-        return 0;
-    memcpy(p, data, sizeof(*p));
-    return p->magic == MPIDI_VERBS_MAGIC && p->job_id == st->job_id && (int)p->rank < st->size &&
-           (int)p->rank != st->rank;
+    rdma_reject(id, NULL, 0);
+    rdma_destroy_id(id);
 }
 
+/* The pending connection the peer made is dropped (no proof, a newer
+ * attempt, timed out); nothing else of the connection changes. */
+void MPIDI_VERBS_drop_in(MPIDI_VERBS_conn_t *c)
+{
+    if (!c->in_id)
+        return;
+    drop_id(c->in_id);
+    c->in_id = NULL;
+    MPIDI_VERBS_srq_release(c->in_reserved);
+    c->in_reserved = 0;
+}
+
+/* A peer asks to connect.  Its REQ must carry a MAC under the job's secret;
+ * then, unless our own attempt wins (we are the lower rank) or we are
+ * connected already, it gets a queue pair and our REP, and stays pending
+ * until its AUTH proves it (MPIDI_VERBS_auth_recv).  A REQ is not proof on
+ * its own: it may be a replay. */
 static void on_request(struct rdma_cm_event *ev)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
-    MPIDI_VERBS_priv_t req,
-        rep = {.magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank, .job_id = st->job_id};
     struct rdma_cm_id *id = ev->id;
-    if (!valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len, &req) ||
-        (int)req.to != st->rank) {
-        rep.reason = MPIDI_VERBS_REJ_WRONG;
-        rdma_reject(id, &rep, sizeof(rep));
-        rdma_destroy_id(id);
+    MPIDI_VERBS_req_t req = {0};
+    int plen = ev->param.conn.private_data ? ev->param.conn.private_data_len : 0;
+    if (plen >= (int)sizeof(req))
+        memcpy(&req, ev->param.conn.private_data, sizeof(req));
+    if (plen < (int)sizeof(req) || req.magic != MPIDI_VERBS_MAGIC || (int)req.to != st->rank ||
+        (int)req.rank < 0 || (int)req.rank >= st->size || (int)req.rank == st->rank ||
+        !MPIDI_VERBS_req_check(&req)) {
+        st->stats.strangers++;
+        if (st->verbose)
+            fprintf(stderr,
+                    "ferry: rank %d: verbs refused a connection request without the "
+                    "job's proof\n",
+                    st->rank);
+        refuse(id);
         return;
     }
     MPIDI_VERBS_conn_t *c = MPIDI_VERBS_conn_get((int)req.rank);
+    MPIDI_VERBS_rep_t rep = {.magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank};
     int ours_pending = c && c->out && c->state != MPIDI_VERBS_CONN_FAILED;
     if (!c || c->id || c->state == MPIDI_VERBS_CONN_FAILED ||
         (ours_pending && st->rank < c->peer)) {
         /* Our own attempt wins (lower rank), or we have a connection. */
         rep.reason = MPIDI_VERBS_REJ_LOSE;
+        MPIDI_VERBS_rep_seal(&rep, req.nonce);
         rdma_reject(id, &rep, sizeof(rep));
         rdma_destroy_id(id);
         st->stats.conn_lost_race += ours_pending;
         return;
     }
-    if (ours_pending) {
-        /* The peer's attempt wins: drop ours (and what it reserved). */
-        drop_id(c->out);
-        c->out = NULL;
-        c->qp = NULL;
-        ungrant(c);
-        st->stats.conn_lost_race++;
-    }
-    int g = grant_credits(c);
-    if (g < 0 || create_qp(c, id) != MPI_SUCCESS) {
+    /* A newer request for the same rank replaces one still unproven (the
+     * real peer retrying must not be locked out by a replay). */
+    MPIDI_VERBS_drop_in(c);
+    int reserved = 0, inl = 0;
+    int g = grant_credits(&reserved);
+    if (g < 0 || create_qp(c, id, &inl) != MPI_SUCCESS || MPIDI_VERBS_nonce(rep.nonce)) {
         if (g >= 0)
-            ungrant(c);
+            MPIDI_VERBS_srq_release(reserved);
         rep.reason = MPIDI_VERBS_REJ_FULL;
+        MPIDI_VERBS_rep_seal(&rep, req.nonce);
         rdma_reject(id, &rep, sizeof(rep));
         drop_id(id);
         fprintf(stderr,
@@ -337,29 +358,80 @@ static void on_request(struct rdma_cm_event *ev)
         return;
     }
     rep.credits = (uint16_t)g;
-    MPIDI_VERBS_credit_init(&c->cr, req.credits, g);
-    c->id = id;
-    id->context = c;
+    MPIDI_VERBS_rep_seal(&rep, req.nonce);
     struct rdma_conn_param p;
-    conn_param(&p, &rep);
+    conn_param(&p, &rep, sizeof(rep));
     if (ev->param.conn.initiator_depth < p.responder_resources)
         p.responder_resources = ev->param.conn.initiator_depth;
     if (ev->param.conn.responder_resources < p.initiator_depth)
         p.initiator_depth = ev->param.conn.responder_resources;
-    c->rd_depth = p.initiator_depth > 0 ? p.initiator_depth : 1;
+    id->context = c;
+    c->in_id = id;
+    c->in_reserved = reserved;
+    c->in_granted = g;
+    c->in_credits = req.credits;
+    c->in_max_inline = inl;
+    c->in_rd_depth = p.initiator_depth > 0 ? p.initiator_depth : 1;
+    memcpy(c->in_nonce_c, req.nonce, sizeof(c->in_nonce_c));
+    memcpy(c->in_nonce_a, rep.nonce, sizeof(c->in_nonce_a));
+    /* The proof must come soon; a replayed request never sends it. */
+    c->in_deadline = MPIDI_VERBS_now() + 10.0;
     if (rdma_accept(id, &p) != 0) {
-        MPIDI_VERBS_conn_fail(c, "rdma_accept: %s (errno %d)", strerror(errno), errno);
+        MPIDI_VERBS_drop_in(c);
         return;
     }
-    c->state = MPIDI_VERBS_CONN_ACCEPTING;
     st->cm_busy = 1;
+}
+
+int MPIDI_VERBS_auth_recv(MPIDI_VERBS_conn_t *c, const MPIDI_VERBS_hdr_t *h, const void *payload,
+                          size_t len)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    unsigned char want[MPIDU_SHA256_LEN];
+    if (h->handler != MPIDI_VERBS_AUTH || h->hdr_len != 0 || len != sizeof(want) ||
+        MPIDI_VERBS_auth_mac(c->peer, st->rank, c->in_nonce_c, c->in_nonce_a, want) ||
+        !MPIDU_mem_equal(want, payload, sizeof(want)) || c->id) {
+        st->stats.strangers++;
+        if (st->verbose)
+            fprintf(stderr,
+                    "ferry: rank %d: verbs dropped a connection claiming to be rank %d: "
+                    "its first message was not the job's proof\n",
+                    st->rank, c->peer);
+        MPIDI_VERBS_drop_in(c);
+        return 0;
+    }
+    /* Proven: it becomes the connection to the peer.  Our own attempt, if
+     * any, gives way (the peer is the lower rank, or it had none). */
+    if (c->out) {
+        drop_id(c->out);
+        c->out = NULL;
+        st->stats.conn_lost_race++;
+    }
+    if (c->reserved)
+        ungrant(c);
+    c->id = c->in_id;
+    c->qp = c->in_id->qp;
+    c->in_id = NULL;
+    c->reserved = c->in_reserved;
+    c->in_reserved = 0;
+    c->max_inline = c->in_max_inline;
+    c->rd_depth = c->in_rd_depth;
+    MPIDI_VERBS_credit_init(&c->cr, c->in_credits, c->in_granted);
+    c->state = MPIDI_VERBS_CONN_UP;
     st->stats.conn_in++;
+    if (st->verbose >= 2)
+        fprintf(stderr,
+                "ferry: rank %d: verbs connection from rank %d up (credits %d each way: we "
+                "grant %d, inline %d, reads in flight %d)\n",
+                st->rank, c->peer, c->cr.credits, c->cr.granted, c->max_inline, c->rd_depth);
+    return 1;
 }
 
 static void on_route(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
-    int g = grant_credits(c);
+    int reserved = 0;
+    int g = grant_credits(&reserved);
     if (g < 0) {
         MPIDI_VERBS_conn_fail(c,
                               "no receive buffers left to grant it credits "
@@ -369,20 +441,68 @@ static void on_route(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
     }
     /* Our credits come with the peer's answer; what it sends before we see
      * that answer is counted already. */
+    c->reserved = reserved;
     MPIDI_VERBS_credit_init(&c->cr, 0, g);
-    int err = create_qp(c, id);
-    MPIDI_VERBS_priv_t req = {.magic = MPIDI_VERBS_MAGIC,
-                              .rank = (uint32_t)st->rank,
-                              .job_id = st->job_id,
-                              .to = (uint32_t)c->peer,
-                              .credits = (uint16_t)g};
+    int inl = 0;
+    int err = create_qp(c, id, &inl);
+    MPIDI_VERBS_req_t req = {.magic = MPIDI_VERBS_MAGIC,
+                             .rank = (uint32_t)st->rank,
+                             .to = (uint32_t)c->peer,
+                             .credits = (uint16_t)g};
+    if (!err)
+        err = MPIDI_VERBS_nonce(req.nonce);
+    if (!err)
+        err = MPIDI_VERBS_req_seal(&req);
+    memcpy(c->out_nonce, req.nonce, sizeof(c->out_nonce));
+    c->max_inline = inl;
+    c->qp = err ? NULL : id->qp;
     struct rdma_conn_param p;
-    conn_param(&p, &req);
+    conn_param(&p, &req, sizeof(req));
     if (err || rdma_connect(id, &p) != 0) {
-        MPIDI_VERBS_conn_fail(c, "rdma_connect: %s (errno %d)", strerror(errno), errno);
+        MPIDI_VERBS_conn_fail(c, "rdma_connect: %s", err ? MPIDU_err_string(err) : strerror(errno));
         return;
     }
     c->state = MPIDI_VERBS_CONN_CONNECTING;
+}
+
+/* Our attempt is answered.  The REP must prove the peer holds the job's
+ * secret (a MAC over our nonce); then our AUTH goes first on the queue
+ * pair, and only then the connection is up for anything else. */
+static void on_established(MPIDI_VERBS_conn_t *c, struct rdma_cm_event *ev)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    struct rdma_cm_id *id = ev->id;
+    MPIDI_VERBS_rep_t rep;
+    unsigned char auth[MPIDU_SHA256_LEN];
+    if (!ev->param.conn.private_data || ev->param.conn.private_data_len < sizeof(rep)) {
+        out_failed(c, id, "the answer carries no proof of the job", 0);
+        return;
+    }
+    memcpy(&rep, ev->param.conn.private_data, sizeof(rep));
+    if (rep.magic != MPIDI_VERBS_MAGIC || (int)rep.rank != c->peer || rep.reason ||
+        !MPIDI_VERBS_rep_check(&rep, c->out_nonce) ||
+        MPIDI_VERBS_auth_mac(st->rank, c->peer, c->out_nonce, rep.nonce, auth)) {
+        st->stats.strangers++;
+        c->attempts = MPIDI_VERBS_ATTEMPTS; /* someone else answers at the peer's address */
+        out_failed(c, id, "the answer does not prove it comes from the job", 0);
+        return;
+    }
+    c->cr.credits += rep.credits; /* (it may have sent already) */
+    c->id = id;
+    c->out = NULL;
+    c->state = MPIDI_VERBS_CONN_UP;
+    int err = MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_AUTH, auth, sizeof(auth));
+    if (err) {
+        MPIDI_VERBS_conn_fail(c, "cannot send its proof of the job: %s",
+                              err == MPIDI_AGAIN ? "no send slot" : MPIDU_err_string(err));
+        return;
+    }
+    st->stats.conn_out++;
+    if (st->verbose >= 2)
+        fprintf(stderr,
+                "ferry: rank %d: verbs connection to rank %d up (credits %d each way: we "
+                "grant %d, inline %d, reads in flight %d)\n",
+                st->rank, c->peer, c->cr.credits, c->cr.granted, c->max_inline, c->rd_depth);
 }
 
 /* An attempt of ours failed: try again later, or give up after the last. */
@@ -403,8 +523,7 @@ static void retry_or_fail(MPIDI_VERBS_conn_t *c, const char *what, int status)
 }
 
 /* Our attempt ended without a connection: its id goes, then retry_or_fail. */
-static void out_failed(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, const char *what,
-                       int status)
+static void out_failed(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id, const char *what, int status)
 {
     if (c->out == id) {
         c->out = NULL;
@@ -421,7 +540,6 @@ static void on_event(struct rdma_cm_event *ev)
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     struct rdma_cm_id *id = ev->id;
     MPIDI_VERBS_conn_t *c = id->context;
-    MPIDI_VERBS_priv_t priv;
     switch (ev->event) {
     case RDMA_CM_EVENT_CONNECT_REQUEST:
         on_request(ev);
@@ -439,56 +557,49 @@ static void on_event(struct rdma_cm_event *ev)
     case RDMA_CM_EVENT_CONNECT_ERROR:
         if (c && c->out == id)
             out_failed(c, id, rdma_event_str(ev->event), ev->status);
+        else if (c && c->in_id == id)
+            MPIDI_VERBS_drop_in(c);
         else if (c && c->id == id)
             MPIDI_VERBS_conn_fail(c, "%s (status %d)", rdma_event_str(ev->event), ev->status);
         return;
-    case RDMA_CM_EVENT_REJECTED:
-        if (!c || c->out != id) {
-            drop_id(id);
-            return;
-        }
-        if (valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len, &priv) &&
-            priv.reason == MPIDI_VERBS_REJ_LOSE) {
+    case RDMA_CM_EVENT_REJECTED: {
+        if (!c || c->out != id)
+            return; /* an attempt we dropped already */
+        MPIDI_VERBS_rep_t rej;
+        int proven = ev->param.conn.private_data &&
+                     ev->param.conn.private_data_len >= sizeof(rej) &&
+                     (memcpy(&rej, ev->param.conn.private_data, sizeof(rej)), 1) &&
+                     rej.magic == MPIDI_VERBS_MAGIC && (int)rej.rank == c->peer &&
+                     MPIDI_VERBS_rep_check(&rej, c->out_nonce);
+        if (proven && rej.reason == MPIDI_VERBS_REJ_LOSE) {
             /* The peer's own attempt wins; it comes (or came) to our listener. */
             c->out = NULL;
             c->qp = NULL;
             ungrant(c);
             drop_id(id);
-            if (!c->id)
-                c->state = MPIDI_VERBS_CONN_NONE, c->retry_at = MPIDI_VERBS_now() + 1e9;
+            if (!c->id) {
+                /* Its attempt should come; if it does not (it failed), ours
+                 * starts again after a while. */
+                c->state = MPIDI_VERBS_CONN_NONE;
+                c->retry_at = MPIDI_VERBS_now() + 2.0;
+            }
             st->stats.conn_lost_race++;
-        } else if (valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len,
-                              &priv)) {
+        } else if (proven && rej.reason == MPIDI_VERBS_REJ_FULL) {
             c->attempts = MPIDI_VERBS_ATTEMPTS; /* a refusal, not a glitch */
-            out_failed(c, id,
-                       priv.reason == MPIDI_VERBS_REJ_FULL ? "refused: the peer has no buffers left"
-                                                           : "refused: not the process we want",
-                       ev->status);
+            out_failed(c, id, "refused: the peer has no receive buffers left", ev->status);
         } else {
             out_failed(c, id, "rejected", ev->status);
         }
         return;
+    }
     case RDMA_CM_EVENT_ESTABLISHED:
-        if (!c)
-            return;
-        if (c->out == id) {
-            if (valid_priv(ev->param.conn.private_data, ev->param.conn.private_data_len, &priv))
-                c->cr.credits += priv.credits; /* (it may have sent already) */
-            c->id = id;
-            c->out = NULL;
-        }
-        if (c->id == id && c->state != MPIDI_VERBS_CONN_FAILED) {
-            c->state = MPIDI_VERBS_CONN_UP;
-            if (st->verbose >= 2)
-                fprintf(stderr,
-                        "ferry: rank %d: verbs connection to rank %d up (credits %d "
-                        "each way: we grant %d, inline %d, reads in flight %d)\n",
-                        st->rank, c->peer, c->cr.credits, c->cr.granted, c->max_inline,
-                        c->rd_depth);
-        }
-        return;
+        if (c && c->out == id)
+            on_established(c, ev);
+        return; /* (an accepted connection counts from its AUTH) */
     case RDMA_CM_EVENT_DISCONNECTED:
-        if (c && c->id == id) {
+        if (c && c->in_id == id) {
+            MPIDI_VERBS_drop_in(c);
+        } else if (c && c->id == id) {
             if (c->peer_closed || st->finalizing) {
                 c->state = c->state == MPIDI_VERBS_CONN_UP ? MPIDI_VERBS_CONN_FAILED : c->state;
                 return;
@@ -518,7 +629,7 @@ int MPIDI_VERBS_cm_progress(int *made)
     while (rdma_get_cm_event(st->ch, &ev) == 0) {
         /* Acknowledged first (a copy is worked on, with the private data
          * saved): destroying an id waits for its events' acknowledgements. */
-        char data[64];
+        char data[200]; /* (REP and REJ carry up to 196 bytes) */
         copy = *ev;
         if (ev->param.conn.private_data && ev->param.conn.private_data_len) {
             size_t n = ev->param.conn.private_data_len < sizeof(data)
@@ -537,11 +648,14 @@ int MPIDI_VERBS_cm_progress(int *made)
     int busy = 0;
     for (int i = 0; i < st->nlist; i++) {
         MPIDI_VERBS_conn_t *c = st->list[i];
-        if (c->state == MPIDI_VERBS_CONN_NONE && c->card[0] && !c->out && !c->id &&
+        if (c->in_id && c->in_deadline <= MPIDI_VERBS_now())
+            MPIDI_VERBS_drop_in(c); /* no proof came */
+        if (c->state == MPIDI_VERBS_CONN_NONE && c->card[0] && !c->out && !c->id && !c->in_id &&
             c->attempts > 0 && c->retry_at <= MPIDI_VERBS_now())
             start_out(c);
-        busy |= c->state != MPIDI_VERBS_CONN_UP && c->state != MPIDI_VERBS_CONN_FAILED &&
-                (c->out || c->id || c->attempts > 0);
+        busy |=
+            c->in_id || (c->state != MPIDI_VERBS_CONN_UP && c->state != MPIDI_VERBS_CONN_FAILED &&
+                         (c->out || c->id || c->attempts > 0));
     }
     st->cm_busy = busy;
     return MPI_SUCCESS;
@@ -561,7 +675,7 @@ void MPIDI_VERBS_conn_close_all(void)
             if (!c || c->state != MPIDI_VERBS_CONN_UP)
                 continue;
             if (bye && !bye[p] && !c->peer_closed) {
-                if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_BYE) == MPI_SUCCESS)
+                if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_BYE, NULL, 0) == MPI_SUCCESS)
                     bye[p] = 1;
                 else
                     done = 0;
@@ -586,6 +700,7 @@ void MPIDI_VERBS_conn_close_all(void)
             drop_id(c->id);
         }
         drop_id(c->out);
+        MPIDI_VERBS_drop_in(c);
         c->id = c->out = NULL;
         c->qp = NULL;
     }

@@ -8,22 +8,40 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hmac.h"
 #include "method.h"
 #include "rcache.h"
 #include "verbs_credit.h"
 
-/* Connection private data (rdma_cm REQ, REP and REJ carry up to 56 bytes). */
-#define MPIDI_VERBS_MAGIC 0x56595246u /* "FRYV" */
+/* The connection handshake (doc/security.md "verbs"), in rdma_cm's private
+ * data: the connector's REQ (at most 56 bytes) carries a fresh nonce and a
+ * MAC under the job's secret; the acceptor's REP (or REJ) its own nonce and
+ * a MAC over both; then the connector's first message on the queue pair is
+ * AUTH, a MAC over both nonces.  The acceptor attaches the queue pair to the
+ * rank it claims only once AUTH checks. */
+#define MPIDI_VERBS_MAGIC 0x56595247u /* "GRYV": the handshake's version 2 */
+#define MPIDI_VERBS_NONCE_LEN 16
+#define MPIDI_VERBS_REQ_MAC_LEN 16 /* a truncated HMAC-SHA256: REQ has 56 bytes */
 enum { MPIDI_VERBS_REJ_LOSE = 1, MPIDI_VERBS_REJ_WRONG = 2, MPIDI_VERBS_REJ_FULL = 3 };
-typedef struct MPIDI_VERBS_priv {
+typedef struct MPIDI_VERBS_req {
     uint32_t magic;
-    uint32_t rank;    /* the sender's world rank */
-    uint64_t job_id;  /* hash of the kvsname: a port reused by another job is refused */
-    uint32_t to;      /* the world rank the connector wants (REQ) */
-    uint16_t credits; /* receive buffers the sender reserves for the other side */
-    uint16_t reason;  /* REJ: MPIDI_VERBS_REJ_* */
-} MPIDI_VERBS_priv_t;
-_Static_assert(sizeof(MPIDI_VERBS_priv_t) <= 56, "rdma_cm private data limit");
+    uint32_t rank;    /* the connector's world rank */
+    uint32_t to;      /* the world rank it wants */
+    uint16_t credits; /* receive buffers the connector holds for the acceptor */
+    uint16_t reserved;
+    uint8_t nonce[MPIDI_VERBS_NONCE_LEN];
+    uint8_t mac[MPIDI_VERBS_REQ_MAC_LEN]; /* over everything before it */
+} MPIDI_VERBS_req_t;
+_Static_assert(sizeof(MPIDI_VERBS_req_t) <= 56, "rdma_cm REQ private data limit");
+typedef struct MPIDI_VERBS_rep {
+    uint32_t magic;
+    uint32_t rank;    /* the acceptor's world rank */
+    uint16_t credits; /* REP: receive buffers the acceptor holds for the connector */
+    uint16_t reason;  /* REJ: MPIDI_VERBS_REJ_* (0 in a REP) */
+    uint8_t nonce[MPIDI_VERBS_NONCE_LEN];
+    uint8_t mac[MPIDU_SHA256_LEN]; /* over everything before it and the REQ's nonce */
+} MPIDI_VERBS_rep_t;
+_Static_assert(sizeof(MPIDI_VERBS_rep_t) <= 148, "rdma_cm REJ private data limit");
 
 /* Largest core header a message carries (the core needs 64). */
 #define MPIDI_VERBS_MAX_HDR 64
@@ -98,7 +116,15 @@ typedef struct MPIDI_VERBS_conn {
     struct ibv_qp *qp;
     char card[128];
     int attempts;
-    double retry_at;         /* a failed attempt is retried after this (seconds) */
+    double retry_at;                          /* a failed attempt is retried after this (seconds) */
+    uint8_t out_nonce[MPIDI_VERBS_NONCE_LEN]; /* our attempt's REQ nonce */
+    /* A connection the peer made that has not proven itself yet (its AUTH
+     * has not come): kept apart, so nothing about the rank it claims
+     * changes before the proof. */
+    struct rdma_cm_id *in_id;
+    uint8_t in_nonce_c[MPIDI_VERBS_NONCE_LEN], in_nonce_a[MPIDI_VERBS_NONCE_LEN];
+    int in_reserved, in_granted, in_credits, in_rd_depth, in_max_inline;
+    double in_deadline;
     MPIDI_VERBS_credit_t cr; /* credits both ways (verbs_credit.h) */
     int reserved;            /* buffers this connection takes from the pool: granted + 1 */
     int said_bye;            /* we sent BYE (finalize) */
@@ -135,7 +161,7 @@ typedef struct MPIDI_VERBS_stats {
     unsigned long no_credit, sq_full, no_sbuf, credit_msgs, credits_piggy;
     unsigned long recvs, reposts, srq_limit_events, srq_grows, bonus_credits, srq_buffers_max;
     unsigned long reads, read_pieces, reads_inflight_max, rdma_waits, writes, write_pieces;
-    unsigned long flushes, conn_out, conn_in, conn_lost_race, cq_resizes;
+    unsigned long flushes, conn_out, conn_in, conn_lost_race, cq_resizes, strangers;
 } MPIDI_VERBS_stats_t;
 
 typedef struct MPIDI_VERBS_state {
@@ -176,8 +202,8 @@ typedef struct MPIDI_VERBS_state {
     int nsbufs;
     int rd_atomic;
     int rnr_retry, retry_count, timeout;
-    int eager;              /* FERRY_VERBS_EAGER: MPIDI_VERBS_EAGER_* */
-    int fault;              /* FERRY_VERBS_FAULT: MPIDI_VERBS_FAULT_* (tests) */
+    int eager;       /* FERRY_VERBS_EAGER: MPIDI_VERBS_EAGER_* */
+    int fault;       /* FERRY_VERBS_FAULT: MPIDI_VERBS_FAULT_* (tests) */
     size_t max_rdma; /* largest piece of one read or write */
     /* Receive buffers. */
     MPIDI_VERBS_rbuf_t *stash; /* not posted: reposted before the next batch is dispatched */
@@ -214,6 +240,16 @@ int MPIDI_VERBS_finalize(void);
 double MPIDI_VERBS_now(void);
 /* verbs_device.c */
 int MPIDI_VERBS_open_device(const char **why_p);
+/* verbs_auth.c: nonces and MACs of the handshake (seal fills mac; check is 1 if it holds). */
+int MPIDI_VERBS_nonce(uint8_t nonce[MPIDI_VERBS_NONCE_LEN]);
+int MPIDI_VERBS_req_seal(MPIDI_VERBS_req_t *r);
+int MPIDI_VERBS_req_check(const MPIDI_VERBS_req_t *r);
+int MPIDI_VERBS_rep_seal(MPIDI_VERBS_rep_t *r, const uint8_t req_nonce[MPIDI_VERBS_NONCE_LEN]);
+int MPIDI_VERBS_rep_check(const MPIDI_VERBS_rep_t *r,
+                          const uint8_t req_nonce[MPIDI_VERBS_NONCE_LEN]);
+int MPIDI_VERBS_auth_mac(int connector, int acceptor, const uint8_t nonce_c[MPIDI_VERBS_NONCE_LEN],
+                         const uint8_t nonce_a[MPIDI_VERBS_NONCE_LEN],
+                         unsigned char out[MPIDU_SHA256_LEN]);
 /* verbs_probe.c */
 int MPIDI_VERBS_probe(char *buf, size_t len);
 /* verbs_conn.c */
@@ -221,6 +257,14 @@ int MPIDI_VERBS_listen(void);
 int MPIDI_VERBS_reachable(int peer, const char *card);
 int MPIDI_VERBS_connect(int peer, const char *card);
 MPIDI_VERBS_conn_t *MPIDI_VERBS_conn_get(int peer);
+/* A message on a connection the peer made and has not proven yet: it must be
+ * AUTH with the right MAC, which attaches the connection to the rank (1);
+ * anything else drops it (0).  The caller then accounts the message's
+ * credits on the attached connection only. */
+/* Drops the connection the peer made that has not proven itself. */
+void MPIDI_VERBS_drop_in(MPIDI_VERBS_conn_t *c);
+int MPIDI_VERBS_auth_recv(MPIDI_VERBS_conn_t *c, const MPIDI_VERBS_hdr_t *h, const void *payload,
+                          size_t len);
 /* Moves a connection that is not up yet along; 1 if it is up now. */
 int MPIDI_VERBS_conn_ready(MPIDI_VERBS_conn_t *c);
 int MPIDI_VERBS_cm_progress(int *made);
@@ -254,7 +298,7 @@ int MPIDI_VERBS_post(MPIDI_VERBS_conn_t *c, struct ibv_send_wr *wr, const MPIDI_
 int MPIDI_VERBS_flush_batches(void);
 /* The connection failed: its batched work requests are never posted. */
 void MPIDI_VERBS_batch_drop(MPIDI_VERBS_conn_t *c);
-int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler);
+int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler, const void *payload, size_t len);
 int MPIDI_VERBS_return_credits(int *made);
 void MPIDI_VERBS_retire(MPIDI_VERBS_conn_t *c, unsigned slot, int ok);
 int MPIDI_VERBS_post_flush(MPIDI_VERBS_conn_t *c);

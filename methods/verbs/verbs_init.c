@@ -135,6 +135,7 @@ static int register_stats(void)
         {"verbs_conn_in", &s->conn_in},
         {"verbs_conn_races", &s->conn_lost_race},
         {"verbs_cq_resizes", &s->cq_resizes},
+        {"verbs_strangers", &s->strangers},
         {"verbs_rcache_hits", &rc->hits},
         {"verbs_rcache_misses", &rc->misses},
         {"verbs_rcache_evictions", &rc->evictions},

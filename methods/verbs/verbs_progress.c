@@ -8,18 +8,25 @@
 
 #define MAX_BATCH 64
 
-static MPIDI_VERBS_conn_t *conn_of_qp(uint32_t qp_num)
+/* The connection a queue pair belongs to; *pending_p is 1 when it is one
+ * the peer made and has not proven yet (its in_id). */
+static MPIDI_VERBS_conn_t *conn_of_qp(uint32_t qp_num, int *pending_p)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     /* Connections a rank uses are few (they are made lazily), and the last
      * one found is usually the next. */
     static MPIDI_VERBS_conn_t *last;
+    *pending_p = 0;
     if (last && last->qp && last->qp->qp_num == qp_num)
         return last;
     for (int i = 0; i < st->nlist; i++) {
         MPIDI_VERBS_conn_t *c = st->list[i];
         if (c->qp && c->qp->qp_num == qp_num)
             return last = c;
+        if (c->in_id && c->in_id->qp && c->in_id->qp->qp_num == qp_num) {
+            *pending_p = 1;
+            return c;
+        }
     }
     return NULL;
 }
@@ -62,7 +69,21 @@ static void recv_completion(const struct ibv_wc *wc)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     MPIDI_VERBS_rbuf_t *b = (MPIDI_VERBS_rbuf_t *)(uintptr_t)wc->wr_id;
-    MPIDI_VERBS_conn_t *c = conn_of_qp(wc->qp_num);
+    int pending;
+    MPIDI_VERBS_conn_t *c = conn_of_qp(wc->qp_num, &pending);
+    if (c && pending) {
+        /* A connection the peer made: its first message must prove it. */
+        MPIDI_VERBS_hdr_t ph = {0};
+        int ok = wc->status == IBV_WC_SUCCESS && wc->byte_len >= sizeof(ph);
+        if (ok)
+            memcpy(&ph, b->addr, sizeof(ph));
+        if (!MPIDI_VERBS_auth_recv(c, &ph, b->addr + sizeof(ph),
+                                   ok ? wc->byte_len - sizeof(ph) : 0)) {
+            MPIDI_VERBS_srq_return(b);
+            return;
+        }
+        /* Attached: the AUTH message's credit is accounted below. */
+    }
     if (wc->status != IBV_WC_SUCCESS) {
         if (c && wc->status != IBV_WC_WR_FLUSH_ERR)
             MPIDI_VERBS_conn_fail(c, "receive failed: %s (status %d, vendor error %#x)",
@@ -97,7 +118,8 @@ static void recv_completion(const struct ibv_wc *wc)
     }
     if (h.handler == MPIDI_VERBS_BYE)
         c->peer_closed = 1;
-    else if (h.handler != MPIDI_VERBS_CREDIT && c->state != MPIDI_VERBS_CONN_FAILED)
+    else if (h.handler != MPIDI_VERBS_CREDIT && h.handler != MPIDI_VERBS_AUTH &&
+             c->state != MPIDI_VERBS_CONN_FAILED)
         MPIDU_am_dispatch(c->peer, h.handler, b->addr + sizeof(h), h.hdr_len,
                           b->addr + sizeof(h) + h.hdr_len, wc->byte_len - sizeof(h) - h.hdr_len);
     MPIDI_VERBS_srq_return(b);
@@ -162,8 +184,11 @@ int MPIDI_VERBS_async_progress(void)
         case IBV_EVENT_QP_FATAL:
         case IBV_EVENT_QP_REQ_ERR:
         case IBV_EVENT_QP_ACCESS_ERR: {
-            MPIDI_VERBS_conn_t *c = qp ? conn_of_qp(qp->qp_num) : NULL;
-            if (c)
+            int pending = 0;
+            MPIDI_VERBS_conn_t *c = qp ? conn_of_qp(qp->qp_num, &pending) : NULL;
+            if (c && pending)
+                MPIDI_VERBS_drop_in(c);
+            else if (c)
                 MPIDI_VERBS_conn_fail(c, "queue pair error: %s", ibv_event_type_str(type));
             break;
         }

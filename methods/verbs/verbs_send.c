@@ -273,9 +273,10 @@ int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     return MPIDI_VERBS_post(c, &wr, &tx, inl ? stage : NULL, total);
 }
 
-/* A message of the method's own (CREDIT, BYE): in the connection's reserved
- * slot at the peer when that is free, else with a regular credit. */
-int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler)
+/* A message of the method's own (CREDIT, BYE, AUTH with its payload): in the
+ * connection's reserved slot at the peer when that is free, else with a
+ * regular credit. */
+int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler, const void *payload, size_t len)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     if (c->state != MPIDI_VERBS_CONN_UP)
@@ -283,22 +284,28 @@ int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler)
     MPIDI_VERBS_spend_t spend = MPIDI_VERBS_credit_peek(&c->cr, 1);
     if (c->sq_used >= c->sq_depth - 1 || spend == MPIDI_VERBS_SPEND_NONE)
         return MPIDI_AGAIN;
+    size_t total = sizeof(MPIDI_VERBS_hdr_t) + len;
+    char stage[sizeof(MPIDI_VERBS_hdr_t) + MPIDU_SHA256_LEN];
+    if (total > sizeof(stage))
+        return MPIDU_err_create(MPI_ERR_INTERN, "verbs: a %zu-byte control message", len);
     MPIDI_VERBS_tx_t tx = {.kind = MPIDI_VERBS_TX_SEND};
-    int inl = (int)sizeof(MPIDI_VERBS_hdr_t) <= c->max_inline;
+    int inl = (int)total <= c->max_inline;
     if (!inl && !st->sfree)
         return MPIDI_AGAIN;
     MPIDI_VERBS_hdr_t h = {.handler = (uint8_t)handler};
     MPIDI_VERBS_credit_spend(&c->cr, spend, &h);
-    char *buf = (char *)&h;
+    char *buf = stage;
     if (!inl) {
         tx.sbuf = st->sfree;
         st->sfree = tx.sbuf->next;
         st->nsfree--;
-        memcpy(tx.sbuf->addr, &h, sizeof(h));
         buf = tx.sbuf->addr;
     }
+    memcpy(buf, &h, sizeof(h));
+    if (len)
+        memcpy(buf + sizeof(h), payload, len);
     struct ibv_sge sge = {
-        .addr = (uintptr_t)buf, .length = sizeof(h), .lkey = inl ? 0 : tx.sbuf->lkey};
+        .addr = (uintptr_t)buf, .length = (uint32_t)total, .lkey = inl ? 0 : tx.sbuf->lkey};
     struct ibv_send_wr wr = {.opcode = IBV_WR_SEND,
                              .sg_list = &sge,
                              .num_sge = 1,
@@ -307,7 +314,7 @@ int MPIDI_VERBS_send_ctrl(MPIDI_VERBS_conn_t *c, int handler)
         st->stats.credit_msgs++;
     else if (handler == MPIDI_VERBS_BYE)
         c->said_bye = 1;
-    return MPIDI_VERBS_post(c, &wr, &tx, inl ? &h : NULL, sizeof(h));
+    return MPIDI_VERBS_post(c, &wr, &tx, inl ? stage : NULL, total);
 }
 
 /* Credits flow back on every message; a connection whose traffic goes one
@@ -320,7 +327,7 @@ int MPIDI_VERBS_return_credits(int *made)
         if (c->state != MPIDI_VERBS_CONN_UP ||
             !MPIDI_VERBS_credit_due(&c->cr, st->credit_return, c->said_bye, c->peer_closed))
             continue;
-        if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_CREDIT) == MPI_SUCCESS)
+        if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_CREDIT, NULL, 0) == MPI_SUCCESS)
             *made = 1;
     }
     return MPI_SUCCESS;

@@ -53,6 +53,10 @@ for prog in sendrecv_allpairs sendrecv_sizes; do
     build "$vmwork/$prog" "$top/test/mpi/$prog.c" "$top/test/mpi/mtest.c"
 done
 build "$vmwork/tcp_kill" "$top/test/tcp/tcp_kill.c"
+build "$vmwork/verbs_hold" "$here/verbs_hold.c"
+# The stranger is no MPI program: plain rdma-core.
+cc -O1 -o "$vmwork/verbs_stranger" "$here/verbs_stranger.c" -lrdmacm -libverbs \
+    >"$work/build.log" 2>&1 || { fail build_verbs_stranger "$(show "$work/build.log")"; summary; }
 cp "$vmwork/sendrecv_allpairs" "$work/sendrecv_allpairs"
 # Built at all?  A build without verbs stops MPI_Init on the unknown name.
 run 60 env FERRY_METHODS=verbs "$MPIEXEC" -n 1 "$work/sendrecv_allpairs"

@@ -51,7 +51,7 @@ else
 fi
 
 # Programs are built on the host by run.sh (a compiler under emulation is slow).
-for prog in sendrecv_allpairs sendrecv_sizes tcp_kill; do
+for prog in sendrecv_allpairs sendrecv_sizes tcp_kill verbs_hold verbs_stranger; do
     if [ ! -x "$work/$prog" ]; then
         fail "built_$prog" "$work/$prog is missing (test/verbs/run.sh builds it before the VM)"
         summary
@@ -100,6 +100,33 @@ if no_errors && [ "$(counter shm_rndv_read)" -gt 0 ] && [ "$(counter verbs_rndv_
     pass two_hosts_methods_shm_verbs_read
 else
     fail two_hosts_methods_shm_verbs_read "shm_rndv_read $(counter shm_rndv_read) verbs_rndv_read $(counter verbs_rndv_read); $(details)"
+fi
+
+# ---- strangers at a rank's rdma_cm listener (doc/security.md): refused, told nothing, and
+# the job goes on ----
+rm -f "$work/stop" "$work"/stats.*
+FERRY_METHODS=verbs FERRY_VERBOSE=1 FERRY_STATS_FILE="$work/stats" timeout -k 5 120 "$MPIEXEC" -n 2 \
+    "$work/verbs_hold" "$work/stop" >"$OUT" 2>"$ERR" &
+job=$!
+port=
+for _ in $(seq 1 300); do
+    port=$(sed -n 's/.*rank 1: verbs on .* listening on [0-9.]* port \([0-9]*\);.*/\1/p' "$ERR")
+    [ -n "$port" ] && break
+    sleep 0.2
+done
+t0=$SECONDS
+"$work/verbs_stranger" 10.200.0.1 "${port:-0}" >"$work/stranger.out" 2>&1
+src=$?
+touch "$work/stop"
+wait $job
+rc=$?
+secs=$((SECONDS - t0))
+if [ -n "$port" ] && [ $src = 0 ] && no_errors &&
+    [ "$(grep -c "rank 1: verbs refused a connection request without the job's proof" "$ERR")" = 3 ] &&
+    [ "$(counter verbs_strangers)" = 3 ]; then
+    pass strangers_refused
+else
+    fail strangers_refused "port '$port' stranger rc=$src '$(show "$work/stranger.out")' strangers $(counter verbs_strangers); $(details)"
 fi
 
 # ---- a rank killed in the middle of traffic: errors naming it, or the job ends; no hang ----
