@@ -91,9 +91,11 @@ int MPIDI_deferred_pending(void);
  * [0, len) of req's buffer to or from the peer's (remote_addr, rkey) and
  * calls done once; per_piece: one operation per contiguous piece of a
  * noncontiguous buffer; bounce: read through registered bounce slots and
- * unpack (a noncontiguous receive on a method that needs registration). */
+ * unpack (a noncontiguous receive on a method that needs registration);
+ * issued (optional): called once the method has taken the last piece. */
 void MPIDI_xfer_start(MPIR_Request *req, MPIDI_xfer_kind_t kind, size_t len, uint64_t remote_addr,
-                      uint64_t rkey, int per_piece, int bounce, void (*done)(MPIR_Request *req));
+                      uint64_t rkey, int per_piece, int bounce, void (*done)(MPIR_Request *req),
+                      void (*issued)(MPIR_Request *req));
 /* Runs the transfer until the method says AGAIN (returned) or nothing is
  * left to issue (MPI_SUCCESS).  Called from the deferred queue. */
 int MPIDI_xfer_try(MPIR_Request *req);

@@ -192,6 +192,11 @@ int MPIDI_xfer_try(MPIR_Request *req)
         }
         x->next += len;
     }
+    if (x->issued && x->next == x->end && !x->err && !x->refused) {
+        void (*issued)(MPIR_Request *) = x->issued;
+        x->issued = NULL;
+        issued(req);
+    }
     finish_if_idle(req);
     return MPI_SUCCESS;
 }
@@ -231,7 +236,8 @@ static int bounce_create(MPIR_Request *req, size_t len)
 }
 
 void MPIDI_xfer_start(MPIR_Request *req, MPIDI_xfer_kind_t kind, size_t len, uint64_t remote_addr,
-                      uint64_t rkey, int per_piece, int bounce, void (*done)(MPIR_Request *req))
+                      uint64_t rkey, int per_piece, int bounce, void (*done)(MPIR_Request *req),
+                      void (*issued)(MPIR_Request *req))
 {
     MPIDI_xfer_t *x = &req->xfer;
     const MPIDI_peer_t *p = &MPIDI_peers[req->peer];
@@ -242,6 +248,7 @@ void MPIDI_xfer_start(MPIR_Request *req, MPIDI_xfer_kind_t kind, size_t len, uin
     x->rkey = rkey;
     x->per_piece = per_piece;
     x->done = done;
+    x->issued = issued;
     req->cb_rdma.fn = piece_done;
     int err = MPI_SUCCESS;
     if (bounce) {

@@ -71,6 +71,10 @@ typedef struct MPIDI_xfer {
     /* Called once, when nothing is in flight any more and either every byte
      * moved, or err or refused is set. */
     void (*done)(struct MPIR_Request *req);
+    /* Optional: called once, when the method has accepted the last piece
+     * (FERRY_RNDV_FIN_FENCE sends FIN from here, fenced behind the reads). */
+    void (*issued)(struct MPIR_Request *req);
+    int fin_sent; /* the read's FIN went out already (fenced) */
 } MPIDI_xfer_t;
 
 /* The MPI layer's state of a persistent, generalized or composite request. */

@@ -76,10 +76,26 @@ static void read_done(MPIR_Request *rreq)
         return;
     }
     MPIDI_COUNT(&MPIDI_peers[rreq->peer], rndv_read, 1);
-    MPIDI_ctrl_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle};
-    MPIR_Request_set_error(rreq,
-                           MPIDI_am_send(rreq->peer, MPIDI_AM_FIN, &c, sizeof(c), NULL, 0, 0, 0));
+    if (!x->fin_sent) {
+        MPIDI_ctrl_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle};
+        MPIR_Request_set_error(
+            rreq, MPIDI_am_send(rreq->peer, MPIDI_AM_FIN, &c, sizeof(c), NULL, 0, 0, 0));
+    }
     MPIDI_Request_complete_one(rreq);
+}
+
+/* FERRY_RNDV_FIN_FENCE=1: FIN goes as soon as the method has taken the last
+ * read, fenced, so the method delivers it only after the reads (verbs
+ * IBV_SEND_FENCE): the sender learns of the end one completion earlier, at
+ * the price of a fence that stalls the sends queued behind it.  The default
+ * waits for the reads' completions and sends FIN unfenced; the bench
+ * compares the two (doc/methods/verbs.md). */
+static void read_issued(MPIR_Request *rreq)
+{
+    MPIDI_ctrl_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle};
+    int err = MPIDI_am_send(rreq->peer, MPIDI_AM_FIN, &c, sizeof(c), NULL, 0, 0, MPIDI_AM_FENCE);
+    rreq->xfer.fin_sent = 1;
+    MPIR_Request_set_error(rreq, err);
 }
 
 /* Chooses the data mover once the receive is matched, from what the sender
@@ -124,7 +140,8 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
                             : NULL);
             rreq->mode = MPIDI_RNDV_READ;
             MPIDI_xfer_start(rreq, MPIDI_XFER_GET, rreq->bytes_needed, rreq->rts.addr,
-                             rreq->rts.rkey, per_piece, bounce, read_done);
+                             rreq->rts.rkey, per_piece, bounce, read_done,
+                             MPIDI_config_int("FERRY_RNDV_FIN_FENCE") ? read_issued : NULL);
             return;
         }
     }

@@ -170,7 +170,7 @@ void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *dat
         if (contig || per_piece) {
             sreq->mode = MPIDI_RNDV_WRITE;
             MPIDI_xfer_start(sreq, MPIDI_XFER_PUT, c->len, c->addr, c->rkey, per_piece, 0,
-                             put_done);
+                             put_done, NULL);
             return;
         }
         count_stream_instead_of_write(sreq, 0, forced ? "cannot write from this buffer" : NULL);

@@ -6,3 +6,4 @@ endif
 include methods/util/Makefile.mk
 include methods/shm/Makefile.mk
 include methods/tcp/Makefile.mk
+include methods/verbs/Makefile.mk

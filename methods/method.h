@@ -168,6 +168,22 @@ typedef struct MPIDI_method_ops {
      * into buf, the first a summary, each later one a detail; returns 1 if
      * usable, 0 if not (the lines say why).  NULL: always usable. */
     int (*probe)(char *buf, size_t len);
+
+    /* Optional wait object: arms the method's notifications and returns a
+     * file descriptor that becomes readable when progress has work (a
+     * completion, a connection event), or -1 when it cannot block now.  The
+     * agent calls progress once more after arming before it sleeps, so an
+     * event that came just before is not missed; progress consumes what
+     * made the descriptor readable. */
+    int (*wait_fd)(void);
+
+    /* Optional: called after every progress pass, once the core has retried
+     * its deferred operations.  A method may hold back what it was asked to
+     * send during the pass and post it all here (verbs: one doorbell per
+     * connection for the replies of a completion batch and the sends its
+     * returned credits released).  What the application sends outside a
+     * pass must not wait for this. */
+    void (*progress_done)(void);
 } MPIDI_method_ops_t;
 
 /* ---- Upcalls into the core (implemented in adi/) ---- */

@@ -8,6 +8,9 @@ extern const MPIDI_method_ops_t MPIDI_shm_ops;
 #ifdef FERRY_HAVE_TCP
 extern const MPIDI_method_ops_t MPIDI_tcp_ops;
 #endif
+#ifdef FERRY_HAVE_VERBS
+extern const MPIDI_method_ops_t MPIDI_verbs_ops;
+#endif
 #ifdef FERRY_HAVE_STUB
 extern const MPIDI_method_ops_t MPIDI_stub_ops;
 #endif
@@ -19,6 +22,9 @@ const MPIDI_method_ops_t *const MPIDI_methods_all[] = {
 #endif
 #ifdef FERRY_HAVE_TCP
     &MPIDI_tcp_ops,
+#endif
+#ifdef FERRY_HAVE_VERBS
+    &MPIDI_verbs_ops,
 #endif
 #ifdef FERRY_HAVE_STUB
     &MPIDI_stub_ops,

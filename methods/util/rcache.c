@@ -260,6 +260,11 @@ void MPIDU_rcache_get_stats(const MPIDU_rcache_t *rc, MPIDU_rcache_stats_t *stat
     pthread_mutex_unlock(&lock);
 }
 
+const MPIDU_rcache_stats_t *MPIDU_rcache_counters(const MPIDU_rcache_t *rc)
+{
+    return &rc->stats;
+}
+
 int MPIDU_rcache_get(MPIDU_rcache_t *rc, void *addr, size_t len, unsigned access,
                      MPIDU_rcache_region_t **region_p)
 {

@@ -57,6 +57,9 @@ int MPIDU_rcache_get(MPIDU_rcache_t *rc, void *addr, size_t len, unsigned access
 void MPIDU_rcache_put(MPIDU_rcache_t *rc, MPIDU_rcache_region_t *region);
 int MPIDU_rcache_enabled(const MPIDU_rcache_t *rc);
 void MPIDU_rcache_get_stats(const MPIDU_rcache_t *rc, MPIDU_rcache_stats_t *stats_p);
+/* The live counters, for MPIDU_stat_register (read without the lock: a
+ * reader in another thread may see a count a moment old). */
+const MPIDU_rcache_stats_t *MPIDU_rcache_counters(const MPIDU_rcache_t *rc);
 
 /* Called by the memory hooks: [addr, addr + len) no longer maps what it
  * mapped.  Safe from any thread; never calls a method's callback. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh: the core's protocols over the chaos method (AGAIN and INPROGRESS at random, completions
 # out of order, registration required): eager, sync, read, write (virtual and offset addresses),
-# pipeline, refused rdma, a tiny registration cache; 2 and 4 ranks, several seeds.
+# pipeline, refused rdma, a tiny registration cache, FIN fenced behind the reads; 2 and 4 ranks, several seeds.
 #
 #   test/chaos/run.sh BUILD_DIR INSTALL_DIR      (CHAOS_SEEDS="1 2 3" to choose the seeds)
 #
@@ -22,6 +22,7 @@ fi
 variants=(
     "eager+read|rdma|"
     "rndv-read|rdma|FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=read"
+    "rndv-read-fin-fence|rdma|FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=read FERRY_RNDV_FIN_FENCE=1"
     "rndv-write-offset|rdma|FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=write CHAOS_OFFSET=1 CHAOS_AGAIN=40"
     "rndv-read-offset-tinycache|rdma|FERRY_EAGER_LIMIT=0 CHAOS_OFFSET=1 CHAOS_RCACHE_REGIONS=2 FERRY_RNDV_BOUNCE_CHUNK=4K FERRY_RNDV_BOUNCE_SLOTS=2"
     "pipeline|am|FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=pipeline FERRY_PIPELINE_CHUNK=8K"
