@@ -215,13 +215,14 @@ int MPIDI_SHM_connect(int peer, const char *card);
 
 /* Data path. */
 int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
-                      const MPIR_Segment *seg, size_t first, size_t last, void *cookie);
+                      const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
+                      void *cookie);
 int MPIDI_SHM_progress(int *made_progress_p);
 void MPIDI_SHM_reclaim_cells(void);
-int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
-                       void *cookie);
-int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
-                       void *cookie);
+int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, uint64_t remote_addr,
+                       uint64_t rkey, void *cookie);
+int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, void *local_handle,
+                       uint64_t remote_addr, uint64_t rkey, void *cookie);
 
 /* Peer liveness (shm_liveness.c). */
 void MPIDI_SHM_liveness_init(void);

@@ -354,6 +354,11 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     if (st->cma_enabled)
         caps_p->rndv_modes |= MPIDI_RNDV_READ | MPIDI_RNDV_WRITE;
     caps_p->needs_reg = 0;
+    caps_p->addr_mode = MPIDI_ADDR_VIRTUAL;
+    /* Each CMA call costs about a system call, so one per contiguous piece
+     * pays only for large pieces; below this average the pipeline's pack
+     * and unpack copies are cheaper. */
+    caps_p->rndv_iov_min_piece = 16384;
     /* Above any network method: when a peer shares the node, shm is both
      * faster and keeps node-local traffic off the NIC. */
     caps_p->exclusivity = 100;
