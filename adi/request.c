@@ -61,6 +61,8 @@ void MPIR_Request_release(MPIR_Request *req)
         return;
     if (req->ref < 0)
         MPIDI_fatal("request %#x released twice", (unsigned)req->handle);
+    if (req->on_release)
+        req->on_release(req);
     free(req->unexp_data);
     req->unexp_data = NULL;
     free(req->tmpbuf);
