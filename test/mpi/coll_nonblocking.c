@@ -227,8 +227,8 @@ static int check_known(int k, int seed, const int *recv, const char *how)
         for (int r = 0; k == 21 && r <= rank; r++)
             want += send_val(k, seed, r, i);
         if (recv[i] != (int)want) {
-            MTEST_FAIL(errs, "%s %s (seed %d): recv[%d] = %d, expected %d", case_name[k], how,
-                       seed, i, recv[i], (int)want);
+            MTEST_FAIL(errs, "%s %s (seed %d): recv[%d] = %d, expected %d", case_name[k], how, seed,
+                       i, recv[i], (int)want);
             break;
         }
     }
