@@ -361,461 +361,91 @@ static int data_call(const char *fname, data_kind_t kind, const data_args_t *a, 
 }
 
 #pragma weak MPI_Gather = PMPI_Gather
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Gather");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Gather", DATA_GATHER, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
 #pragma weak MPI_Igather = PMPI_Igather
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Igather");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Igather", DATA_GATHER, &a, comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,
-                     request);
-}
-
 #pragma weak MPI_Gather_init = PMPI_Gather_init
-int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                     MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Gather_init");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Gather_init", DATA_GATHER, &a, comm, MPIR_COLL_PERSISTENT, info, request);
-}
+MPIR_COLL_FORMS(Gather, Igather, data_call, DATA_GATHER, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 
 #pragma weak MPI_Gatherv = PMPI_Gatherv
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Gatherv");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = displs,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Gatherv", DATA_GATHERV, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL,
-                     NULL);
-}
-
 #pragma weak MPI_Igatherv = PMPI_Igatherv
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Igatherv");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = displs,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Igatherv", DATA_GATHERV, &a, comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,
-                     request);
-}
-
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
-int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Gatherv_init");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = displs,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Gatherv_init", DATA_GATHERV, &a, comm, MPIR_COLL_PERSISTENT, info,
-                     request);
-}
+MPIR_COLL_FORMS(Gatherv, Igatherv, data_call, DATA_GATHERV, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
+                 .recvtype = recvtype, .root = root),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
 
 #pragma weak MPI_Scatter = PMPI_Scatter
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Scatter");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Scatter", DATA_SCATTER, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL,
-                     NULL);
-}
-
 #pragma weak MPI_Iscatter = PMPI_Iscatter
-int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                  MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Iscatter");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Iscatter", DATA_SCATTER, &a, comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,
-                     request);
-}
-
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
-int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-                      MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Scatter_init");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Scatter_init", DATA_SCATTER, &a, comm, MPIR_COLL_PERSISTENT, info,
-                     request);
-}
+MPIR_COLL_FORMS(Scatter, Iscatter, data_call, DATA_SCATTER, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 
 #pragma weak MPI_Scatterv = PMPI_Scatterv
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Scatterv");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcounts = sendcounts,
-                     .sdispls = displs,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Scatterv", DATA_SCATTERV, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL,
-                     NULL);
-}
-
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
-int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                   int root, MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Iscatterv");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcounts = sendcounts,
-                     .sdispls = displs,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Iscatterv", DATA_SCATTERV, &a, comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,
-                     request);
-}
-
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
-int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Scatterv_init");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcounts = sendcounts,
-                     .sdispls = displs,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype,
-                     .root = root};
-    return data_call("MPI_Scatterv_init", DATA_SCATTERV, &a, comm, MPIR_COLL_PERSISTENT, info,
-                     request);
-}
+MPIR_COLL_FORMS(Scatterv, Iscatterv, data_call, DATA_SCATTERV, data_args_t,
+                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,
+                 .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
+                 .recvtype = recvtype, .root = root),
+                const void *sendbuf, const int sendcounts[], const int displs[],
+                MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                int root, MPI_Comm comm)
 
 #pragma weak MPI_Allgather = PMPI_Allgather
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Allgather");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype};
-    return data_call("MPI_Allgather", DATA_ALLGATHER, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL,
-                     NULL);
-}
-
 #pragma weak MPI_Iallgather = PMPI_Iallgather
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Iallgather");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype};
-    return data_call("MPI_Iallgather", DATA_ALLGATHER, &a, comm, MPIR_COLL_NONBLOCKING,
-                     MPI_INFO_NULL, request);
-}
-
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
-int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Allgather_init");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype};
-    return data_call("MPI_Allgather_init", DATA_ALLGATHER, &a, comm, MPIR_COLL_PERSISTENT, info,
-                     request);
-}
+MPIR_COLL_FORMS(Allgather, Iallgather, data_call, DATA_ALLGATHER, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                    MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Allgatherv");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = displs,
-                     .recvtype = recvtype};
-    return data_call("MPI_Allgatherv", DATA_ALLGATHERV, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL,
-                     NULL);
-}
-
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                     MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Iallgatherv");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = displs,
-                     .recvtype = recvtype};
-    return data_call("MPI_Iallgatherv", DATA_ALLGATHERV, &a, comm, MPIR_COLL_NONBLOCKING,
-                     MPI_INFO_NULL, request);
-}
-
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
-int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Allgatherv_init");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = displs,
-                     .recvtype = recvtype};
-    return data_call("MPI_Allgatherv_init", DATA_ALLGATHERV, &a, comm, MPIR_COLL_PERSISTENT, info,
-                     request);
-}
+MPIR_COLL_FORMS(Allgatherv, Iallgatherv, data_call, DATA_ALLGATHERV, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
+                 .recvtype = recvtype),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 
 #pragma weak MPI_Alltoall = PMPI_Alltoall
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Alltoall");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype};
-    return data_call("MPI_Alltoall", DATA_ALLTOALL, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL,
-                     NULL);
-}
-
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
-int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Ialltoall");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype};
-    return data_call("MPI_Ialltoall", DATA_ALLTOALL, &a, comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,
-                     request);
-}
-
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
-int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                       MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Alltoall_init");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcount = sendcount,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcount = recvcount,
-                     .recvtype = recvtype};
-    return data_call("MPI_Alltoall_init", DATA_ALLTOALL, &a, comm, MPIR_COLL_PERSISTENT, info,
-                     request);
-}
+MPIR_COLL_FORMS(Alltoall, Ialltoall, data_call, DATA_ALLTOALL, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Alltoallv");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcounts = sendcounts,
-                     .sdispls = sdispls,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = rdispls,
-                     .recvtype = recvtype};
-    return data_call("MPI_Alltoallv", DATA_ALLTOALLV, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL,
-                     NULL);
-}
-
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
-int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Ialltoallv");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcounts = sendcounts,
-                     .sdispls = sdispls,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = rdispls,
-                     .recvtype = recvtype};
-    return data_call("MPI_Ialltoallv", DATA_ALLTOALLV, &a, comm, MPIR_COLL_NONBLOCKING,
-                     MPI_INFO_NULL, request);
-}
-
 #pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
-int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                        MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Alltoallv_init");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcounts = sendcounts,
-                     .sdispls = sdispls,
-                     .sendtype = sendtype,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = rdispls,
-                     .recvtype = recvtype};
-    return data_call("MPI_Alltoallv_init", DATA_ALLTOALLV, &a, comm, MPIR_COLL_PERSISTENT, info,
-                     request);
-}
+MPIR_COLL_FORMS(Alltoallv, Ialltoallv, data_call, DATA_ALLTOALLV, data_args_t,
+                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
+                 .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
+                 .rdispls = rdispls, .recvtype = recvtype),
+                const void *sendbuf, const int sendcounts[], const int sdispls[],
+                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                MPI_Datatype recvtype, MPI_Comm comm)
 
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Alltoallw");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcounts = sendcounts,
-                     .sdispls = sdispls,
-                     .sendtypes = sendtypes,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = rdispls,
-                     .recvtypes = recvtypes};
-    return data_call("MPI_Alltoallw", DATA_ALLTOALLW, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL,
-                     NULL);
-}
-
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
-int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                    MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Ialltoallw");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcounts = sendcounts,
-                     .sdispls = sdispls,
-                     .sendtypes = sendtypes,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = rdispls,
-                     .recvtypes = recvtypes};
-    return data_call("MPI_Ialltoallw", DATA_ALLTOALLW, &a, comm, MPIR_COLL_NONBLOCKING,
-                     MPI_INFO_NULL, request);
-}
-
 #pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
-int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                        MPI_Info info, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Alltoallw_init");
-    data_args_t a = {.sendbuf = sendbuf,
-                     .sendcounts = sendcounts,
-                     .sdispls = sdispls,
-                     .sendtypes = sendtypes,
-                     .recvbuf = recvbuf,
-                     .recvcounts = recvcounts,
-                     .rdispls = rdispls,
-                     .recvtypes = recvtypes};
-    return data_call("MPI_Alltoallw_init", DATA_ALLTOALLW, &a, comm, MPIR_COLL_PERSISTENT, info,
-                     request);
-}
+MPIR_COLL_FORMS(Alltoallw, Ialltoallw, data_call, DATA_ALLTOALLW, data_args_t,
+                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
+                 .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts,
+                 .rdispls = rdispls, .recvtypes = recvtypes),
+                const void *sendbuf, const int sendcounts[], const int sdispls[],
+                const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)

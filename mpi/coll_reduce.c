@@ -311,219 +311,56 @@ static int red_call(const char *fname, red_kind_t kind, const red_args_t *a, MPI
 }
 
 #pragma weak MPI_Reduce = PMPI_Reduce
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Reduce");
-    red_args_t a = {.sendbuf = sendbuf,
-                    .recvbuf = recvbuf,
-                    .count = count,
-                    .type = datatype,
-                    .op = op,
-                    .root = root};
-    return red_call("MPI_Reduce", RED_REDUCE, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
 #pragma weak MPI_Ireduce = PMPI_Ireduce
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 int root, MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Ireduce");
-    red_args_t a = {.sendbuf = sendbuf,
-                    .recvbuf = recvbuf,
-                    .count = count,
-                    .type = datatype,
-                    .op = op,
-                    .root = root};
-    return red_call("MPI_Ireduce", RED_REDUCE, &a, comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,
-                    request);
-}
-
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
-int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Reduce_init");
-    red_args_t a = {.sendbuf = sendbuf,
-                    .recvbuf = recvbuf,
-                    .count = count,
-                    .type = datatype,
-                    .op = op,
-                    .root = root};
-    return red_call("MPI_Reduce_init", RED_REDUCE, &a, comm, MPIR_COLL_PERSISTENT, info, request);
-}
+MPIR_COLL_FORMS(Reduce, Ireduce, red_call, RED_REDUCE, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op,
+                 .root = root),
+                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
 
 #pragma weak MPI_Allreduce = PMPI_Allreduce
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Allreduce");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op};
-    return red_call("MPI_Allreduce", RED_ALLREDUCE, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL,
-                    NULL);
-}
-
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
-int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Iallreduce");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op};
-    return red_call("MPI_Iallreduce", RED_ALLREDUCE, &a, comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,
-                    request);
-}
-
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
-int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Allreduce_init");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op};
-    return red_call("MPI_Allreduce_init", RED_ALLREDUCE, &a, comm, MPIR_COLL_PERSISTENT, info,
-                    request);
-}
+MPIR_COLL_FORMS(Allreduce, Iallreduce, red_call, RED_ALLREDUCE, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype,
+                 .op = op),
+                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
 
 #pragma weak MPI_Scan = PMPI_Scan
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Scan");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op};
-    return red_call("MPI_Scan", RED_SCAN, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
 #pragma weak MPI_Iscan = PMPI_Iscan
-int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Iscan");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op};
-    return red_call("MPI_Iscan", RED_SCAN, &a, comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL, request);
-}
-
 #pragma weak MPI_Scan_init = PMPI_Scan_init
-int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Scan_init");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op};
-    return red_call("MPI_Scan_init", RED_SCAN, &a, comm, MPIR_COLL_PERSISTENT, info, request);
-}
+MPIR_COLL_FORMS(Scan, Iscan, red_call, RED_SCAN, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype,
+                 .op = op),
+                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
 
 #pragma weak MPI_Exscan = PMPI_Exscan
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Exscan");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op};
-    return red_call("MPI_Exscan", RED_EXSCAN, &a, comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
 #pragma weak MPI_Iexscan = PMPI_Iexscan
-int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Iexscan");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op};
-    return red_call("MPI_Iexscan", RED_EXSCAN, &a, comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,
-                    request);
-}
-
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
-int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Exscan_init");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op};
-    return red_call("MPI_Exscan_init", RED_EXSCAN, &a, comm, MPIR_COLL_PERSISTENT, info, request);
-}
+MPIR_COLL_FORMS(Exscan, Iexscan, red_call, RED_EXSCAN, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype,
+                 .op = op),
+                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
 
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Reduce_scatter_block");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = recvcount, .type = datatype, .op = op};
-    return red_call("MPI_Reduce_scatter_block", RED_REDUCE_SCATTER, &a, comm, MPIR_COLL_BLOCKING,
-                    MPI_INFO_NULL, NULL);
-}
-
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
-int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                               MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Ireduce_scatter_block");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = recvcount, .type = datatype, .op = op};
-    return red_call("MPI_Ireduce_scatter_block", RED_REDUCE_SCATTER, &a, comm,
-                    MPIR_COLL_NONBLOCKING, MPI_INFO_NULL, request);
-}
-
 #pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
-int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                   MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Reduce_scatter_block_init");
-    red_args_t a = {
-        .sendbuf = sendbuf, .recvbuf = recvbuf, .count = recvcount, .type = datatype, .op = op};
-    return red_call("MPI_Reduce_scatter_block_init", RED_REDUCE_SCATTER, &a, comm,
-                    MPIR_COLL_PERSISTENT, info, request);
-}
+MPIR_COLL_FORMS(Reduce_scatter_block, Ireduce_scatter_block, red_call, RED_REDUCE_SCATTER,
+                red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = recvcount, .type = datatype,
+                 .op = op),
+                const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
 
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Reduce_scatter");
-    red_args_t a = {.sendbuf = sendbuf,
-                    .recvbuf = recvbuf,
-                    .counts = recvcounts,
-                    .vector = 1,
-                    .type = datatype,
-                    .op = op};
-    return red_call("MPI_Reduce_scatter", RED_REDUCE_SCATTER, &a, comm, MPIR_COLL_BLOCKING,
-                    MPI_INFO_NULL, NULL);
-}
-
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Ireduce_scatter");
-    red_args_t a = {.sendbuf = sendbuf,
-                    .recvbuf = recvbuf,
-                    .counts = recvcounts,
-                    .vector = 1,
-                    .type = datatype,
-                    .op = op};
-    return red_call("MPI_Ireduce_scatter", RED_REDUCE_SCATTER, &a, comm, MPIR_COLL_NONBLOCKING,
-                    MPI_INFO_NULL, request);
-}
-
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
-int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                             MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Reduce_scatter_init");
-    red_args_t a = {.sendbuf = sendbuf,
-                    .recvbuf = recvbuf,
-                    .counts = recvcounts,
-                    .vector = 1,
-                    .type = datatype,
-                    .op = op};
-    return red_call("MPI_Reduce_scatter_init", RED_REDUCE_SCATTER, &a, comm, MPIR_COLL_PERSISTENT,
-                    info, request);
-}
+MPIR_COLL_FORMS(Reduce_scatter, Ireduce_scatter, red_call, RED_REDUCE_SCATTER, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .counts = recvcounts, .vector = 1,
+                 .type = datatype, .op = op),
+                const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)

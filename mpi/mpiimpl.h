@@ -138,6 +138,28 @@ int MPIR_Sched_finish(MPIR_Sched_t *s, MPI_Request *request);
  * intracommunicators only: doc/api.md). */
 int MPIR_Coll_begin(const char *fname, MPI_Comm comm, MPIR_Coll_mode_t mode, MPI_Info info,
                     MPI_Request *request, MPIR_Comm **c_p);
+/* The three forms of a collective: PMPI_NAME(params), PMPI_INAME(params, request) and
+ * PMPI_NAME_init(params, info, request).  Each checks that MPI is initialized and hands its
+ * arguments (ARGS, a parenthesized initializer of an ARGS_T) to
+ * CALL(fname, KIND, &args, comm, mode, info, request).  The #pragma weak lines for the MPI_
+ * names stay beside each use. */
+#define MPIR_UNPAREN(...) __VA_ARGS__
+#define MPIR_COLL_FORM(FNAME, CALL, KIND, ARGS_T, ARGS, MODE, INFO, REQ)                           \
+    {                                                                                              \
+        MPIR_CHECK_INIT(FNAME);                                                                    \
+        ARGS_T a = {MPIR_UNPAREN ARGS};                                                            \
+        return CALL(FNAME, KIND, &a, comm, MODE, INFO, REQ);                                       \
+    }
+#define MPIR_COLL_FORMS(NAME, INAME, CALL, KIND, ARGS_T, ARGS, ...)                                \
+    int PMPI_##NAME(__VA_ARGS__)                                                                   \
+        MPIR_COLL_FORM("MPI_" #NAME, CALL, KIND, ARGS_T, ARGS, MPIR_COLL_BLOCKING, MPI_INFO_NULL,  \
+                       NULL) int PMPI_##INAME(__VA_ARGS__, MPI_Request *request)                   \
+            MPIR_COLL_FORM(                                                                        \
+                "MPI_" #INAME, CALL, KIND, ARGS_T, ARGS, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,     \
+                request) int PMPI_##NAME##_init(__VA_ARGS__, MPI_Info info, MPI_Request *request)  \
+                MPIR_COLL_FORM("MPI_" #NAME "_init", CALL, KIND, ARGS_T, ARGS,                     \
+                               MPIR_COLL_PERSISTENT, info, request)
+
 /* MPI_Start of a persistent collective. */
 void MPIR_Sched_start(MPIR_Sched_t *s, MPIR_Request *req);
 void MPIR_Sched_free(MPIR_Sched_t *s);
