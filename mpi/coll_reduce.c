@@ -9,27 +9,6 @@
 #include <string.h>
 #include "mpiimpl.h"
 
-/* A temporary buffer for count elements of a datatype: it covers every byte the elements'
- * data may touch (from the lowest true lb to the highest true ub), and base is where element
- * 0 starts, so base may point before or after mem. */
-typedef struct {
-    char *mem, *base;
-} tmp_t;
-
-static int tmp_alloc(MPI_Datatype type, MPI_Aint count, tmp_t *t)
-{
-    MPIR_Datatype *dt = MPIR_Datatype_get(type);
-    MPI_Aint last = count > 0 ? (count - 1) * dt->extent : 0;
-    MPI_Aint lo = (last < 0 ? last : 0) + dt->true_lb;
-    MPI_Aint hi = (last > 0 ? last : 0) + dt->true_ub;
-    MPI_Aint span = count > 0 ? hi - lo : 0;
-    t->mem = malloc(span > 0 ? (size_t)span : 1);
-    t->base = t->mem - lo;
-    return t->mem ? MPI_SUCCESS
-                  : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a %ld-byte reduction buffer",
-                                    (long)span);
-}
-
 /* acc = acc op in, keeping rank order (acc holds the lower ranks): for a commutative operation
  * in place, otherwise into in, whose buffer then becomes acc's (decided while building, so
  * the steps name the right buffers). */
@@ -78,17 +57,6 @@ static void reduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf, MP
         MPIR_Sched_copy(s, acc, count, type, recvbuf, count, type);
 }
 
-static int reduce_blocking(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
-                           MPI_Op op, int root, MPIR_Comm *comm)
-{
-    MPIR_Sched_t *s;
-    int err = MPIR_Sched_create(comm, MPIR_COLL_BLOCKING, MPIR_TAG_REDUCE, &s);
-    if (err)
-        return err;
-    reduce_build(s, sendbuf, recvbuf, count, type, op, root, comm);
-    return MPIR_Sched_finish(s, NULL);
-}
-
 /* Reduction to rank 0, then its broadcast. */
 static void allreduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf, MPI_Aint count,
                             MPI_Datatype type, MPI_Op op, const MPIR_Comm *comm)
@@ -99,39 +67,40 @@ static void allreduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf,
 
 /* Intercommunicator allreduce: each group receives the reduction of the other group's data:
  * reduce locally to the leader, the leaders swap, the leader broadcasts in its group. */
-static int inter_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
-                           MPI_Op op, MPIR_Comm *comm)
+static void inter_allreduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf,
+                                  MPI_Aint count, MPI_Datatype type, MPI_Op op, MPIR_Comm *comm)
 {
-    tmp_t mine;
-    int err = tmp_alloc(type, count, &mine);
-    if (!err)
-        err = reduce_blocking(sendbuf, mine.base, count, type, op, 0, comm->local_comm);
-    if (!err && comm->rank == 0) {
-        MPIR_Request *r = NULL;
-        err = MPID_Irecv(recvbuf, count, type, 0, comm->coll_tag_base + MPIR_TAG_REDUCE, comm,
-                         MPIR_CONTEXT_COLL_OFFSET, &r);
-        if (r) {
-            int e1 = MPIR_Coll_send(mine.base, count, type, 0, MPIR_TAG_REDUCE, comm);
-            MPID_Wait(r);
-            int e2 = r->status.MPI_ERROR;
-            MPIR_Request_release(r);
-            err = e1 ? e1 : e2;
-        }
+    void *mine = MPIR_Sched_tmp(s, count, type);
+    MPIR_Sched_use_comm(s, comm->local_comm);
+    reduce_build(s, sendbuf, mine, count, type, op, 0, comm->local_comm);
+    MPIR_Sched_fence(s);
+    if (comm->rank == 0) {
+        MPIR_Sched_use_comm(s, comm);
+        MPIR_Sched_recv(s, recvbuf, count, type, 0);
+        MPIR_Sched_send(s, mine, count, type, 0);
+        MPIR_Sched_fence(s);
+        MPIR_Sched_use_comm(s, comm->local_comm);
     }
-    free(mine.mem);
-    return err ? err : MPIR_Bcast_impl(recvbuf, count, type, 0, comm->local_comm);
+    MPIR_Bcast_build(s, recvbuf, count, type, 0, comm->local_comm);
+}
+
+static void any_allreduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                MPI_Datatype type, MPI_Op op, MPIR_Comm *comm)
+{
+    if (comm->is_inter)
+        inter_allreduce_build(s, sendbuf, recvbuf, count, type, op, comm);
+    else
+        allreduce_build(s, sendbuf, recvbuf, count, type, op, comm);
 }
 
 int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
                         MPI_Op op, MPIR_Comm *comm)
 {
-    if (comm->is_inter)
-        return inter_allreduce(sendbuf, recvbuf, count, type, op, comm);
     MPIR_Sched_t *s;
     int err = MPIR_Sched_create(comm, MPIR_COLL_BLOCKING, MPIR_TAG_REDUCE, &s);
     if (err)
         return err;
-    allreduce_build(s, sendbuf, recvbuf, count, type, op, comm);
+    any_allreduce_build(s, sendbuf, recvbuf, count, type, op, comm);
     return MPIR_Sched_finish(s, NULL);
 }
 
@@ -286,15 +255,13 @@ static int red_call(const char *fname, red_kind_t kind, const red_args_t *a, MPI
         err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
     if (!err && c->is_inter && a->sendbuf == MPI_IN_PLACE)
         err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
-    if (!err && c->is_inter) /* blocking Allreduce: its own algorithm */
-        err = MPIR_Allreduce_impl(a->sendbuf, a->recvbuf, a->count, a->type, a->op, c);
-    else if (!err && !(err = MPIR_Sched_create(c, mode, MPIR_TAG_REDUCE, &s))) {
+    if (!err && !(err = MPIR_Sched_create(c, mode, MPIR_TAG_REDUCE, &s))) {
         switch (kind) {
         case RED_REDUCE:
             reduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, a->root, c);
             break;
         case RED_ALLREDUCE:
-            allreduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, c);
+            any_allreduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, c);
             break;
         case RED_SCAN:
         case RED_EXSCAN:

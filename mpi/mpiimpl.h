@@ -124,6 +124,9 @@ void MPIR_Sched_copy(MPIR_Sched_t *s, const void *src, MPI_Aint scount, MPI_Data
 /* inout = in op inout */
 void MPIR_Sched_reduce(MPIR_Sched_t *s, const void *in, void *inout, MPI_Aint count,
                        MPI_Datatype type, MPI_Op op);
+/* The sends and receives added next go on comm: the schedule's communicator or, for an
+ * intercommunicator's, its local group (local_comm). */
+void MPIR_Sched_use_comm(MPIR_Sched_t *s, MPIR_Comm *comm);
 /* The steps after it start when every step before it is complete. */
 void MPIR_Sched_fence(MPIR_Sched_t *s);
 /* A buffer for count elements of type, freed with the schedule (NULL after a failure). */
@@ -134,8 +137,8 @@ void MPIR_Sched_fail(MPIR_Sched_t *s, int err);
  * when blocking); returns the blocking collective's result or a failure to begin. */
 int MPIR_Sched_finish(MPIR_Sched_t *s, MPI_Request *request);
 /* The checks every collective call begins with: comm, and for the nonblocking and persistent
- * forms the request pointer, info (persistent) and an intracommunicator (the schedules are for
- * intracommunicators only: doc/api.md). */
+ * forms the request pointer and info (persistent).  Each collective refuses intercommunicators
+ * itself if it has no intercommunicator form (doc/api.md). */
 int MPIR_Coll_begin(const char *fname, MPI_Comm comm, MPIR_Coll_mode_t mode, MPI_Info info,
                     MPI_Request *request, MPIR_Comm **c_p);
 /* The three forms of a collective: PMPI_NAME(params), PMPI_INAME(params, request) and
@@ -177,6 +180,7 @@ int MPIR_Allgather_impl(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype se
                         void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, MPIR_Comm *comm);
 int MPIR_Barrier_impl(MPIR_Comm *comm);
 int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm);
+/* Intracommunicators only. */
 void MPIR_Bcast_build(MPIR_Sched_t *s, void *buf, MPI_Aint count, MPI_Datatype type, int root,
                       const MPIR_Comm *comm);
 int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,

@@ -29,6 +29,7 @@ typedef enum {
 
 typedef struct {
     step_kind_t kind;
+    MPIR_Comm *comm; /* a send's or receive's: the schedule's, or its local group's */
     const void *src;
     MPI_Aint scount;
     MPI_Datatype stype;
@@ -41,6 +42,7 @@ typedef struct {
 
 struct MPIR_Sched {
     MPIR_Comm *comm;
+    MPIR_Comm *step_comm; /* where the sends and receives being added go */
     MPIR_Coll_mode_t mode;
     int tag; /* with the communicator's coll_tag_base added */
     int err; /* the first error met while building: the schedule is not run */
@@ -64,7 +66,7 @@ int MPIR_Sched_create(MPIR_Comm *comm, MPIR_Coll_mode_t mode, int kind, MPIR_Sch
     *s_p = s;
     if (!s)
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a collective schedule");
-    s->comm = comm;
+    s->comm = s->step_comm = comm;
     comm->ref++;
     s->mode = mode;
     s->tag =
@@ -121,8 +123,16 @@ static step_t *add_step(MPIR_Sched_t *s, step_kind_t kind)
         s->cap = cap;
     }
     step_t *st = &s->steps[s->nsteps++];
-    *st = (step_t){.kind = kind, .stype = MPI_DATATYPE_NULL, .dtype = MPI_DATATYPE_NULL};
+    *st = (step_t){
+        .kind = kind, .comm = s->step_comm, .stype = MPI_DATATYPE_NULL, .dtype = MPI_DATATYPE_NULL};
     return st;
+}
+
+void MPIR_Sched_use_comm(MPIR_Sched_t *s, MPIR_Comm *comm)
+{
+    /* Only the schedule's communicator or its local group: the schedule's reference keeps
+     * both alive. */
+    s->step_comm = comm == s->comm->local_comm ? comm : s->comm;
 }
 
 /* The datatypes (and op) a step names stay alive while the schedule may run: MPI lets the
@@ -263,11 +273,11 @@ static void start_step(MPIR_Sched_t *s, const step_t *st)
     int err = MPI_SUCCESS;
     switch (st->kind) {
     case SCHED_SEND:
-        err = MPID_Isend(st->src, st->scount, st->stype, st->peer, s->tag, s->comm,
+        err = MPID_Isend(st->src, st->scount, st->stype, st->peer, s->tag, st->comm,
                          MPIR_CONTEXT_COLL_OFFSET, 0, &r);
         break;
     case SCHED_RECV:
-        err = MPID_Irecv(st->dst, st->scount, st->stype, st->peer, s->tag, s->comm,
+        err = MPID_Irecv(st->dst, st->scount, st->stype, st->peer, s->tag, st->comm,
                          MPIR_CONTEXT_COLL_OFFSET, &r);
         break;
     case SCHED_COPY:
@@ -432,10 +442,7 @@ int MPIR_Coll_begin(const char *fname, MPI_Comm comm, MPIR_Coll_mode_t mode, MPI
         return err;
     if (!request)
         return MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
-    if (mode == MPIR_COLL_PERSISTENT && (err = MPIR_Check_info_or_null(info)))
-        return err;
-    if ((*c_p)->is_inter)
-        return MPIR_Err_create(MPI_ERR_COMM,
-                               "%s on an intercommunicator is not implemented (doc/api.md)", fname);
+    if (mode == MPIR_COLL_PERSISTENT)
+        return MPIR_Check_info_or_null(info);
     return MPI_SUCCESS;
 }

@@ -10,6 +10,7 @@
  *   then again with MPI_Waitany, then waited for last-started first;
  * - the persistent forms started several times with new data each time (MPI_Startall, then
  *   MPI_Start one by one), and freed;
+ * - Barrier, Bcast and Allreduce on an intercommunicator, the values checked too;
  * - an op and a datatype freed while a collective that uses them is under way;
  * - bad arguments: the error class, and no request made.
  * Written from the standard's text. */
@@ -407,6 +408,67 @@ static int rounds_persistent(int first_seed, int rounds)
     return errs;
 }
 
+/* Barrier, Bcast and Allreduce on an intercommunicator between the even and the odd ranks:
+ * nonblocking and persistent against blocking, and the values themselves. */
+static int intercomm_cases(void)
+{
+    int errs = 0, even = rank % 2 == 0;
+    MPI_Comm half, inter;
+    MPI_Request reqs[3];
+    MPI_Comm_split(comm, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, comm, even ? 1 : 0, 11, &inter);
+    int lrank;
+    MPI_Comm_rank(half, &lrank);
+    /* Bcast from the even group's rank 0; Allreduce of 3 ints. */
+    int root = even ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    for (int round = 0; round < 3; round++) {
+        int bw[4], bn[4], in[3], aw[3], an[3];
+        for (int i = 0; i < 4; i++)
+            bw[i] = bn[i] = lrank == 0 && even ? 100 * round + i : -1;
+        for (int i = 0; i < 3; i++) {
+            in[i] = rank * 10 + i + round;
+            aw[i] = an[i] = -5;
+        }
+        MPI_Barrier(inter);
+        MPI_Bcast(bw, 4, MPI_INT, root, inter);
+        MPI_Allreduce(in, aw, 3, MPI_INT, MPI_SUM, inter);
+        if (round < 2) {
+            MTEST_CHECK_RC(errs, MPI_Ibarrier(inter, &reqs[0]), "Ibarrier(inter)");
+            MTEST_CHECK_RC(errs, MPI_Ibcast(bn, 4, MPI_INT, root, inter, &reqs[1]),
+                           "Ibcast(inter)");
+            MTEST_CHECK_RC(errs, MPI_Iallreduce(in, an, 3, MPI_INT, MPI_SUM, inter, &reqs[2]),
+                           "Iallreduce(inter)");
+        } else {
+            MPI_Barrier_init(inter, MPI_INFO_NULL, &reqs[0]);
+            MPI_Bcast_init(bn, 4, MPI_INT, root, inter, MPI_INFO_NULL, &reqs[1]);
+            MPI_Allreduce_init(in, an, 3, MPI_INT, MPI_SUM, inter, MPI_INFO_NULL, &reqs[2]);
+            MTEST_CHECK_RC(errs, MPI_Startall(3, reqs), "Startall(inter)");
+        }
+        MTEST_CHECK_RC(errs, MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE), "Waitall(inter)");
+        if (round == 2)
+            for (int i = 0; i < 3; i++)
+                MPI_Request_free(&reqs[i]);
+        for (int i = 0; i < 4; i++) {
+            int want = even && lrank != 0 ? -1 : 100 * round + i;
+            if (bw[i] != want || bn[i] != want)
+                MTEST_FAIL(errs, "Bcast(inter) round %d [%d]: blocking %d, started %d, expected %d",
+                           round, i, bw[i], bn[i], want);
+        }
+        for (int i = 0; i < 3; i++) {
+            int want = 0; /* the other group's ranks */
+            for (int r = even ? 1 : 0; r < size; r += 2)
+                want += r * 10 + i + round;
+            if (aw[i] != want || an[i] != want)
+                MTEST_FAIL(errs,
+                           "Allreduce(inter) round %d [%d]: blocking %d, started %d, expected %d",
+                           round, i, aw[i], an[i], want);
+        }
+    }
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    return errs;
+}
+
 /* A user op and a derived type freed right after the call that uses them. */
 static int freed_while_pending(void)
 {
@@ -460,14 +522,15 @@ static int bad_arguments(void)
         MPI_Ialltoallv(&x, NULL, NULL, MPI_INT, &y, NULL, NULL, MPI_INT, comm, &req), MPI_ERR_ARG,
         "Ialltoallv with NULL arrays");
     MTEST_CHECK_INT(errs, MPI_REQUEST_NULL, req, "no request made by a failed call");
-    /* Intercommunicators: refused with a message that says so. */
+    /* Intercommunicators: what has no intercommunicator form is refused with a message that
+     * says so. */
     if (size >= 2) {
         MPI_Comm half, inter;
         MPI_Comm_split(comm, rank % 2, rank, &half);
         MPI_Intercomm_create(half, 0, comm, rank % 2 ? 0 : 1, 9, &inter);
         MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-        int rc = MPI_Ibarrier(inter, &req);
-        errs += mtest_check_class(rc, MPI_ERR_COMM, "Ibarrier on an intercommunicator");
+        int rc = MPI_Igather(&x, 1, MPI_INT, &y, 1, MPI_INT, MPI_PROC_NULL, inter, &req);
+        errs += mtest_check_class(rc, MPI_ERR_COMM, "Igather on an intercommunicator");
         if (rc != MPI_SUCCESS && !strstr(mtest_errstr(rc), "intercommunicator"))
             MTEST_FAIL(errs, "the refusal does not say why: \"%s\"", mtest_errstr(rc));
         MPI_Comm_free(&inter);
@@ -527,6 +590,8 @@ int main(int argc, char **argv)
     errs += round_nonblocking(3, BY_WAIT_REVERSED);
     errs += rounds_persistent(10, 4);
     errs += freed_while_pending();
+    if (size >= 2)
+        errs += intercomm_cases();
     errs += bad_arguments();
 
     free(want);
