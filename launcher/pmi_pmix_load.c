@@ -25,29 +25,33 @@ int PMIU_pmix_launched(void)
 
 /* The module sits in ferry/ beside the library that holds this code (so an
  * installed tree that was moved still finds its own), else where configure
- * installed it. */
+ * installed it.  tried lists the paths, for the error message. */
 static void *open_module(char *tried, size_t len)
 {
+    char dirs[2][PATH_MAX];
+    int ndirs = 0;
     Dl_info info;
-    void *h = NULL;
 
-    tried[0] = '\0';
     if (dladdr((void *)PMIU_pmix_launched, &info) != 0 && info.dli_fname != NULL) {
         const char *slash = strrchr(info.dli_fname, '/');
-        if (slash != NULL) {
-            snprintf(tried, len, "%.*s/ferry/%s", (int)(slash - info.dli_fname), info.dli_fname,
-                     PMIU_PMIX_MODULE_NAME);
-            h = dlopen(tried, RTLD_NOW | RTLD_LOCAL);
-            if (h != NULL)
-                return h;
-        }
+        if (slash != NULL)
+            snprintf(dirs[ndirs++], PATH_MAX, "%.*s/ferry", (int)(slash - info.dli_fname),
+                     info.dli_fname);
     }
-    size_t n = strlen(tried);
-    snprintf(tried + n, len - n, "%s%s/%s", n ? " or " : "", FERRY_PKGLIBDIR,
-             PMIU_PMIX_MODULE_NAME);
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s", FERRY_PKGLIBDIR, PMIU_PMIX_MODULE_NAME);
-    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    snprintf(dirs[ndirs++], PATH_MAX, "%s", FERRY_PKGLIBDIR);
+
+    size_t used = 0;
+    tried[0] = '\0';
+    for (int i = 0; i < ndirs; i++) {
+        char path[PATH_MAX + sizeof(PMIU_PMIX_MODULE_NAME) + 1];
+        snprintf(path, sizeof(path), "%s/%s", dirs[i], PMIU_PMIX_MODULE_NAME);
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (h != NULL)
+            return h;
+        if (used < len)
+            used += (size_t)snprintf(tried + used, len - used, "%s%s", i ? " or " : "", path);
+    }
+    return NULL;
 }
 
 int PMIU_pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size_t len)
