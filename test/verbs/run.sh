@@ -54,6 +54,7 @@ for prog in sendrecv_allpairs sendrecv_sizes; do
 done
 build "$vmwork/tcp_kill" "$top/test/tcp/tcp_kill.c"
 build "$vmwork/verbs_hold" "$here/verbs_hold.c"
+build "$vmwork/verbs_fault" "$here/verbs_fault.c"
 # The stranger is no MPI program: plain rdma-core.
 cc -O1 -o "$vmwork/verbs_stranger" "$here/verbs_stranger.c" -lrdmacm -libverbs \
     >"$work/build.log" 2>&1 || { fail build_verbs_stranger "$(show "$work/build.log")"; summary; }
