@@ -5,13 +5,11 @@
  * libmpi, every process of every job paid for loading and relocating them (about 3 ms a
  * process here, 0.5 s of a 256-rank start on two cores), although only srun --mpi=pmix and
  * Open MPI's mpirun need them. */
-/* dladdr needs _GNU_SOURCE, which config.h defines. */
 #include <dlfcn.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "module_open.h"
 #include "pmi.h"
 #include "pmi_pmix.h"
 #include "pmi_wire.h"
@@ -23,45 +21,14 @@ int PMIU_pmix_launched(void)
     return getenv("PMIX_NAMESPACE") != NULL && getenv("PMIX_RANK") != NULL;
 }
 
-/* The module sits in ferry/ beside the library that holds this code (so an
- * installed tree that was moved still finds its own), else where configure
- * installed it.  tried lists the paths, for the error message. */
-static void *open_module(char *tried, size_t len)
-{
-    char dirs[2][PATH_MAX];
-    int ndirs = 0;
-    Dl_info info;
-
-    if (dladdr((void *)PMIU_pmix_launched, &info) != 0 && info.dli_fname != NULL) {
-        const char *slash = strrchr(info.dli_fname, '/');
-        if (slash != NULL)
-            snprintf(dirs[ndirs++], PATH_MAX, "%.*s/ferry", (int)(slash - info.dli_fname),
-                     info.dli_fname);
-    }
-    snprintf(dirs[ndirs++], PATH_MAX, "%s", FERRY_PKGLIBDIR);
-
-    size_t used = 0;
-    tried[0] = '\0';
-    for (int i = 0; i < ndirs; i++) {
-        char path[PATH_MAX + sizeof(PMIU_PMIX_MODULE_NAME) + 1];
-        snprintf(path, sizeof(path), "%s/%s", dirs[i], PMIU_PMIX_MODULE_NAME);
-        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (h != NULL)
-            return h;
-        if (used < len)
-            used += (size_t)snprintf(tried + used, len - used, "%s%s", i ? " or " : "", path);
-    }
-    return NULL;
-}
-
 int PMIU_pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size_t len)
 {
     char tried[2 * PATH_MAX];
-    void *h = open_module(tried, sizeof(tried));
+    void *h = MPIDU_module_open(PMIU_PMIX_MODULE_NAME, tried, sizeof(tried));
     if (h == NULL) {
-        PMIU_set_error("started by a PMIx launcher, but Ferry's PMIx module could not be loaded "
-                       "(tried %s): %s",
-                       tried, dlerror());
+        PMIU_set_error("started by a PMIx launcher, but Ferry's PMIx module could not be loaded: "
+                       "tried %s",
+                       tried);
         return PMI_FAIL;
     }
     const PMIU_pmix_ops_t *(*entry)(PMIU_pmix_set_error_fn) =
@@ -69,7 +36,7 @@ int PMIU_pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size
     const PMIU_pmix_ops_t *o = entry ? entry(PMIU_set_error) : NULL;
     if (o == NULL || o->version != PMIU_PMIX_MODULE_VERSION) {
         PMIU_set_error("Ferry's PMIx module (%s) does not match this library (%s): reinstall Ferry",
-                       tried, o ? "another version" : "no entry point");
+                       PMIU_PMIX_MODULE_NAME, o ? "another version" : "no entry point");
         dlclose(h);
         return PMI_FAIL;
     }
