@@ -1,0 +1,16 @@
+# methods/ofi/Makefile.mk: the ofi method over libfabric (included from methods/Makefile.mk).
+if FERRY_OFI
+libmpi_la_SOURCES += \
+	methods/ofi/ofi_impl.h \
+	methods/ofi/ofi_ops.c \
+	methods/ofi/ofi_info.c \
+	methods/ofi/ofi_probe.c \
+	methods/ofi/ofi_init.c \
+	methods/ofi/ofi_conn.c \
+	methods/ofi/ofi_send.c \
+	methods/ofi/ofi_recv.c \
+	methods/ofi/ofi_rdma.c \
+	methods/ofi/ofi_mr.c \
+	methods/ofi/ofi_progress.c
+libmpi_la_LIBADD += $(OFI_LIBS)
+endif
