@@ -155,6 +155,7 @@ typedef struct MPIDI_OFI_state {
     int nwaiting;
     int fail_pending;
     int in_progress;
+    int finalizing;
     MPIDU_rcache_t *rcache;
     MPIDI_OFI_stats_t stats;
 } MPIDI_OFI_state_t;

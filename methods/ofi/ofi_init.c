@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpi.h"
@@ -312,10 +313,14 @@ static void close_fid(struct fid *f)
 int MPIDI_OFI_finalize(void)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
+    st->finalizing = 1; /* peers exiting now are no loss */
     if (st->available) {
-        for (int spin = 0; st->nsfree < st->nsbufs && spin < 2000000; spin++) {
+        /* At most 10 s: a peer that is gone does not hold us. */
+        time_t until = time(NULL) + 10;
+        while (st->nsfree < st->nsbufs && time(NULL) < until) {
             int made = 0;
-            MPIDI_OFI_progress(&made);
+            if (MPIDI_OFI_progress(&made) != MPI_SUCCESS)
+                break;
         }
     }
     if (st->ep)

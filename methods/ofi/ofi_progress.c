@@ -140,7 +140,7 @@ int MPIDI_OFI_progress(int *made_progress_p)
         mpi_errno = MPIDI_OFI_recv_post_all();
     if (st->nwaiting && MPIDI_OFI_rdma_pump_all())
         *made_progress_p = 1;
-    if (MPIDI_OFI_liveness())
+    if (!st->finalizing && MPIDI_OFI_liveness())
         *made_progress_p = 1;
     st->in_progress = 0;
     MPIDI_OFI_report_failures();
