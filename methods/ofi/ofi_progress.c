@@ -24,8 +24,9 @@ static const char *op_name(const MPIDI_OFI_ctx_t *ctx)
 }
 
 /* One failed completion: its error and the provider's own words, the peer
- * and the operation; a send lost breaks the peer's order (the peer is
- * lost), an rdma piece fails its transfer, a receive buffer goes back. */
+ * and the operation; a send lost breaks the peer's order and an rdma piece
+ * lost leaves the peer waiting (both fail the peer), a receive buffer goes
+ * back. */
 static int read_error(void)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
@@ -65,8 +66,12 @@ static int read_error(void)
         MPIDI_OFI_peer_fail(peer, "%s", msg);
         break;
     case MPIDI_OFI_CTX_RDMA:
-        if (st->verbose)
-            fprintf(stderr, "ferry: rank %d: %s\n", st->rank, msg);
+        /* The transfer's requests fail, and with them everything else
+         * involving the peer: the peer's side of the transfer waits for a
+         * FIN or PUT_DONE that will not come, and only a lost peer (the
+         * whole job ending under the default error handler) frees it, as
+         * verbs' connection error does. */
+        MPIDI_OFI_peer_fail(peer, "%s", msg);
         MPIDI_OFI_rdma_piece_done((MPIDI_OFI_piece_t *)ctx,
                                   MPIDU_err_create(MPI_ERR_OTHER, "%s", msg));
         break;

@@ -53,7 +53,7 @@ if ! "$INFO" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     summary
 fi
 
-for prog in tcp/tcp_exchange harden/peer_lost ofi/ofi_stranger_victim; do
+for prog in tcp/tcp_exchange harden/peer_lost errors/hello ofi/ofi_stranger_victim; do
     # shellcheck disable=SC2086
     if ! $MPICC -O2 -Wall -o "$TMP/${prog#*/}" "$here/../$prog.c" >"$TMP/build.log" 2>&1; then
         fail "build_${prog#*/}" "$(show "$TMP/build.log")"
@@ -76,13 +76,15 @@ else
 fi
 run 120 env FI_PROVIDER=nosuch FERRY_METHODS=shm,ofi FERRY_VERBOSE=1 "$MPIEXEC" -n 2 "$EXCHANGE" 1
 n=$(grep -c 'ofi unavailable: fi_getinfo found no provider .*(FI_PROVIDER=nosuch): No data available' "$ERR")
-if no_errors && [ "$n" = 2 ] && [ "$(grep -c 'ofi' "$ERR")" = 2 ]; then
+if no_errors && [ "$n" = 2 ] && ! grep -q 'by ofi' "$ERR"; then
     pass no_provider_verbose_one_line
 else
     fail no_provider_verbose_one_line "$n lines; $(details)"
 fi
-# ofi alone without a provider: no method reaches the peer, a clear error, no hang.
-run 120 env FI_PROVIDER=nosuch FERRY_METHODS=ofi "$MPIEXEC" -n 2 "$EXCHANGE" 1
+# ofi alone without a provider: no method reaches the peer, a clear error, no hang.  (A
+# barrier: tcp_exchange's MPI_Waitall over receives from and sends to a peer that nothing
+# reaches hangs, on every method: doc/methods/ofi.md.)
+run 120 env FI_PROVIDER=nosuch FERRY_METHODS=ofi "$MPIEXEC" -n 2 "$TMP/hello"
 if [ $rc != 0 ] && [ $rc != 124 ] && grep -q 'no method reaches rank [01] (methods in use: self,ofi' "$ERR"; then
     pass ofi_only_no_provider_fails
 else
