@@ -89,7 +89,8 @@ part verbs 2700 env VERBS_QUICK="$quick" bash test/verbs/run.sh "$inst"
 # libfabric (the ofi method): the test list over FI_PROVIDER=tcp (tcp;ofi_rxm here) and over
 # FI_PROVIDER=shm, each whole once and its marked lines under test/ofi/variants (read, write,
 # pipeline with single receive buffers); then the method end to end: no provider, shm and ofi
-# in one job, a completion error, lost peers, a stranger (test/ofi/run.sh).  The second list
+# in one job, a completion error, lost peers, a stranger, and verbs;ofi_rxm on Soft-RoCE in the
+# VM (test/ofi/run.sh, test/ofi/vm.sh).  The second list
 # reuses the first's programs.  Skipped, with the reason, when configure found no libfabric.
 if "$inst/bin/ferry_info" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     for prov in tcp shm; do
@@ -101,7 +102,7 @@ else
     skip_part ofi-tcp "Ferry was built without libfabric (configure: ofi method no)"
     skip_part ofi-shm "Ferry was built without libfabric (configure: ofi method no)"
 fi
-part ofi 600 bash test/ofi/run.sh "$inst"
+part ofi 1800 env OFI_QUICK="$quick" bash test/ofi/run.sh "$inst"
 
 if [ "$quick" != 1 ]; then
     # Slurm: a private two-node cluster on this machine (slurm-up), srun --mpi=pmi2 and

@@ -2,9 +2,11 @@
 # run.sh: the ofi method (libfabric) end to end, besides the test list (parts ofi-tcp and ofi-shm
 # of test/run-all.sh): no provider (quiet, one verbose line), FI_PROVIDER="tcp;ofi_rxm" spelled
 # out, a job mixing Ferry's shm (inside a node) with ofi (between nodes), a completion error
-# with the provider's text, lost peers over the tcp and shm providers, a stranger's message.
+# with the provider's text, lost peers over the tcp and shm providers, a stranger's message; then
+# verbs' subset list over FI_PROVIDER="verbs;ofi_rxm" in the Soft-RoCE VM (test/ofi/vm.sh;
+# OFI_QUICK=1 without its read variant; RXE_RUN names the runner, RXE_TIMEOUT bounds it).
 #
-#   test/ofi/run.sh PREFIX        (PREFIX: an installed Ferry; MPICC/MPIEXEC override)
+#   test/ofi/run.sh PREFIX        (PREFIX: an installed Ferry inside the tree, for the VM)
 #
 # Prints PASS/FAIL/SKIP lines and "N passed, N failed, N skipped"; every check is skipped, with
 # the reason, when Ferry was built without libfabric.
@@ -158,6 +160,43 @@ if [ $srv = 0 ] && [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT" && [ "$strangers
     secs=0 pass stranger_dropped
 else
     fail stranger_dropped "stranger rc=$srv '$(show "$TMP/stranger.out")' victim rc=$rc strangers=$strangers stdout='$(show "$OUT")' stderr='$(show "$victim_err")'"
+fi
+
+# ---- verbs;ofi_rxm on Soft-RoCE, in the rxe-run VM (test/ofi/vm.sh) ----
+# The list's programs are built here (a compiler under emulation is slow) and reused there.
+top=$(cd "$here/../.." && pwd)
+rxe=${RXE_RUN:-}
+for c in "$top/../shared/tools/rxe-run" /work/shared/tools/rxe-run; do
+    [ -z "$rxe" ] && [ -x "$c" ] && rxe=$c
+done
+pfx=$(cd "$prefix" 2>/dev/null && pwd)
+if [ -z "$rxe" ] || [ ! -x "$rxe" ]; then
+    skip ofi_verbs_vm "no Soft-RoCE VM runner (rxe-run; set RXE_RUN)"
+elif [ -z "$pfx" ] || [ "${pfx#"$top"/}" = "$pfx" ]; then
+    skip ofi_verbs_vm "PREFIX $prefix is outside the tree $top, which is all the VM can see"
+else
+    vmwork=$top/_build/ofi-vm
+    mkdir -p "$vmwork/list"
+    for prog in $(sed -e 's/#.*//' "$top/test/verbs/testlist" | awk 'NF { print $1 }' | sort -u); do
+        "$MPICC" -O1 -g -I"$top/test/mpi" -o "$vmwork/list/$prog" "$top/test/mpi/$prog.c" \
+            "$top/test/mpi/mtest.c" >"$TMP/build.log" 2>&1 ||
+            { fail "build_vm_$prog" "$(show "$TMP/build.log")"; summary; }
+    done
+    t0=$(date +%s)
+    (cd "$top" && RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check} "$rxe" --timeout \
+        "${RXE_TIMEOUT:-1500}" -- env OFI_QUICK="${OFI_QUICK:-0}" bash test/ofi/vm.sh "$pfx") \
+        >"$vmwork/vm.log" 2>&1
+    vrc=$?
+    grep -E '^(PASS|FAIL|SKIP)' "$vmwork/vm.log"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$vmwork/vm.log" | tail -n 1)
+    if [ -z "$line" ]; then
+        fail ofi_verbs_vm "exit status $vrc, no summary: $(tail -n 8 "$vmwork/vm.log" | tr '\n' '|' | cut -c1-600)"
+    else
+        read -r p _ f _ s _ <<<"$(sed -E 's/,//g' <<<"$line")"
+        passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+        [ $vrc = 0 ] || [ "$f" -gt 0 ] || fail ofi_verbs_vm "exit status $vrc with no failure reported"
+    fi
+    echo "(the VM part took $(($(date +%s) - t0)) s; its log: $vmwork/vm.log)"
 fi
 
 summary
