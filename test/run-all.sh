@@ -90,8 +90,8 @@ part verbs 2700 env VERBS_QUICK="$quick" bash test/verbs/run.sh "$inst"
 # FI_PROVIDER=shm, each whole once and its marked lines under test/ofi/variants (read, write,
 # pipeline with single receive buffers); then the method end to end: no provider, shm and ofi
 # in one job, a completion error, lost peers, a stranger, and verbs;ofi_rxm on Soft-RoCE in the
-# VM (test/ofi/run.sh, test/ofi/vm.sh).  The second list
-# reuses the first's programs.  Skipped, with the reason, when configure found no libfabric.
+# VM (test/ofi/run.sh, test/ofi/vm.sh).  The second list reuses the first's programs.  The lists
+# are skipped, with the reason, when configure found no libfabric.
 if "$inst/bin/ferry_info" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     for prov in tcp shm; do
         part "ofi-$prov" $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=$prov \

@@ -101,7 +101,8 @@ int main(int argc, char **argv)
     /* An eager message header of the core would follow; its content does not matter: the
      * message must be dropped before the core sees it. */
     char msg[64] = {0};
-    struct hdr h = {.src = 1, .handler = 0, .hdr_len = 8, .version = 1, .token = 0x0123456789abcdefULL};
+    struct hdr h = {
+        .src = 1, .handler = 0, .hdr_len = 8, .version = 1, .token = 0x0123456789abcdefULL};
     memcpy(msg, &h, sizeof(h));
     int bad = send_wait(ep, cq, msg, sizeof(msg), to);
     h.token = 0;
