@@ -102,7 +102,7 @@ else
     skip_part ofi-tcp "Ferry was built without libfabric (configure: ofi method no)"
     skip_part ofi-shm "Ferry was built without libfabric (configure: ofi method no)"
 fi
-part ofi 1800 env OFI_QUICK="$quick" bash test/ofi/run.sh "$inst"
+part ofi 1800 bash test/ofi/run.sh "$inst"
 
 if [ "$quick" != 1 ]; then
     # Slurm: a private two-node cluster on this machine (slurm-up), srun --mpi=pmi2 and

@@ -4,7 +4,7 @@
 # out, a job mixing Ferry's shm (inside a node) with ofi (between nodes), a completion error
 # with the provider's text, lost peers over the tcp and shm providers, a stranger's message; then
 # verbs' subset list over FI_PROVIDER="verbs;ofi_rxm" in the Soft-RoCE VM (test/ofi/vm.sh;
-# OFI_QUICK=1 without its read variant; RXE_RUN names the runner, RXE_TIMEOUT bounds it).
+# OFI_VM_VARIANTS=1 adds its read variant; RXE_RUN names the runner, RXE_TIMEOUT bounds it).
 #
 #   test/ofi/run.sh PREFIX        (PREFIX: an installed Ferry inside the tree, for the VM)
 #
@@ -184,7 +184,7 @@ else
     done
     t0=$(date +%s)
     (cd "$top" && RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check} "$rxe" --timeout \
-        "${RXE_TIMEOUT:-1500}" -- env OFI_QUICK="${OFI_QUICK:-0}" bash test/ofi/vm.sh "$pfx") \
+        "${RXE_TIMEOUT:-1500}" -- env OFI_VM_VARIANTS="${OFI_VM_VARIANTS:-0}" bash test/ofi/vm.sh "$pfx") \
         >"$vmwork/vm.log" 2>&1
     vrc=$?
     grep -E '^(PASS|FAIL|SKIP)' "$vmwork/vm.log"
