@@ -124,6 +124,8 @@ int MPIDI_OFI_progress(int *made_progress_p)
             st->stats.cq_batch_max = (unsigned long)n;
         for (ssize_t i = 0; i < n && !mpi_errno; i++) {
             MPIDI_OFI_ctx_t *ctx = ent[i].op_context;
+            if (!ctx)
+                continue; /* an event of no operation of ours (fi_cq(3) allows them) */
             switch (ctx->kind) {
             case MPIDI_OFI_CTX_SEND:
                 MPIDI_OFI_send_done((MPIDI_OFI_sbuf_t *)ctx);
