@@ -77,11 +77,11 @@ typedef enum {
 
 /* Limits and capabilities a method reports from init. */
 typedef struct MPIDI_method_caps {
-    size_t size;            /* sizeof(MPIDI_method_caps_t), so the struct can grow */
-    size_t max_hdr;         /* largest header am_send accepts */
-    size_t eager_limit;     /* default largest payload sent eagerly */
-    size_t max_send;        /* largest payload of one am_send (pipeline chunk bound) */
-    unsigned rndv_modes;    /* MPIDI_RNDV_* mask */
+    size_t size;         /* sizeof(MPIDI_method_caps_t), so the struct can grow */
+    size_t max_hdr;      /* largest header am_send accepts */
+    size_t eager_limit;  /* default largest payload sent eagerly */
+    size_t max_send;     /* largest payload of one am_send (pipeline chunk bound) */
+    unsigned rndv_modes; /* MPIDI_RNDV_* mask */
     /* Remote memory access.  needs_reg: memory a peer reads or writes must be
      * registered with mem_reg, and the peer needs its key and remote_addr.
      * needs_local_reg: the local buffer of rdma_get/rdma_put needs a handle
@@ -99,7 +99,7 @@ typedef struct MPIDI_method_caps {
      * buffer).  A forced FERRY_RNDV_PROTOCOL takes the per-piece path
      * whatever the average, where this is not 0. */
     size_t rndv_iov_min_piece;
-    int exclusivity;             /* among methods that reach a peer, the highest wins */
+    int exclusivity;            /* among methods that reach a peer, the highest wins */
     MPIDI_method_scope_t scope; /* left 0: MPIDI_SCOPE_ANY */
     /* 1: reachable and connect need nothing from the peer (the job's node
      * map is enough, as for self and shm): no card is published or fetched,

@@ -66,7 +66,7 @@ int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, ui
 {
     (void)local_handle; /* nor registration of the local side */
     (void)rkey;         /* CMA needs no registration key: addresses are virtual */
-    (void)cookie; /* completes before returning: no MPIDU_op_done */
+    (void)cookie;       /* completes before returning: no MPIDU_op_done */
     return cma_copy("process_vm_readv", process_vm_readv, peer, local, len, remote_addr);
 }
 
