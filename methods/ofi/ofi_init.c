@@ -248,7 +248,11 @@ int MPIDI_OFI_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     st->mr_endpoint = !!(st->mr_mode & FI_MR_ENDPOINT);
     st->multi_recv = (info->caps & FI_MULTI_RECV) && MPIDU_config_int("FERRY_OFI_MULTI_RECV") != 0;
     st->can_write = (info->caps & (FI_WRITE | FI_REMOTE_WRITE)) == (FI_WRITE | FI_REMOTE_WRITE);
-    st->local_only = (info->caps & FI_LOCAL_COMM) && !(info->caps & FI_REMOTE_COMM);
+    /* A provider that reaches only this node says so in its capabilities,
+     * or not at all (libfabric 1.17's shm lists neither FI_LOCAL_COMM nor
+     * FI_REMOTE_COMM): its name is then what tells. */
+    uint64_t comm = (info->caps | info->domain_attr->caps) & (FI_LOCAL_COMM | FI_REMOTE_COMM);
+    st->local_only = comm == FI_LOCAL_COMM || strcmp(st->prov, "shm") == 0;
     st->inject_size = info->tx_attr->inject_size;
     st->max_rdma = info->ep_attr->max_msg_size;
     size_t chunk = (size_t)MPIDU_config_int("FERRY_OFI_RDMA_CHUNK");
