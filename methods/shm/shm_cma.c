@@ -40,7 +40,7 @@ static int cma_copy(const char *what, cma_fn_t fn, int peer, void *local, size_t
         size_t piece = len - done < MPIDI_SHM_CMA_CHUNK ? len - done : MPIDI_SHM_CMA_CHUNK;
         struct iovec liov = {.iov_base = (char *)local + done, .iov_len = piece};
         struct iovec riov = {.iov_base = (void *)(uintptr_t)(remote_addr + done), .iov_len = piece};
-        ssize_t n = fn(st->pids[li], &liov, 1, &riov, 1, 0);
+        ssize_t n = fn(MPIDI_SHM_pid(li), &liov, 1, &riov, 1, 0);
 
         if (n < 0) {
             int err = errno;
