@@ -3,8 +3,9 @@
 # of test/run-all.sh): no provider (quiet, one verbose line), FI_PROVIDER="tcp;ofi_rxm" spelled
 # out, a job mixing Ferry's shm (inside a node) with ofi (between nodes), a completion error
 # with the provider's text, lost peers over the tcp and shm providers, a stranger's message; then
-# verbs' subset list over FI_PROVIDER="verbs;ofi_rxm" in the Soft-RoCE VM (test/ofi/vm.sh;
-# OFI_VM_VARIANTS=1 adds its read variant; RXE_RUN names the runner, RXE_TIMEOUT bounds it).
+# a small list over FI_PROVIDER="verbs;ofi_rxm" in the Soft-RoCE VM (test/ofi/vm.sh; OFI_VM_FULL=1
+# runs verbs' subset list and a read variant instead; RXE_RUN names the runner, RXE_TIMEOUT
+# bounds it).
 #
 #   test/ofi/run.sh PREFIX        (PREFIX: an installed Ferry inside the tree, for the VM)
 #
@@ -177,14 +178,16 @@ elif [ -z "$pfx" ] || [ "${pfx#"$top"/}" = "$pfx" ]; then
 else
     vmwork=$top/_build/ofi-vm
     mkdir -p "$vmwork/list"
-    for prog in $(sed -e 's/#.*//' "$top/test/verbs/testlist" | awk 'NF { print $1 }' | sort -u); do
+    vmlist=$top/test/ofi/vm-testlist
+    [ "${OFI_VM_FULL:-0}" = 1 ] && vmlist=$top/test/verbs/testlist
+    for prog in $(sed -e 's/#.*//' "$vmlist" | awk 'NF { print $1 }' | sort -u); do
         "$MPICC" -O1 -g -I"$top/test/mpi" -o "$vmwork/list/$prog" "$top/test/mpi/$prog.c" \
             "$top/test/mpi/mtest.c" >"$TMP/build.log" 2>&1 ||
             { fail "build_vm_$prog" "$(show "$TMP/build.log")"; summary; }
     done
     t0=$(date +%s)
     (cd "$top" && RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check} "$rxe" --timeout \
-        "${RXE_TIMEOUT:-1500}" -- env OFI_VM_VARIANTS="${OFI_VM_VARIANTS:-0}" bash test/ofi/vm.sh "$pfx") \
+        "${RXE_TIMEOUT:-1500}" -- env OFI_VM_FULL="${OFI_VM_FULL:-0}" bash test/ofi/vm.sh "$pfx") \
         >"$vmwork/vm.log" 2>&1
     vrc=$?
     grep -E '^(PASS|FAIL|SKIP)' "$vmwork/vm.log"

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # vm.sh: the ofi method over libfabric's verbs provider (FI_PROVIDER="verbs;ofi_rxm") on the
-# Soft-RoCE device rxe0, inside the rxe-run VM (test/ofi/run.sh starts it): verbs' subset list
-# (test/verbs/testlist) over FERRY_METHODS=ofi; with OFI_VM_VARIANTS=1 its marked lines again
-# with every message by rendezvous read (fi_read over RDMA READ).  FI_UNIVERSE_SIZE=16: rxm sizes its CQs by it, and
-# rxe's CQ limit does not fit the default.
+# Soft-RoCE device rxe0, inside the rxe-run VM (test/ofi/run.sh starts it): the small list
+# test/ofi/vm-testlist over FERRY_METHODS=ofi; with OFI_VM_FULL=1 verbs' subset list
+# (test/verbs/testlist) instead, and its marked lines again with every message by rendezvous
+# read (fi_read over RDMA READ).  FI_UNIVERSE_SIZE=16: rxm sizes its CQs by it, and rxe's CQ
+# limit does not fit the default.
 #
 # usage (in the VM, from the top of the tree): test/ofi/vm.sh PREFIX
-# OFI_VM_VARIANTS=1 adds the read variant (about twice the time: left out of CI's budget).  Prints the runtests lines and one summary.
+# Prints the runtests lines and one summary.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -28,7 +29,7 @@ list() {
     local log=$1
     shift
     MPICC=$prefix/bin/mpicc MPIEXEC=$prefix/bin/mpiexec TESTDIR=$work/list REUSE_BUILT=1 \
-        TIMEOUT=240 bash "$top/test/mpi/runtests" -list "$top/test/verbs/testlist" "$@" \
+        TIMEOUT=240 bash "$top/test/mpi/runtests" -list "$vmlist" "$@" \
         >"$log" 2>&1
     grep -E '^(PASS|FAIL|SKIP)' "$log"
     local line p f s
@@ -43,7 +44,9 @@ list() {
 }
 printf '%s\n' "FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=read expect=ofi_eager_bytes=0,ofi_rndv_write=0,ofi_rndv_pipeline=ofi_rndv_fallback ran=ofi_rndv_read>0,ofi_read_pieces>0" \
     >"$work/variants"
-if [ "${OFI_VM_VARIANTS:-0}" = 1 ]; then
+vmlist=$top/test/ofi/vm-testlist
+if [ "${OFI_VM_FULL:-0}" = 1 ]; then
+    vmlist=$top/test/verbs/testlist
     VARIANTS_FILE=$work/variants list "$work/list.log" -variants
 else
     list "$work/list.log"
