@@ -14,6 +14,30 @@
 #include "method.h"
 #include "rcache.h"
 
+/* ---- libfabric's own functions, from the library opened at run time ----
+ * (ofi_dl.c says why it is not linked).  Everything else of its API is
+ * inline calls through the objects' operation tables; fi_allocinfo, an
+ * inline over the linked fi_dupinfo, is not used: fi_dupinfo(NULL) is. */
+typedef struct MPIDI_OFI_lib {
+    int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
+                   const struct fi_info *hints, struct fi_info **info);
+    void (*freeinfo)(struct fi_info *info);
+    struct fi_info *(*dupinfo)(const struct fi_info *info);
+    int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+    const char *(*strerror)(int errnum);
+    uint32_t (*version)(void);
+} MPIDI_OFI_lib_t;
+extern MPIDI_OFI_lib_t MPIDI_OFI_lib;
+#define fi_getinfo MPIDI_OFI_lib.getinfo
+#define fi_freeinfo MPIDI_OFI_lib.freeinfo
+#define fi_dupinfo MPIDI_OFI_lib.dupinfo
+#define fi_fabric MPIDI_OFI_lib.fabric
+#define fi_strerror MPIDI_OFI_lib.strerror
+#define fi_version MPIDI_OFI_lib.version
+/* Opens libfabric once, keeping every signal's disposition; on failure
+ * why says what went wrong. */
+int MPIDI_OFI_lib_open(char *why, size_t why_len);
+
 /* The libfabric API version asked of fi_getinfo: 1.10 has every call and
  * bit used here (FI_CONTEXT2, FI_MR_ENDPOINT, FI_OPT_MIN_MULTI_RECV). */
 #define MPIDI_OFI_API FI_VERSION(1, 10)

@@ -20,7 +20,7 @@ const char *MPIDI_OFI_strerror(int ret)
 
 static struct fi_info *hints_new(uint64_t caps)
 {
-    struct fi_info *h = fi_allocinfo();
+    struct fi_info *h = fi_dupinfo(NULL); /* fi_allocinfo, unlinked (ofi_impl.h) */
     if (!h)
         return NULL;
     h->caps = caps;
@@ -48,6 +48,8 @@ static struct fi_info *hints_new(uint64_t caps)
 int MPIDI_OFI_getinfo(struct fi_info **info_p, char *why, size_t why_len)
 {
     *info_p = NULL;
+    if (MPIDI_OFI_lib_open(why, why_len))
+        return MPI_ERR_OTHER;
     /* With the wanted capabilities first, then without them. */
     const uint64_t tries[] = {NEED_CAPS | WANT_CAPS, NEED_CAPS | FI_WRITE | FI_REMOTE_WRITE,
                               NEED_CAPS};
@@ -55,7 +57,7 @@ int MPIDI_OFI_getinfo(struct fi_info **info_p, char *why, size_t why_len)
     for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
         struct fi_info *h = hints_new(tries[i]);
         if (!h) {
-            snprintf(why, why_len, "fi_allocinfo: out of memory");
+            snprintf(why, why_len, "fi_dupinfo: out of memory");
             return MPI_ERR_NO_MEM;
         }
         ret = fi_getinfo(MPIDI_OFI_API, NULL, NULL, 0, h, info_p);

@@ -305,10 +305,14 @@ int MPIDI_OFI_get_business_card(char *buf, size_t len)
     return MPI_SUCCESS;
 }
 
-static void close_fid(struct fid *f)
+/* A close that fails means something is still bound to the object (a wrong
+ * order here) or the provider lost track of it: said, never silent. */
+static void close_fid(struct fid *f, const char *what)
 {
-    if (f)
-        fi_close(f);
+    int ret = f ? fi_close(f) : 0;
+    if (ret)
+        fprintf(stderr, "ferry: rank %d: ofi: closing the %s at finalize failed: %s\n",
+                MPIDI_OFI_state.rank, what, fi_strerror(-ret));
 }
 
 /* The finalize barrier is over: what we posted must still reach the peers
@@ -328,20 +332,20 @@ int MPIDI_OFI_finalize(void)
         }
     }
     if (st->ep)
-        close_fid(&st->ep->fid);
+        close_fid(&st->ep->fid, "endpoint");
     st->ep = NULL;
     if (st->rcache)
         MPIDU_rcache_destroy(st->rcache);
     st->rcache = NULL;
     MPIDI_OFI_bufs_destroy();
     if (st->av)
-        close_fid(&st->av->fid);
+        close_fid(&st->av->fid, "address vector");
     if (st->cq)
-        close_fid(&st->cq->fid);
+        close_fid(&st->cq->fid, "completion queue");
     if (st->domain)
-        close_fid(&st->domain->fid);
+        close_fid(&st->domain->fid, "domain");
     if (st->fabric)
-        close_fid(&st->fabric->fid);
+        close_fid(&st->fabric->fid, "fabric");
     st->av = NULL;
     st->cq = NULL;
     st->domain = NULL;
