@@ -50,13 +50,13 @@ counter() { cat "$TMP"/stats.* 2>/dev/null | awk -v n="$1" '$1 == n { s += $2 } 
 
 checks="no_provider_quiet no_provider_verbose_one_line ofi_only_no_provider_fails
     tcp_rxm_spelled_out shm_and_ofi_two_nodes completion_error_reported peer_lost_tcp
-    peer_lost_shm stranger_dropped"
+    peer_lost_shm stranger_dropped crash_keeps_signal"
 if ! "$INFO" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     for c in $checks; do skip "$c" "Ferry was built without libfabric (configure: ofi method no)"; done
     summary
 fi
 
-for prog in tcp/tcp_exchange harden/peer_lost errors/hello ofi/ofi_stranger_victim; do
+for prog in tcp/tcp_exchange harden/peer_lost errors/hello errors/segv_rank2 ofi/ofi_stranger_victim; do
     # shellcheck disable=SC2086
     if ! $MPICC -O2 -Wall -o "$TMP/${prog#*/}" "$here/../$prog.c" >"$TMP/build.log" 2>&1; then
         fail "build_${prog#*/}" "$(show "$TMP/build.log")"
@@ -161,6 +161,18 @@ if [ $srv = 0 ] && [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT" && [ "$strangers
     secs=0 pass stranger_dropped
 else
     fail stranger_dropped "stranger rc=$srv '$(show "$TMP/stranger.out")' victim rc=$rc strangers=$strangers stdout='$(show "$OUT")' stderr='$(show "$victim_err")'"
+fi
+
+# ---- a rank that crashes while ofi is in use dies by its signal (mpiexec says which) ----
+# libfabric's libinfinipath replaces the handlers of SIGSEGV, SIGTERM ... with one that writes a
+# .btr file and exits 1; the method restores them after opening libfabric (ofi_dl.c).
+mkdir -p "$TMP/crash"
+run 120 env -C "$TMP/crash" FERRY_METHODS=ofi FI_PROVIDER=shm "$MPIEXEC" -n 4 "$TMP/segv_rank2"
+if [ $rc = 11 ] && grep -q 'rank 2 .*killed by signal 11' "$ERR" &&
+    [ -z "$(ls "$TMP/crash")" ]; then
+    pass crash_keeps_signal
+else
+    fail crash_keeps_signal "files left: '$(ls "$TMP/crash" | tr '\n' ' ')' $(details)"
 fi
 
 # ---- verbs;ofi_rxm on Soft-RoCE, in the rxe-run VM (test/ofi/vm.sh) ----
