@@ -14,7 +14,9 @@
  *
  * Output: one comment block, then "floor_oneway_us MEDIAN MIN" over -r repetitions.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
