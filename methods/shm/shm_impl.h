@@ -90,17 +90,22 @@ typedef struct MPIDI_SHM_ring {
 } MPIDI_SHM_ring_t;
 #define MPIDI_SHM_RING_DATA_OFF MPIDI_SHM_CACHELINE
 
-/* The sender's private view of one ring: bytes written so far, and the
- * receiver's consumed count as last read (re-read only when the ring looks
- * full, so the sender does not pull the receiver's line on every message). */
+/* The sender's private view of one ring: where it is, bytes written so far,
+ * and the receiver's consumed count as last read (re-read only when the ring
+ * looks full, so the sender does not pull the receiver's line on every
+ * message). */
 typedef struct MPIDI_SHM_ring_tx {
+    MPIDI_SHM_ring_t *ring; /* NULL for ourselves */
     uint64_t head;
     uint64_t consumed_seen;
 } MPIDI_SHM_ring_tx_t;
 
-/* The receiver's private view: the next byte to read, and what it last
- * published in the ring's consumed. */
+/* The receiver's private view: where the ring is, the next byte to read, and
+ * what it last published in the ring's consumed.  The ring from ourselves
+ * points at a length word that stays 0, so the poll needs no test for it. */
 typedef struct MPIDI_SHM_ring_rx {
+    MPIDI_SHM_ring_t *ring;
+    char *data;
     uint64_t tail;
     uint64_t published;
 } MPIDI_SHM_ring_rx_t;
@@ -125,6 +130,7 @@ typedef struct MPIDI_SHM_state {
     size_t region_size; /* bytes per process region, page aligned */
     size_t rings_off;   /* ring array offset inside a region (ring s carries s -> owner) */
     size_t ring_size;   /* data bytes of each ring, a power of two; 0: no rings */
+    size_t ring_mask;   /* ring_size - 1 */
     size_t ring_stride; /* bytes from one ring to the next: MPIDI_SHM_RING_DATA_OFF + ring_size */
     size_t ring_max;    /* largest entry (headers and payload) that goes through a ring */
     size_t cells_off;   /* first cell offset inside a region */

@@ -72,6 +72,7 @@ static int read_config(int nlocal)
     if (ring_max < -1)
         return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_RING_MAX=%ld is below -1", ring_max);
     st->ring_size = (size_t)ring_size;
+    st->ring_mask = st->ring_size ? st->ring_size - 1 : 0;
     st->ring_stride = MPIDI_SHM_RING_DATA_OFF + st->ring_size;
     /* ring_max bounds a whole entry.  A quarter of the ring by default, so
      * a few large messages do not push a stream of small ones into cells;
@@ -205,10 +206,14 @@ static void init_own_region(void)
     /* Each ring starts empty: nothing consumed, and a 0 length where the
      * receiver looks first.  The rest of the data needs no clearing: the
      * sender writes a 0 after every entry it publishes (shm_ring.h). */
+    static uint32_t no_entry; /* what the ring from ourselves always shows: nothing */
     for (int s = 0; s < st->nlocal && st->ring_size; s++) {
         MPIDI_SHM_ring_t *ring = MPIDI_SHM_ring(s, st->me);
         atomic_store_explicit(&ring->consumed, 0, memory_order_relaxed);
         atomic_store_explicit(&MPIDI_SHM_ring_entry(ring, 0)->len, 0, memory_order_relaxed);
+        st->ring_rx[s].ring = ring;
+        st->ring_rx[s].data = s == st->me ? (char *)&no_entry : MPIDI_SHM_ring_data(ring);
+        st->ring_tx[s].ring = s == st->me ? NULL : MPIDI_SHM_ring(st->me, s);
     }
 
     /* Pushed in reverse so the first cells used are the first in memory. */

@@ -74,8 +74,17 @@ static inline char *MPIDI_SHM_ring_data(MPIDI_SHM_ring_t *ring)
 
 static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_entry(MPIDI_SHM_ring_t *ring, uint64_t pos)
 {
-    return (MPIDI_SHM_rent_t *)(MPIDI_SHM_ring_data(ring) +
-                                (pos & (MPIDI_SHM_state.ring_size - 1)));
+    return (MPIDI_SHM_rent_t *)(MPIDI_SHM_ring_data(ring) + (pos & MPIDI_SHM_state.ring_mask));
+}
+
+/* Receiver: nonzero when the ring from s may hold something (one load of a
+ * line that stays in our cache until the sender writes it).  Relaxed: only
+ * a hint; MPIDI_SHM_ring_peek loads the length again with acquire. */
+static inline uint32_t MPIDI_SHM_ring_ready(const MPIDI_SHM_ring_rx_t *rx)
+{
+    return atomic_load_explicit(
+        (_Atomic uint32_t *)(rx->data + (rx->tail & MPIDI_SHM_state.ring_mask)),
+        memory_order_relaxed);
 }
 
 /* Sender: finds room for an entry of `need` bytes in the ring to local peer
@@ -88,8 +97,8 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_reserve(int li, size_t need,
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     MPIDI_SHM_ring_tx_t *tx = &st->ring_tx[li];
-    MPIDI_SHM_ring_t *ring = MPIDI_SHM_ring(st->me, li);
-    size_t pos = tx->head & (st->ring_size - 1);
+    MPIDI_SHM_ring_t *ring = tx->ring;
+    size_t pos = tx->head & st->ring_mask;
     size_t skip = pos + need > st->ring_size ? st->ring_size - pos : 0;
     uint64_t limit = st->ring_size - MPIDI_SHM_CACHELINE; /* a line for the terminator */
 
@@ -112,10 +121,10 @@ static inline void MPIDI_SHM_ring_publish(int li, MPIDI_SHM_rent_t *e, size_t ne
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     MPIDI_SHM_ring_tx_t *tx = &st->ring_tx[li];
-    MPIDI_SHM_ring_t *ring = MPIDI_SHM_ring(st->me, li);
+    MPIDI_SHM_ring_t *ring = tx->ring;
 
     if (wrap)
-        tx->head += st->ring_size - (tx->head & (st->ring_size - 1));
+        tx->head += st->ring_size - (tx->head & st->ring_mask);
     /* The terminator.  Relaxed: the release store below orders it before
      * the entry becomes visible, which is all the receiver relies on. */
     atomic_store_explicit(&MPIDI_SHM_ring_entry(ring, tx->head + need)->len, 0,
@@ -142,7 +151,7 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_peek(int s)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     MPIDI_SHM_ring_rx_t *rx = &st->ring_rx[s];
-    MPIDI_SHM_ring_t *ring = MPIDI_SHM_ring(s, st->me);
+    MPIDI_SHM_ring_t *ring = rx->ring;
     MPIDI_SHM_rent_t *e = MPIDI_SHM_ring_entry(ring, rx->tail);
     /* Acquire: pairs with the sender's release store of the length (or of
      * WRAP), so the body read after this is the new entry's. */
@@ -151,7 +160,7 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_peek(int s)
     if (len == 0)
         return NULL;
     if (len == MPIDI_SHM_RING_WRAP) {
-        rx->tail += st->ring_size - (rx->tail & (st->ring_size - 1));
+        rx->tail += st->ring_size - (rx->tail & st->ring_mask);
         e = MPIDI_SHM_ring_entry(ring, rx->tail);
         /* Acquire for symmetry; the WRAP's acquire already covers it. */
         len = atomic_load_explicit(&e->len, memory_order_acquire);
@@ -180,7 +189,7 @@ static inline void MPIDI_SHM_ring_release(int s)
     /* Release: our reads of the consumed entries (the dispatch reads them in
      * place) happen before the sender, whose acquire load sees this count,
      * writes over them. */
-    atomic_store_explicit(&MPIDI_SHM_ring(s, st->me)->consumed, rx->tail, memory_order_release);
+    atomic_store_explicit(&rx->ring->consumed, rx->tail, memory_order_release);
 }
 
 #endif /* SHM_RING_H_INCLUDED */
