@@ -206,14 +206,19 @@ static void init_own_region(void)
     /* Each ring starts empty: nothing consumed, and a 0 length where the
      * receiver looks first.  The rest of the data needs no clearing: the
      * sender writes a 0 after every entry it publishes (shm_ring.h). */
-    static uint32_t no_entry; /* what the ring from ourselves always shows: nothing */
-    for (int s = 0; s < st->nlocal && st->ring_size; s++) {
+    static uint32_t no_entry; /* what the ring from ourselves (or no ring) always shows: nothing */
+    for (int s = 0; s < st->nlocal; s++) {
         MPIDI_SHM_ring_t *ring = MPIDI_SHM_ring(s, st->me);
+        st->ring_rx[s].data = (char *)&no_entry;
+        if (st->ring_size == 0)
+            continue;
         atomic_store_explicit(&ring->consumed, 0, memory_order_relaxed);
         atomic_store_explicit(&MPIDI_SHM_ring_entry(ring, 0)->len, 0, memory_order_relaxed);
         st->ring_rx[s].ring = ring;
-        st->ring_rx[s].data = s == st->me ? (char *)&no_entry : MPIDI_SHM_ring_data(ring);
-        st->ring_tx[s].ring = s == st->me ? NULL : MPIDI_SHM_ring(st->me, s);
+        if (s != st->me) {
+            st->ring_rx[s].data = MPIDI_SHM_ring_data(ring);
+            st->ring_tx[s].ring = MPIDI_SHM_ring(st->me, s);
+        }
     }
 
     /* Pushed in reverse so the first cells used are the first in memory. */
