@@ -32,8 +32,8 @@ void MPIDI_fatal(const char *fmt, ...)
     MPID_Abort(1, msg);
 }
 
-void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t payload_len)
+void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t payload_len)
 {
     if (handler < 0 || handler >= MPIDI_AM_NUM_HANDLERS || peer < 0 || peer >= MPIDI_world.size)
         MPIDI_fatal("rank %d: a method delivered handler %d from rank %d: corrupt message",
@@ -151,7 +151,9 @@ static void enqueue(MPIDI_peer_t *p, MPIDI_sendop_t *op)
     MPIDI_stats.deferred++;
 }
 
-static int submit(int peer, MPIDI_sendop_t *proto)
+/* Parks the operation proto describes behind the peer's deferred queue; tried: the method has
+ * already answered AGAIN to it (so it is not offered again now). */
+static int submit(int peer, MPIDI_sendop_t *proto, int tried)
 {
     int err = MPI_SUCCESS;
     MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
@@ -166,15 +168,15 @@ static int submit(int peer, MPIDI_sendop_t *proto)
     }
     /* Anything already parked for this peer goes first: order per peer is
      * what MPI's non-overtaking rule rests on. */
-    if (!p->deferred_head) {
+    if (!p->deferred_head && !tried) {
         int rc = try_op(peer, p, proto);
         if (rc != MPIDI_AGAIN)
             return rc;
     }
     MPIDI_sendop_t *op = malloc(sizeof(*op));
     if (!op) {
-        int err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory queueing a message to rank %d",
-                                  peer);
+        int err =
+            MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory queueing a message to rank %d", peer);
         if (proto->req && !proto->chunk)
             MPIDI_send_payload_done(proto->req, err);
         return err;
@@ -187,10 +189,28 @@ static int submit(int peer, MPIDI_sendop_t *proto)
 int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
                   size_t first, size_t last)
 {
-    MPIDI_sendop_t op = {.handler = handler, .hdr_len = hdr_len, .req = req, .first = first,
-                         .last = last};
+    int err = MPI_SUCCESS, tried = 0;
+    MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
+    if (!p)
+        return err;
+    /* The common case goes straight to the method, without building the
+     * operation that only a parked message needs (issue 12's per-message
+     * budget): nothing is parked for the peer (order) and it is not lost.
+     * This is try_op's first case. */
+    if (!p->deferred_head && !p->failed_code) {
+        int rc = p->method->am_send(peer, handler, hdr, hdr_len, req ? &req->seg : NULL, first,
+                                    last, req ? &req->cb_send : NULL);
+        if (rc != MPIDI_AGAIN) {
+            if (req && rc != MPIDI_INPROGRESS)
+                MPIDI_send_payload_done(req, rc);
+            return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
+        }
+        tried = 1; /* took nothing: park it */
+    }
+    MPIDI_sendop_t op = {
+        .handler = handler, .hdr_len = hdr_len, .req = req, .first = first, .last = last};
     memcpy(op.hdr.bytes, hdr, hdr_len);
-    return submit(peer, &op);
+    return submit(peer, &op, tried);
 }
 
 int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, size_t last)
@@ -202,10 +222,14 @@ int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, si
     size_t chunk = (size_t)MPIDI_config_int("FERRY_PIPELINE_CHUNK");
     if (chunk == 0 || chunk > p->caps->max_send)
         chunk = p->caps->max_send;
-    MPIDI_sendop_t op = {.handler = MPIDI_AM_DATA, .hdr_len = sizeof(MPIDI_data_hdr_t),
-                         .req = req, .first = first, .last = last, .chunk = chunk};
+    MPIDI_sendop_t op = {.handler = MPIDI_AM_DATA,
+                         .hdr_len = sizeof(MPIDI_data_hdr_t),
+                         .req = req,
+                         .first = first,
+                         .last = last,
+                         .chunk = chunk};
     op.hdr.data.rreq = rreq;
-    return submit(peer, &op);
+    return submit(peer, &op, 0);
 }
 
 int MPIDI_deferred_progress(void)
@@ -237,7 +261,10 @@ int MPIDI_deferred_progress(void)
     return made;
 }
 
-int MPIDI_deferred_pending(void) { return ndeferred > 0; }
+int MPIDI_deferred_pending(void)
+{
+    return ndeferred > 0;
+}
 
 /* The connection to a peer is gone: fail what is queued for it, what is
  * posted for it, and every request waiting on it. */

@@ -188,15 +188,13 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
                            MPIDI_world.rank, peer, names);
 }
 
-MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)
+MPIDI_peer_t *MPIDI_peer_bind(int peer, int *errp)
 {
     MPIDI_peer_t *p = &MPIDI_peers[peer];
-    if (!p->method) {
-        int err = bind_peer(peer, p);
-        if (err) {
-            *errp = err;
-            return NULL;
-        }
+    int err = bind_peer(peer, p);
+    if (err) {
+        *errp = err;
+        return NULL;
     }
     return p;
 }
