@@ -24,6 +24,7 @@ typedef struct MPIR_Comm {
     struct MPIR_Comm *local_comm; /* intercommunicator: an intracommunicator over the local
                                    * group, for the local steps of collectives */
     int coll_tag_base; /* added to collective tags (non-zero on internal subset communicators) */
+    unsigned idup_seq; /* MPI_Comm_idup calls on it: each agreement gets its own tag */
     MPI_Errhandler errhandler;
     MPI_Info info; /* hints given with MPI_Comm_set_info (kept, not acted on) */
     char name[MPI_MAX_OBJECT_NAME];

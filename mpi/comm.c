@@ -6,16 +6,6 @@
 #include "mpiimpl.h"
 #include "op.h"
 
-/* Context ids come in blocks of MPIR_CONTEXT_BLOCK.  Each process keeps a
- * mask of free blocks; a constructor agrees on the lowest block free on
- * every member with an allreduce(BAND) of the masks (across both groups for
- * an intercommunicator), so no two live communicators with a common member
- * share an id.  Disjoint results of one MPI_Comm_split share the block:
- * they have no member in common. */
-#define NBLOCKS 1024
-#define MASK_WORDS (NBLOCKS / 32)
-static uint32_t free_mask[MASK_WORDS];
-
 #define MAX_COMMS 4096
 static MPIR_Comm *comms[MAX_COMMS];
 static MPIR_Comm world_obj, self_obj;
@@ -29,18 +19,9 @@ MPIR_Comm *MPIR_Comm_get(MPI_Comm comm)
     return idx < MAX_COMMS ? comms[idx] : NULL;
 }
 
-static void mask_take(int block)
-{
-    free_mask[block / 32] &= ~(1u << (block % 32));
-}
-static void mask_give(int block)
-{
-    free_mask[block / 32] |= 1u << (block % 32);
-}
-
 int MPIR_Comm_init_builtins(int world_rank, int world_size)
 {
-    memset(free_mask, 0xff, sizeof(free_mask));
+    MPIR_Context_init();
     world_obj = (MPIR_Comm){.handle = MPI_COMM_WORLD,
                             .ref = 1,
                             .context_id = 0,
@@ -59,10 +40,12 @@ int MPIR_Comm_init_builtins(int world_rank, int world_size)
                            .errhandler = MPI_ERRORS_ARE_FATAL,
                            .info = MPI_INFO_NULL,
                            .name = "MPI_COMM_SELF"};
-    mask_take(0);
-    mask_take(1);
+    MPIR_Context_take(world_obj.context_id);
+    MPIR_Context_take(self_obj.context_id);
     comms[0] = &world_obj;
     comms[1] = &self_obj;
+    /* Nonblocking constructors agree on context ids while the agent runs. */
+    MPID_Progress_set_hook(MPIR_Context_progress);
     return MPI_SUCCESS;
 }
 
@@ -79,6 +62,7 @@ static void comm_destroy(MPIR_Comm *c)
 
 void MPIR_Comm_finalize_all(void)
 {
+    MPID_Progress_set_hook(NULL);
     for (int i = 2; i < MAX_COMMS; i++) {
         if (comms[i]) {
             MPIR_Comm *c = comms[i];
@@ -95,14 +79,14 @@ void MPIR_Comm_release(MPIR_Comm *comm)
     if (--comm->ref > 0 || comm == &world_obj || comm == &self_obj)
         return;
     /* A local_comm shares its parent's block: only the parent gives it back. */
-    if (comm->context_id % MPIR_CONTEXT_BLOCK == 0)
-        mask_give(comm->context_id / MPIR_CONTEXT_BLOCK);
+    MPIR_Context_release(comm->context_id);
     comms[comm->handle & 0x03ffffff] = NULL;
     comm_destroy(comm);
 }
 
 /* A new communicator object in the table.  world_ranks (owned from now on,
- * also on failure) maps its point-to-point ranks; rank is the caller's. */
+ * also on failure) maps its point-to-point ranks; rank is the caller's.  A
+ * context_id of -1 is set later (MPIR_Comm_set_context). */
 int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Comm **comm_p)
 {
     int slot = -1;
@@ -123,8 +107,7 @@ int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Com
     c->world_ranks = world_ranks;
     c->errhandler = MPI_ERRORS_ARE_FATAL;
     c->info = MPI_INFO_NULL;
-    if (context_id % MPIR_CONTEXT_BLOCK == 0)
-        mask_take(context_id / MPIR_CONTEXT_BLOCK);
+    MPIR_Context_take(context_id);
     comms[slot] = c;
     *comm_p = c;
     return MPI_SUCCESS;
@@ -140,65 +123,6 @@ int *MPIR_Comm_local_ranks(const MPIR_Comm *comm)
     return r;
 }
 
-static int lowest_block(const uint32_t *mask, int *ctx_p)
-{
-    for (int w = 0; w < MASK_WORDS; w++) {
-        if (mask[w]) {
-            *ctx_p = (w * 32 + __builtin_ctz(mask[w])) * MPIR_CONTEXT_BLOCK;
-            return MPI_SUCCESS;
-        }
-    }
-    return MPIR_Err_create(MPI_ERR_OTHER,
-                           "no context id left: too many communicators (%d at "
-                           "most)",
-                           NBLOCKS - 2);
-}
-
-/* Collective over comm (both groups of an intercommunicator): the first
- * context id of a block free on every member.  The caller's new
- * communicator takes it (MPIR_Comm_new). */
-int MPIR_Context_agree(MPIR_Comm *comm, int *ctx_p)
-{
-    uint32_t common[MASK_WORDS];
-    int err;
-    if (!comm->is_inter) {
-        err = MPIR_Allreduce_impl(free_mask, common, MASK_WORDS, MPI_UINT32_T, MPI_BAND, comm);
-    } else {
-        MPIR_Comm *lc = comm->local_comm;
-        err = MPIR_Allreduce_impl(free_mask, common, MASK_WORDS, MPI_UINT32_T, MPI_BAND, lc);
-        if (!err && lc->rank == 0) {
-            uint32_t remote[MASK_WORDS];
-            err = MPIR_Coll_sendrecv(common, sizeof(common), remote, sizeof(remote), 0,
-                                     MPIR_TAG_CONTEXT, comm);
-            for (int w = 0; w < MASK_WORDS; w++)
-                common[w] &= remote[w];
-        }
-        if (!err)
-            err = MPIR_Bcast_impl(common, MASK_WORDS, MPI_UINT32_T, 0, lc);
-    }
-    return err ? err : lowest_block(common, ctx_p);
-}
-
-/* For MPI_Intercomm_create, which agrees before the intercommunicator
- * exists: over local, with its leader swapping masks with the remote leader
- * through peer (NULL on the other members). */
-int MPIR_Context_agree_masks(MPIR_Comm *local, int local_leader, MPIR_Comm *peer, int remote_leader,
-                             int *ctx_p)
-{
-    uint32_t common[MASK_WORDS];
-    int err = MPIR_Allreduce_impl(free_mask, common, MASK_WORDS, MPI_UINT32_T, MPI_BAND, local);
-    if (!err && peer) {
-        uint32_t remote[MASK_WORDS];
-        err = MPIR_Coll_sendrecv(common, sizeof(common), remote, sizeof(remote), remote_leader,
-                                 MPIR_TAG_CONTEXT, peer);
-        for (int w = 0; w < MASK_WORDS; w++)
-            common[w] &= remote[w];
-    }
-    if (!err)
-        err = MPIR_Bcast_impl(common, MASK_WORDS, MPI_UINT32_T, local_leader, local);
-    return err ? err : lowest_block(common, ctx_p);
-}
-
 /* The intracommunicator over an intercommunicator's local group. */
 int MPIR_Comm_make_local(MPIR_Comm *inter)
 {
@@ -210,11 +134,9 @@ int MPIR_Comm_make_local(MPIR_Comm *inter)
                          ranks, &inter->local_comm);
 }
 
-int MPIR_Comm_dup_impl(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
+/* A communicator over comm's groups whose context is still to come (MPIR_Comm_set_context). */
+static int dup_groups(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
 {
-    int ctx, err = MPIR_Context_agree(comm, &ctx);
-    if (err)
-        return err;
     int n = MPIR_Comm_peer_size(comm);
     int *ranks = NULL;
     if (comm->world_ranks) {
@@ -224,15 +146,16 @@ int MPIR_Comm_dup_impl(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
         memcpy(ranks, comm->world_ranks, sizeof(int) * n);
     }
     MPIR_Comm *c;
-    if ((err = MPIR_Comm_new(ctx, comm->rank, comm->size, ranks, &c)))
+    int err = MPIR_Comm_new(-1, comm->rank, comm->size, ranks, &c);
+    if (err)
         return err;
     if (comm->is_inter) {
         c->is_inter = 1;
         c->remote_size = comm->remote_size;
         c->local_world_ranks = MPIR_Comm_local_ranks(comm);
-        if (!c->local_world_ranks || (err = MPIR_Comm_make_local(c))) {
+        if (!c->local_world_ranks) {
             MPIR_Comm_release(c);
-            return err ? err : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
+            return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory duplicating a communicator");
         }
     }
     c->errhandler = comm->errhandler;
@@ -241,7 +164,45 @@ int MPIR_Comm_dup_impl(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
     return MPI_SUCCESS;
 }
 
-/* A duplicate with the attributes copied by their copy callbacks. */
+/* Gives a communicator made by dup_groups its agreed context (which it owns from now on, also
+ * on failure) and, for an intercommunicator, its local-group communicator. */
+static int set_context(MPIR_Comm *c, int ctx)
+{
+    c->context_id = ctx;
+    MPIR_Context_take(ctx);
+    return c->is_inter ? MPIR_Comm_make_local(c) : MPI_SUCCESS;
+}
+
+int MPIR_Comm_dup_impl(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
+{
+    MPIR_Comm *c = NULL;
+    int ctx, err = MPIR_Context_agree(comm, &ctx);
+    if (err)
+        return err;
+    if ((err = dup_groups(comm, &c))) {
+        MPIR_Context_release(ctx);
+        return err;
+    }
+    if ((err = set_context(c, ctx))) {
+        MPIR_Comm_release(c);
+        return err;
+    }
+    *newcomm_p = c;
+    return MPI_SUCCESS;
+}
+
+/* What a duplicate takes from its original besides the groups: the attributes, through their
+ * copy callbacks, and the info hints (info's instead when it is given). */
+static int copy_attrs_info(MPIR_Comm *c, MPIR_Comm *n, MPI_Info info)
+{
+    int err = MPIR_Attr_copy_all(MPIR_ATTR_COMM, c->handle, n->handle);
+    if (!err)
+        err = MPIR_Info_dup_impl(info == MPI_INFO_NULL ? c->info : info, &n->info);
+    if (err)
+        MPIR_Attr_delete_all(MPIR_ATTR_COMM, n->handle);
+    return err;
+}
+
 static int dup_with_attrs(const char *fname, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     MPIR_Comm *c, *n = NULL;
@@ -252,15 +213,8 @@ static int dup_with_attrs(const char *fname, MPI_Comm comm, MPI_Info info, MPI_C
         err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
     if (!err)
         err = MPIR_Comm_dup_impl(c, &n);
-    if (!err) {
-        err = MPIR_Attr_copy_all(MPIR_ATTR_COMM, c->handle, n->handle);
-        if (err) {
-            MPIR_Attr_delete_all(MPIR_ATTR_COMM, n->handle);
-            MPIR_Comm_release(n);
-        }
-    }
-    if (!err)
-        err = MPIR_Info_dup_impl(info == MPI_INFO_NULL ? c->info : info, &n->info);
+    if (!err && (err = copy_attrs_info(c, n, info)))
+        MPIR_Comm_release(n);
     if (err)
         return MPIR_Err_return(c, fname, err);
     *newcomm = n->handle;
@@ -281,28 +235,68 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return dup_with_attrs("MPI_Comm_dup_with_info", comm, info, newcomm);
 }
 
-/* The nonblocking forms run the (collective) duplication at once and return
- * a complete request: correct whenever every member calls them in the same
- * order as its other collectives, which the standard requires. */
+/* MPI_Comm_idup: the new communicator exists at once, with the attributes and hints of the
+ * original at the time of the call (MPI-4.1 sec. 7.4.2); its context comes when the agreement,
+ * advanced by the agent, is over, and then the request completes.  The program may not use the
+ * communicator before that. */
+typedef struct {
+    MPIR_Request *req;
+    MPIR_Comm *newcomm;
+} idup_t;
+
+static void idup_done(void *arg, int err, int ctx)
+{
+    idup_t *s = arg;
+    if (!err)
+        err = set_context(s->newcomm, ctx);
+    else
+        s->newcomm->context_id = -1; /* owns no block */
+    MPIR_Request_set_error(s->req, err);
+    MPIR_Comm_release(s->newcomm); /* this operation's reference; the user holds the other */
+    MPIDI_Request_complete_one(s->req);
+    free(s);
+}
+
 static int idup(const char *fname, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                 MPI_Request *request)
 {
-    if (!request)
-        return MPIR_Err_return(MPIR_Comm_get(comm), fname,
-                               MPIR_Err_create(MPI_ERR_ARG, "request is NULL"));
-    int err = dup_with_attrs(fname, comm, info, newcomm);
-    if (err)
-        return err;
-    MPIR_Request *req = MPIR_Request_create(MPIR_REQ_COMPOSITE);
-    if (!req)
-        return MPIR_Err_return(MPIR_Comm_get(comm), fname,
-                               MPIR_Err_create(MPI_ERR_NO_MEM, "out of requests"));
-    req->comm = MPIR_Comm_get(comm);
-    req->comm->ref++;
+    MPIR_Comm *c, *n = NULL;
+    idup_t *s = NULL;
+    int err = MPIR_Check_comm(comm, &c);
+    if (!err && (!newcomm || !request))
+        err = MPIR_Err_create(MPI_ERR_ARG, "newcomm or request is NULL");
+    if (!err)
+        err = dup_groups(c, &n);
+    if (!err && (err = copy_attrs_info(c, n, info))) {
+        MPIR_Comm_release(n);
+        n = NULL;
+    }
+    if (!err && !(s = malloc(sizeof(*s))))
+        err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+    if (!err && !(s->req = MPIR_Request_create(MPIR_REQ_COMPOSITE)))
+        err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of requests");
+    if (err) {
+        free(s);
+        if (n) {
+            MPIR_Attr_delete_all(MPIR_ATTR_COMM, n->handle);
+            MPIR_Comm_release(n);
+        }
+        return MPIR_Err_return(c, fname, err);
+    }
+    MPIR_Request *req = s->req;
+    req->comm = c;
+    c->ref++;
     req->status.MPI_SOURCE = MPI_ANY_SOURCE;
     req->status.MPI_TAG = MPI_ANY_TAG;
-    MPIDI_Request_complete_one(req);
+    s->newcomm = n;
+    n->ref++;
+    *newcomm = n->handle;
     *request = req->handle;
+    /* Each idup on a communicator has its own tag, so several may be under way at once; the
+     * members count them alike because they call collectives in the same order. */
+    int tag = MPIR_TAG_KINDS * (1 + (int)(c->idup_seq++ % MPIR_IDUP_TAGS)) + MPIR_TAG_CONTEXT;
+    if ((err = MPIR_Context_agree_start(c, tag, idup_done, s)))
+        idup_done(s, err, -1);
     return MPI_SUCCESS;
 }
 
@@ -438,6 +432,8 @@ int MPIR_Comm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcom
         err = MPIR_Context_agree(comm, &ctx);
     if (err || color == MPI_UNDEFINED) {
         free(pairs);
+        if (!err)
+            MPIR_Context_release(ctx);
         return err;
     }
     int *ranks = NULL, n = 0, rank = 0;
@@ -445,6 +441,8 @@ int MPIR_Comm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcom
     free(pairs);
     if (!err)
         err = MPIR_Comm_new(ctx, rank, n, ranks, newcomm_p);
+    if (err)
+        MPIR_Context_release(ctx);
     return err;
 }
 
@@ -541,32 +539,50 @@ static int rank_in(const MPIR_Group *g)
     return g->rank;
 }
 
-/* A communicator over group g with an agreed context (NULL for
- * non-members). */
+/* A communicator over group g with an agreed context (NULL for non-members, which give the
+ * context back, as does a failure). */
 static int comm_from_group(int ctx, const MPIR_Group *g, MPIR_Comm **newcomm_p)
 {
     *newcomm_p = NULL;
-    if (rank_in(g) == MPI_UNDEFINED)
-        return MPI_SUCCESS;
-    int *ranks = malloc(sizeof(int) * (g->size ? g->size : 1));
-    if (!ranks)
-        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory making a communicator");
-    memcpy(ranks, g->world_ranks, sizeof(int) * g->size);
-    return MPIR_Comm_new(ctx, g->rank, g->size, ranks, newcomm_p);
+    int err = MPI_SUCCESS, *ranks = NULL;
+    if (rank_in(g) != MPI_UNDEFINED) {
+        ranks = malloc(sizeof(int) * (g->size ? g->size : 1));
+        if (!ranks)
+            err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory making a communicator");
+        else {
+            memcpy(ranks, g->world_ranks, sizeof(int) * g->size);
+            err = MPIR_Comm_new(ctx, g->rank, g->size, ranks, newcomm_p);
+        }
+    }
+    if (!*newcomm_p)
+        MPIR_Context_release(ctx);
+    return err;
 }
 
-static int check_subgroup(const MPIR_Comm *comm, const MPIR_Group *g)
+/* Checks that g's processes are in comm's local group; ranks_p (if not NULL) gets their comm
+ * ranks in group order (malloc'ed). */
+static int check_subgroup(const MPIR_Comm *comm, const MPIR_Group *g, int **ranks_p)
 {
+    int *ranks = malloc(sizeof(int) * (g->size ? g->size : 1));
+    if (!ranks)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory checking a group");
     for (int i = 0; i < g->size; i++) {
-        int found = 0;
-        for (int j = 0; j < comm->size && !found; j++)
-            found = MPIR_Comm_local_world_rank(comm, j) == g->world_ranks[i];
-        if (!found)
+        ranks[i] = -1;
+        for (int j = 0; j < comm->size && ranks[i] < 0; j++)
+            if (MPIR_Comm_local_world_rank(comm, j) == g->world_ranks[i])
+                ranks[i] = j;
+        if (ranks[i] < 0) {
+            free(ranks);
             return MPIR_Err_create(MPI_ERR_GROUP,
                                    "the group holds process %d (world rank), "
                                    "which is not in the communicator",
                                    g->world_ranks[i]);
+        }
     }
+    if (ranks_p)
+        *ranks_p = ranks;
+    else
+        free(ranks);
     return MPI_SUCCESS;
 }
 
@@ -582,7 +598,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (!err && !newcomm)
         err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
     if (!err)
-        err = check_subgroup(c, g);
+        err = check_subgroup(c, g, NULL);
     int ctx;
     if (!err && c->is_inter)
         err = MPIR_Intercomm_create_from_group(c, g, &n);
@@ -611,24 +627,22 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
     if (!err && c->is_inter)
         err = MPIR_Err_create(MPI_ERR_COMM, "MPI_Comm_create_group needs an intracommunicator");
+    int *members = NULL;
     if (!err && (err = MPIR_Check_send_tag(tag)) == MPI_SUCCESS)
-        err = check_subgroup(c, g);
+        err = check_subgroup(c, g, &members);
     if (!err && g->rank == MPI_UNDEFINED)
         err = MPIR_Err_create(MPI_ERR_GROUP, "the caller is not in the group");
     if (!err) {
-        MPIR_Comm sub = {.handle = MPI_COMM_NULL,
-                         .ref = 1,
-                         .context_id = c->context_id,
-                         .rank = g->rank,
-                         .size = g->size,
-                         .world_ranks = g->world_ranks,
-                         .coll_tag_base = MPIR_TAG_FROM_USER(tag),
-                         .errhandler = MPI_ERRORS_RETURN};
+        /* comm itself with tags made from the user's: its ranks name the senders, so a message
+         * of a later creation over another group cannot match this one's receives. */
+        MPIR_Comm sub = *c;
+        sub.coll_tag_base = MPIR_TAG_FROM_USER(tag);
         int ctx;
-        err = MPIR_Context_agree(&sub, &ctx);
+        err = MPIR_Context_agree_group(&sub, members, g->size, g->rank, &ctx);
         if (!err)
             err = comm_from_group(ctx, g, &n);
     }
+    free(members);
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_create_group", err);
     *newcomm = n->handle;

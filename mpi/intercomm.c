@@ -39,7 +39,8 @@ static int swap_with_remote(MPIR_Comm *inter, const int *mine, int n_mine, int *
     return MPI_SUCCESS;
 }
 
-/* An intercommunicator from its parts; local and remote are owned. */
+/* An intercommunicator from its parts; local, remote and the agreed context are owned (given
+ * back on failure). */
 static int inter_new(int ctx, int rank, int nlocal, int *local, int nremote, int *remote,
                      MPIR_Comm **newcomm_p)
 {
@@ -47,6 +48,7 @@ static int inter_new(int ctx, int rank, int nlocal, int *local, int nremote, int
     int err = MPIR_Comm_new(ctx, rank, nlocal, remote, &c);
     if (err) {
         free(local);
+        MPIR_Context_release(ctx);
         return err;
     }
     c->is_inter = 1;
@@ -166,6 +168,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
                 ranks[off_remote + i] = c->world_ranks[i];
             err = MPIR_Comm_new(ctx, off_local + c->rank, total, ranks, &nc);
         }
+        if (err)
+            MPIR_Context_release(ctx);
     }
     free(theirs);
     if (err)
@@ -225,17 +229,18 @@ int MPIR_Intercomm_split_impl(MPIR_Comm *c, int color, int key, MPIR_Comm **newc
     int ctx;
     if (!err)
         err = MPIR_Context_agree(c, &ctx);
-    if (!err && color != MPI_UNDEFINED) {
+    if (!err && color == MPI_UNDEFINED)
+        MPIR_Context_release(ctx);
+    else if (!err) {
         int nl, nrm, rank = 0;
         int *l = members(local, c->size, color, &nl, &rank);
         int *r = members(remote, nr / 3, color, &nrm, NULL);
-        if (!l || !r) {
+        if (!l || !r || nrm == 0) {
             free(l);
             free(r);
-            err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory splitting a communicator");
-        } else if (nrm == 0) {
-            free(l);
-            free(r);
+            MPIR_Context_release(ctx);
+            if (!l || !r)
+                err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory splitting a communicator");
         } else
             err = inter_new(ctx, rank, nl, l, nrm, r, newcomm_p);
     }
@@ -254,11 +259,14 @@ int MPIR_Intercomm_create_from_group(MPIR_Comm *c, const MPIR_Group *g, MPIR_Com
     int ctx;
     if (!err)
         err = MPIR_Context_agree(c, &ctx);
-    if (!err && g->rank != MPI_UNDEFINED && nr > 0) {
+    if (!err && (g->rank == MPI_UNDEFINED || nr == 0))
+        MPIR_Context_release(ctx);
+    else if (!err) {
         int *local = malloc(sizeof(int) * g->size);
-        if (!local)
+        if (!local) {
+            MPIR_Context_release(ctx);
             err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in MPI_Comm_create");
-        else {
+        } else {
             memcpy(local, g->world_ranks, sizeof(int) * g->size);
             err = inter_new(ctx, g->rank, g->size, local, nr, remote, newcomm_p);
             remote = NULL;

@@ -117,12 +117,34 @@ int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_
 int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Comm **comm_p);
 /* A malloc'ed copy of the world ranks of comm's local group. */
 int *MPIR_Comm_local_ranks(const MPIR_Comm *comm);
-/* Collective: a context id free on every member (both groups of an intercommunicator). */
+/* ---- Context ids (mpi/contextid.c) ---- */
+void MPIR_Context_init(void);
+/* Marks ctx's block used (by a new communicator) or free again; ids that do not start a
+ * block (a local-group communicator's) and -1 (none yet) are ignored. */
+void MPIR_Context_take(int ctx);
+void MPIR_Context_release(int ctx);
+/* Collective over comm (both groups of an intercommunicator): the first context id of a block
+ * free on every member.  The block is held for the caller: a communicator made with it owns it,
+ * else the caller gives it back with MPIR_Context_release. */
 int MPIR_Context_agree(MPIR_Comm *comm, int *ctx_p);
+/* MPI_Comm_create_group's: over the members of comm listed (comm ranks, in group order; the
+ * caller is members[index]) on comm's collective context with its coll_tag_base.  The messages
+ * carry comm ranks, so agreements over different groups on one context never mix. */
+int MPIR_Context_agree_group(MPIR_Comm *comm, const int *members, int n, int index, int *ctx_p);
 /* Intercomm_create's agreement: over local, with the leader (peer != NULL on
- * it) swapping masks with the remote leader through peer. */
+ * it) combining with the remote leader through peer. */
 int MPIR_Context_agree_masks(MPIR_Comm *local, int local_leader, MPIR_Comm *peer, int remote_leader,
                              int *ctx_p);
+/* The same agreement without waiting: the agent advances it and calls on_done(arg, err, ctx)
+ * at its end.  tag (a collective tag on comm) must differ from every other agreement on comm
+ * that may be under way at the same time. */
+int MPIR_Context_agree_start(MPIR_Comm *comm, int tag, void (*on_done)(void *arg, int err, int ctx),
+                             void *arg);
+/* Advances the agreements under way (the agent's hook); returns 1 if anything happened. */
+int MPIR_Context_progress(void);
+/* Distinct tags for MPI_Comm_idup's agreements on one communicator. */
+#define MPIR_IDUP_TAGS (1 << 26)
+
 int MPIR_Comm_make_local(MPIR_Comm *inter);
 int MPIR_Comm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);
 int MPIR_Intercomm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);

@@ -4,6 +4,13 @@
 #include "mpidi_config.h"
 
 static long spins_before_yield;
+/* A callback rather than a call, so progress/ does not reach up into mpi/. */
+static int (*upper_hook)(void);
+
+void MPID_Progress_set_hook(int (*fn)(void))
+{
+    upper_hook = fn;
+}
 
 void MPIDI_progress_init(void)
 {
@@ -31,6 +38,8 @@ int MPID_Progress_test(void)
         made |= m;
     }
     made |= MPIDI_deferred_progress();
+    if (upper_hook)
+        made |= upper_hook();
     return made;
 }
 
