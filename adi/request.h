@@ -20,13 +20,13 @@ typedef enum {
 /* What an unexpected message or a matched rendezvous receive learnt from its
  * first header. */
 typedef struct MPIDI_rts_info {
-    uint64_t sreq; /* sender's request id, echoed in CTS/FIN/SYNC_ACK */
-    uint64_t addr; /* sender's buffer for rdma_get; 0 if not offered */
+    uint64_t sreq;    /* sender's request id, echoed in CTS/FIN/SYNC_ACK */
+    uint64_t addr;    /* sender's buffer for rdma_get; 0 if not offered */
     uint64_t rkey;
     int is_rndv;
-    int sync;     /* sender waits for a match acknowledgement */
-    uint16_t seq; /* the sender's sequence number: with sreq, names the message for a
-                   * cancel request */
+    int sync;         /* sender waits for a match acknowledgement */
+    uint16_t seq;     /* the sender's sequence number: with sreq, names the message for a
+                       * cancel request */
 } MPIDI_rts_info_t;
 
 struct MPIR_Request;
@@ -39,8 +39,8 @@ typedef struct MPIDI_cb {
 
 /* The MPI layer's state of a persistent, generalized or composite request. */
 typedef struct MPIR_Preq {
-    int op;     /* MPIR_PREQ_* in mpi/ */
-    int active; /* started and not yet completed by a Wait/Test */
+    int op;         /* MPIR_PREQ_* in mpi/ */
+    int active;     /* started and not yet completed by a Wait/Test */
     const void *buf;
     MPI_Aint count;
     MPI_Datatype type;
@@ -78,17 +78,17 @@ typedef struct MPIR_Request {
     size_t bytes_done;   /* pipeline progress */
     size_t bytes_needed; /* receive: bytes that will land in the buffer */
     MPIDI_rts_info_t rts;
-    void *unexp_data; /* unexpected eager payload, exactly msg_size bytes */
-    void *reg_handle; /* method registration of the send buffer */
-    int mode;         /* rendezvous mode chosen (MPIDI_RNDV_*) */
+    void *unexp_data;    /* unexpected eager payload, exactly msg_size bytes */
+    void *reg_handle;    /* method registration of the send buffer */
+    int mode;            /* rendezvous mode chosen (MPIDI_RNDV_*) */
     int is_sync;
-    int in_posted; /* on the posted queue, not matched yet */
+    int in_posted;       /* on the posted queue, not matched yet */
     int cancelled;
-    int is_rndv_send;   /* send: an RTS went out; the transfer's end is one event */
-    int cancel_pending; /* send: a CANCEL_SEND awaits its answer (one event) */
-    uint16_t send_seq;  /* send: the sequence number its message carries */
-    MPIDI_cb_t cb_send; /* payload of an am_send released */
-    MPIDI_cb_t cb_rdma; /* rdma_get / rdma_put finished */
+    int is_rndv_send;    /* send: an RTS went out; the transfer's end is one event */
+    int cancel_pending;  /* send: a CANCEL_SEND awaits its answer (one event) */
+    uint16_t send_seq;   /* send: the sequence number its message carries */
+    MPIDI_cb_t cb_send;  /* payload of an am_send released */
+    MPIDI_cb_t cb_rdma;  /* rdma_get / rdma_put finished */
     /* Set by the MPI layer: called when cc reaches 0, before the device drops
      * its reference (a child telling its parent, a buffered send's space). */
     void (*on_complete)(struct MPIR_Request *req);
@@ -97,8 +97,8 @@ typedef struct MPIR_Request {
      * inner one, a buffered send's internal one): a reference released with
      * this request, so a late MPI_Cancel still reaches it. */
     struct MPIR_Request *linked;
-    void *tmpbuf;   /* freed with the request (packed data of a composite) */
-    int user_freed; /* MPI_Request_free came before completion */
+    void *tmpbuf;                /* freed with the request (packed data of a composite) */
+    int user_freed;              /* MPI_Request_free came before completion */
     union {
         MPIR_Preq preq;
         MPIR_Greq greq;

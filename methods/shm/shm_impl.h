@@ -136,8 +136,8 @@ typedef struct MPIDI_SHM_state {
     size_t cells_off;   /* first cell offset inside a region */
     int cma_enabled;    /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
 
-    uint32_t *send_seq;           /* next sequence to each local peer */
-    uint32_t *recv_seq;           /* next sequence expected from each local peer */
+    uint32_t *send_seq; /* next sequence to each local peer */
+    uint32_t *recv_seq; /* next sequence expected from each local peer */
     MPIDI_SHM_ring_tx_t *ring_tx; /* per local peer: our ring into its region */
     MPIDI_SHM_ring_rx_t *ring_rx; /* per local peer: its ring into ours */
     int ring_cursor;              /* where the next ring sweep starts (fairness) */
