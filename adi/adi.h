@@ -30,6 +30,8 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
                MPIR_Comm *comm, int context_offset, int sync, MPIR_Request **req_p);
 int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
                int context_offset, MPIR_Request **req_p);
+/* *flag 0 with an error: nothing matches and nothing can any more (the
+ * source, or for MPI_ANY_SOURCE a member of comm, is lost). */
 int MPID_Iprobe(int rank, int tag, MPIR_Comm *comm, int context_offset, int *flag,
                 MPI_Status *status);
 /* Cancels a receive that has not matched yet; a matched one is left alone. */

@@ -39,6 +39,7 @@ typedef struct MPIDI_peer {
     uint16_t recv_seq;
     MPIDI_sendop_t *deferred_head, *deferred_tail;
     int failed_code;            /* non-zero once the connection is lost */
+    int wild_code;              /* the error of a wildcard receive that this loss makes fail */
     MPIDI_proto_stats_t *stats; /* the counters of the method it is bound to */
 } MPIDI_peer_t;
 
@@ -84,18 +85,38 @@ int MPIDI_deferred_progress(void);
 int MPIDI_deferred_pending(void);
 
 /* Matching engine (adi/recvq.c). */
+/* Takes the earliest posted receive that (context, comm rank src, tag) fits. */
 MPIR_Request *MPIDI_recvq_find_posted(int context_id, int src, int tag);
-void MPIDI_recvq_append_posted(MPIR_Request *rreq);
+/* Queues a receive; an MPI error if memory for its bin ran out. */
+int MPIDI_recvq_append_posted(MPIR_Request *rreq);
 int MPIDI_recvq_remove_posted(MPIR_Request *rreq);
 /* Finds the first unexpected message matching; remove != 0 takes it out. */
 MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remove);
-void MPIDI_recvq_append_unexp(MPIR_Request *ureq);
+int MPIDI_recvq_append_unexp(MPIR_Request *ureq);
 /* The unexpected message from peer that carried sender request sreq and
  * sequence number seq, taken out of the queue; NULL if it has matched. */
 MPIR_Request *MPIDI_recvq_take_unexp_sent(int peer, uint64_t sreq, uint16_t seq);
 size_t MPIDI_recvq_unexp_bytes(void);
-void MPIDI_recvq_fail_peer(int peer, int mpi_errno);
+/* Fails the posted receives the lost peer could have satisfied: those naming
+ * it (mpi_errno) and wildcard ones on a communicator it belongs to (wild_errno). */
+void MPIDI_recvq_fail_peer(int peer, int mpi_errno, int wild_errno);
+/* The first of the lost world ranks that is a member of comm, or -1. */
+int MPIDI_recvq_comm_lost_peer(const MPIR_Comm *comm, const int *lost, int nlost);
+void MPIDI_recvq_finalize(void);
 void MPIDI_requests_fail_peer(int peer, int mpi_errno);
+/* World ranks whose connection is lost, in the order they were lost (adi/am.c);
+ * the first MPIDI_nlost_failed of them have had their pending work failed. */
+extern int *MPIDI_lost_peers;
+extern int MPIDI_nlost, MPIDI_nlost_failed;
+/* The error a wildcard receive on comm gets because a member is lost, or 0. */
+int MPIDI_wildcard_lost_code(const MPIR_Comm *comm);
+/* Fails the pending work of peers lost since the last call (the end of
+ * every progress call: never from inside a call into a method). */
+void MPIDI_lost_peers_fail(void);
+static inline int MPIDI_lost_peers_pending(void)
+{
+    return MPIDI_nlost_failed < MPIDI_nlost;
+}
 
 /* Protocols (adi/send.c, adi/recv.c, adi/rndv.c). */
 void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
@@ -125,6 +146,11 @@ void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int
                              size_t msg_size);
 /* Reports an unrecoverable device error and kills the job. */
 void MPIDI_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* The job's secret (adi/job_key.c): obtained (or drawn by rank 0 and put)
+ * at start-up, before the first barrier; wiped at finalize. */
+int MPIDI_job_key_init(void);
+void MPIDI_job_key_finalize(void);
 
 /* FERRY_RNDV_PROTOCOL: the values in the order of its choices in adi/config.c. */
 typedef enum MPIDI_rndv_want {

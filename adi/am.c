@@ -266,26 +266,60 @@ int MPIDI_deferred_pending(void)
     return ndeferred > 0;
 }
 
-/* The connection to a peer is gone: fail what is queued for it, what is
- * posted for it, and every request waiting on it. */
+int *MPIDI_lost_peers;
+int MPIDI_nlost;
+int MPIDI_nlost_failed;
+
+int MPIDI_wildcard_lost_code(const MPIR_Comm *comm)
+{
+    if (MPIDI_nlost == 0)
+        return 0;
+    int w = MPIDI_recvq_comm_lost_peer(comm, MPIDI_lost_peers, MPIDI_nlost);
+    return w < 0 ? 0 : MPIDI_peers[w].wild_code;
+}
+
+/* The connection to a peer is gone.  From now on every new operation toward
+ * it fails at once (failed_code).  What is already pending for it is failed
+ * by MPIDI_lost_peers_fail at the end of the progress call: a method may
+ * report the loss from inside a call the core is making for one of those
+ * very requests (an am_send whose write fails, a connect out of
+ * descriptors), and that call's caller completes the request's event with
+ * the error it returns; failing it here too would complete it twice. */
 void MPIDU_peer_failed(int peer, int mpi_errno, const char *msg)
 {
     MPIDI_peer_t *p = &MPIDI_peers[peer];
     if (p->failed_code)
         return;
-    int code = MPIR_Err_create(MPIR_Err_class(mpi_errno), "%s", msg);
-    p->failed_code = code;
+    p->failed_code = MPIR_Err_create(MPIR_Err_class(mpi_errno), "%s", msg);
+    /* A wildcard receive does not name the peer, so its message says which
+     * member is lost (MPI 4's fault tolerance chapter makes such a receive
+     * fail the same way, with MPI_ERR_PROC_FAILED). */
+    p->wild_code = MPIR_Err_create(MPI_ERR_OTHER,
+                                   "an MPI_ANY_SOURCE receive cannot complete: world rank %d, "
+                                   "a possible sender, is lost: %s",
+                                   peer, msg);
+    MPIDI_lost_peers[MPIDI_nlost++] = peer; /* room for every peer, from init */
     if (MPIDI_config_int("FERRY_VERBOSE"))
         fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
-    while (p->deferred_head) {
-        MPIDI_sendop_t *op = p->deferred_head;
-        p->deferred_head = op->next;
-        ndeferred--;
-        if (op->req)
-            MPIDI_send_payload_done(op->req, code);
-        free(op);
+}
+
+/* Fails what is queued for, posted for (wildcard receives it could have
+ * satisfied included) and waiting on each peer lost since the last call. */
+void MPIDI_lost_peers_fail(void)
+{
+    while (MPIDI_nlost_failed < MPIDI_nlost) {
+        int peer = MPIDI_lost_peers[MPIDI_nlost_failed++];
+        MPIDI_peer_t *p = &MPIDI_peers[peer];
+        while (p->deferred_head) {
+            MPIDI_sendop_t *op = p->deferred_head;
+            p->deferred_head = op->next;
+            ndeferred--;
+            if (op->req)
+                MPIDI_send_payload_done(op->req, p->failed_code);
+            free(op);
+        }
+        p->deferred_tail = NULL;
+        MPIDI_recvq_fail_peer(peer, p->failed_code, p->wild_code);
+        MPIDI_requests_fail_peer(peer, p->failed_code);
     }
-    p->deferred_tail = NULL;
-    MPIDI_recvq_fail_peer(peer, code);
-    MPIDI_requests_fail_peer(peer, code);
 }

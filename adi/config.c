@@ -51,6 +51,8 @@ static cfg_var_t vars[] = {
      "ranks)"},
     {"FERRY_SHM_RING_MAX", CFG_SIZE, "-1", -1, 16L << 20, NULL,
      "largest payload sent through a shm ring (-1: what fits a quarter of the ring)"},
+    {"FERRY_SHM_LIVENESS_MS", CFG_INT, "200", 0, 60000, NULL,
+     "ms between checks that the ranks of this node are alive (0: never)"},
     {"FERRY_TCP_IF", CFG_STR, "", 0, 0, NULL,
      "interfaces or CIDRs whose addresses tcp uses (empty: all but loopback, + loopback on a "
      "node)"},
@@ -68,6 +70,9 @@ static cfg_var_t vars[] = {
      "milliseconds one tcp connect() may take before the next address is tried"},
     {"FERRY_TCP_CONNECT_RETRIES", CFG_INT, "4", 0, 1000, NULL,
      "rounds over a peer's addresses after the first before tcp reports it unreachable"},
+    {"FERRY_TCP_KEEPALIVE", CFG_INT, "30", 0, 86400, NULL,
+     "seconds after which a tcp peer that answers nothing (not even keepalives) is lost (0: "
+     "never)"},
 };
 
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
@@ -198,14 +203,54 @@ int MPIDI_config_init(void)
         if (strncmp(*e, "FERRY_", 6) != 0)
             continue;
         size_t n = strcspn(*e, "=");
-        int known = 0;
-        for (size_t i = 0; i < NVARS && !known; i++)
-            known = strlen(vars[i].name) == n && strncmp(vars[i].name, *e, n) == 0;
-        if (!known)
-            fprintf(stderr, "ferry: warning: unknown variable %.*s ignored (see doc/tuning.md)\n",
-                    (int)n, *e);
+        char name[128];
+        snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), *e);
+        if (!MPIDI_config_known(name))
+            fprintf(stderr, "ferry: warning: unknown variable %s ignored (see doc/tuning.md)\n",
+                    name);
     }
     return bad ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+int MPIDI_config_known(const char *name)
+{
+    return find(name) != NULL;
+}
+
+int MPIDI_config_count(void)
+{
+    return (int)NVARS;
+}
+
+void MPIDI_config_describe(int i, MPIDI_config_desc_t *d)
+{
+    static const char *const kinds[] = {
+        [CFG_INT] = "int",   [CFG_SIZE] = "size",  [CFG_BOOL] = "bool",
+        [CFG_ENUM] = "enum", [CFG_STR] = "string",
+    };
+    const cfg_var_t *v = &vars[i];
+    const char *env = getenv(v->name);
+
+    d->name = v->name;
+    d->kind = kinds[v->kind];
+    d->defval = v->defval;
+    d->value = env && *env ? env : NULL;
+    d->doc = v->doc;
+    switch (v->kind) {
+    case CFG_INT:
+    case CFG_SIZE:
+        snprintf(d->range, sizeof(d->range), "%ld .. %ld", v->min, v->max);
+        break;
+    case CFG_BOOL:
+        snprintf(d->range, sizeof(d->range), "0|1");
+        break;
+    case CFG_ENUM:
+        snprintf(d->range, sizeof(d->range), "%s", v->choices);
+        break;
+    case CFG_STR:
+        snprintf(d->range, sizeof(d->range), "text");
+        break;
+    }
 }
 
 static cfg_var_t *must_find(const char *name)

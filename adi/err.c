@@ -121,3 +121,8 @@ const char *MPIR_Err_string(int code)
         return slots[s].msg;
     return MPIR_Err_class_string(MPIR_Err_class(code));
 }
+
+const char *MPIDU_err_string(int code)
+{
+    return MPIR_Err_string(code);
+}

@@ -120,22 +120,41 @@ int MPID_Init(void)
 
     MPIDI_job_t job = {
         .rank = w->rank, .size = w->size, .kvsname = w->kvsname, .hostname = w->hostname};
+    /* Before the fence: under another process manager rank 0 puts the secret
+     * it draws, and the others read it when they first need it. */
+    if ((err = MPIDI_job_key_init()))
+        return err;
     if ((err = build_node_map(&job)))
-        return err;
+        goto fn_fail;
     if ((err = MPIDI_stats_init()))
-        return err;
+        goto fn_fail;
+    /* From here a failure finalizes the methods started (methods_init does
+     * it for its own failures), so nothing outlives a failed start-up: no
+     * shm segment name, no listening socket. */
     if ((err = MPIDI_methods_init(&job)))
-        return err;
+        goto fn_fail;
     if ((err = MPIDI_stats_register_methods()))
-        return err;
+        goto finalize_methods;
     if ((err = MPIDI_methods_publish()))
-        return err;
-    if (PMI_Barrier())
-        return pmi_err("barrier");
+        goto finalize_methods;
+    if (PMI_Barrier()) {
+        err = pmi_err("barrier");
+        goto finalize_methods;
+    }
     if ((err = MPIDI_methods_post_init()))
-        return err;
+        goto finalize_methods;
     MPIDI_progress_init();
-    return MPIR_Comm_init_builtins(w->rank, w->size);
+    if ((err = MPIR_Comm_init_builtins(w->rank, w->size)))
+        goto finalize_methods;
+    return MPI_SUCCESS;
+
+finalize_methods:
+    MPIDI_methods_finalize();
+fn_fail:
+    free(node_of);
+    free(local_ranks);
+    node_of = local_ranks = NULL;
+    return err;
 }
 
 static int nothing_left(void *arg)
@@ -150,6 +169,8 @@ int MPID_Finalize(void)
     MPID_Progress_wait(nothing_left, NULL);
     MPIDI_stats_finalize();
     int err = MPIDI_methods_finalize();
+    MPIDI_recvq_finalize();
+    MPIDI_job_key_finalize();
     MPIR_Comm_finalize_all();
     free(node_of);
     free(local_ranks);

@@ -11,4 +11,21 @@ const char *MPIDI_config_str(const char *name);
 /* 1 if the user set the variable explicitly (so defaults from methods yield). */
 int MPIDI_config_is_set(const char *name);
 
+/* One registered variable as ferry_info shows it. */
+typedef struct MPIDI_config_desc {
+    const char *name;
+    const char *kind;   /* "int", "size", "bool", "enum" or "string" */
+    const char *defval; /* as registered ("" for an empty string) */
+    const char *value;  /* from the environment, or NULL when unset */
+    char range[96];     /* "min .. max", the choices "a|b", "0|1", or "text" */
+    const char *doc;    /* the one-line description */
+} MPIDI_config_desc_t;
+
+/* The registry, read without MPIDI_config_init: how many variables, and the
+ * i-th (0 <= i < count) in registry order. */
+int MPIDI_config_count(void);
+void MPIDI_config_describe(int i, MPIDI_config_desc_t *d);
+/* Whether name is a registered variable. */
+int MPIDI_config_known(const char *name);
+
 #endif /* MPIDI_CONFIG_H_INCLUDED */

@@ -63,8 +63,12 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
         a->ops = ops;
         a->caps.size = sizeof(a->caps);
         int err = ops->init(job, &a->caps);
-        if (err)
+        if (err) {
+            /* A method cleans up its own failed init; the ones before it
+             * are finalized here. */
+            MPIDI_methods_finalize();
             return err;
+        }
         order[MPIDI_nactive] = *list ? pos : -a->caps.exclusivity;
         MPIDI_nactive++;
     }
@@ -80,8 +84,12 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
         }
     }
     MPIDI_peers = calloc(job->size, sizeof(*MPIDI_peers));
-    if (!MPIDI_peers)
+    MPIDI_lost_peers = malloc(sizeof(int) * (size_t)job->size);
+    MPIDI_nlost = MPIDI_nlost_failed = 0;
+    if (!MPIDI_peers || !MPIDI_lost_peers) {
+        MPIDI_methods_finalize();
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for %d peers", job->size);
+    }
     return MPI_SUCCESS;
 }
 
@@ -90,6 +98,8 @@ int MPIDI_methods_publish(void)
     for (int i = 0; i < MPIDI_nactive; i++) {
         const MPIDI_method_ops_t *ops = MPIDI_active[i].ops;
         char key[64], card[1024];
+        if (MPIDI_active[i].caps.cardless)
+            continue;
         if (ops->get_business_card(card, sizeof(card)) != MPI_SUCCESS)
             return MPIR_Err_create(MPI_ERR_OTHER, "method %s gave no business card", ops->name);
         snprintf(key, sizeof(key), "P%d-%s", MPIDI_world.rank, ops->name);
@@ -125,6 +135,9 @@ int MPIDI_methods_finalize(void)
     MPIDI_nactive = 0;
     free(MPIDI_peers);
     MPIDI_peers = NULL;
+    free(MPIDI_lost_peers);
+    MPIDI_lost_peers = NULL;
+    MPIDI_nlost = MPIDI_nlost_failed = 0;
     return ret;
 }
 
@@ -162,8 +175,15 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
         if (!in_scope(&MPIDI_active[i].caps, peer))
             continue;
         snprintf(key, sizeof(key), "P%d-%s", peer, ops->name);
-        if (PMI_KVS_Get(MPIDI_world.kvsname, key, card, sizeof(card)) != PMI_SUCCESS)
-            continue; /* the peer does not run this method */
+        if (MPIDI_active[i].caps.cardless)
+            card[0] = '\0';
+        else if (PMI_KVS_Get(MPIDI_world.kvsname, key, card, sizeof(card)) != PMI_SUCCESS) {
+            /* The peer does not run this method (or its card cannot be read). */
+            if (MPIDI_config_int("FERRY_VERBOSE") >= 2)
+                fprintf(stderr, "ferry: rank %d: no %s card for rank %d: %s\n", MPIDI_world.rank,
+                        ops->name, peer, PMIU_last_error());
+            continue;
+        }
         if (!ops->reachable(peer, card))
             continue;
         int err = ops->connect(peer, card);

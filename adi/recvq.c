@@ -1,16 +1,52 @@
-/* recvq.c: the one matching engine: posted and unexpected queues in MPI order. */
+/* recvq.c: the one matching engine: posted and unexpected queues binned by (context, source). */
+#include <stdlib.h>
 #include "adi_impl.h"
 
-/* Two doubly linked lists in arrival/posting order.  Searching front to back
- * gives MPI's rule: a message matches the earliest posted receive that fits,
- * a receive matches the earliest arrived message that fits; together with
- * per-peer FIFO delivery that is the non-overtaking guarantee. */
-typedef struct {
+/* MPI's rule: a message matches the earliest posted receive that fits, and a
+ * receive the earliest arrived message that fits; with per-peer FIFO delivery
+ * that is the non-overtaking guarantee.  One list each would make every
+ * match a linear search, and a receiver that takes a flood one source at a
+ * time would walk all the other sources' messages on every receive (time
+ * growing with the square of the queue).  So, as Open MPI's ob1 and UCX do,
+ * the queues are binned:
+ *
+ * - a source bin per (context, source) holds the receives posted for that
+ *   source and the messages arrived from it, each in order (links next/prev);
+ * - a context bin per context (source MPI_ANY_SOURCE) holds the receives
+ *   posted with MPI_ANY_SOURCE, in order, and every unexpected message of the
+ *   context in arrival order (a second pair of links, arr_next/arr_prev).
+ *
+ * An arriving message takes the first fitting receive of its source bin and,
+ * only while wildcard receives are posted at all, the first fitting one of
+ * its context bin; of the two the one posted earlier wins (post_seq, a
+ * counter over all posts, as UCX orders its wildcard queue).  A receive for
+ * one source searches that source's bin, a wildcard one its context's
+ * arrival list.  Tags are still compared in order inside a bin: one
+ * comparison when the first entry fits, which is the common case. */
+
+typedef struct queue {
     MPIR_Request *head, *tail;
 } queue_t;
 
-static queue_t posted, unexp;
+typedef struct MPIDI_recvq_bin {
+    uint64_t key;
+    queue_t posted; /* source bin: receives for this source; context bin: MPI_ANY_SOURCE ones */
+    queue_t unexp;  /* source bin: messages from this source; context bin: all, by arrival */
+    struct MPIDI_recvq_bin *ctx_bin; /* a source bin's context bin; NULL for a context bin */
+} bin_t;
+
+/* Open addressing over pointers to bins, which never move (requests point
+ * at their bin) and are never freed before finalize: a job uses a bounded
+ * set of (context, source) pairs, and a bin that empties is likely used again. */
+static bin_t **table;
+static size_t table_cap, table_used; /* capacity is a power of two, at most half full */
+static bin_t *last_bin;              /* the bin of the last lookup: a ping-pong hits it */
+
+static uint64_t post_counter; /* post_seq of the next posted receive */
+static long nwild;            /* MPI_ANY_SOURCE receives posted */
 static size_t unexp_bytes;
+
+/* ---- lists ---- */
 
 static void q_append(queue_t *q, MPIR_Request *r)
 {
@@ -36,75 +72,244 @@ static void q_remove(queue_t *q, MPIR_Request *r)
     r->next = r->prev = NULL;
 }
 
-static inline int matches(int want_ctx, int want_src, int want_tag, int ctx, int src, int tag)
+static void arr_append(queue_t *q, MPIR_Request *r)
 {
-    return want_ctx == ctx && (want_src == MPI_ANY_SOURCE || want_src == src) &&
-           (want_tag == MPI_ANY_TAG || want_tag == tag);
+    r->arr_next = NULL;
+    r->arr_prev = q->tail;
+    if (q->tail)
+        q->tail->arr_next = r;
+    else
+        q->head = r;
+    q->tail = r;
+}
+
+static void arr_remove(queue_t *q, MPIR_Request *r)
+{
+    if (r->arr_prev)
+        r->arr_prev->arr_next = r->arr_next;
+    else
+        q->head = r->arr_next;
+    if (r->arr_next)
+        r->arr_next->arr_prev = r->arr_prev;
+    else
+        q->tail = r->arr_prev;
+    r->arr_next = r->arr_prev = NULL;
+}
+
+/* ---- bins ---- */
+
+static uint64_t bin_key(int context_id, int src)
+{
+    return (uint64_t)(uint32_t)context_id << 32 | (uint32_t)src;
+}
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+    /* Fibonacci hashing: consecutive ranks of one context spread evenly. */
+    return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
+}
+
+static int grow_table(void)
+{
+    size_t cap = table_cap ? table_cap * 2 : 64;
+    bin_t **t = calloc(cap, sizeof(*t));
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < table_cap; i++) {
+        if (!table[i])
+            continue;
+        size_t s = slot_of(table[i]->key, cap);
+        while (t[s])
+            s = (s + 1) & (cap - 1);
+        t[s] = table[i];
+    }
+    free(table);
+    table = t;
+    table_cap = cap;
+    return 0;
+}
+
+static bin_t *lookup(uint64_t key)
+{
+    if (last_bin && last_bin->key == key)
+        return last_bin;
+    if (!table_cap)
+        return NULL;
+    for (size_t s = slot_of(key, table_cap);; s = (s + 1) & (table_cap - 1)) {
+        if (!table[s])
+            return NULL;
+        if (table[s]->key == key)
+            return last_bin = table[s];
+    }
+}
+
+static bin_t *insert(uint64_t key)
+{
+    if ((table_used + 1) * 2 > table_cap && grow_table() != 0)
+        return NULL;
+    bin_t *b = calloc(1, sizeof(*b));
+    if (!b)
+        return NULL;
+    b->key = key;
+    size_t s = slot_of(key, table_cap);
+    while (table[s])
+        s = (s + 1) & (table_cap - 1);
+    table[s] = b;
+    table_used++;
+    return last_bin = b;
+}
+
+/* The bin of (context, src), created with its context bin when asked; NULL
+ * when it does not exist (or, with create, when memory ran out). */
+static bin_t *bin_get(int context_id, int src, int create)
+{
+    bin_t *b = lookup(bin_key(context_id, src));
+    if (b || !create)
+        return b;
+    bin_t *cb = NULL;
+    if (src != MPI_ANY_SOURCE) {
+        cb = bin_get(context_id, MPI_ANY_SOURCE, 1);
+        if (!cb)
+            return NULL;
+    }
+    b = insert(bin_key(context_id, src));
+    if (b)
+        b->ctx_bin = cb;
+    return b;
+}
+
+static int is_ctx_bin(const bin_t *b)
+{
+    return b->ctx_bin == NULL;
+}
+
+/* ---- posted receives ---- */
+
+static MPIR_Request *first_posted(const bin_t *b, int tag)
+{
+    for (MPIR_Request *r = b->posted.head; r; r = r->next)
+        if (r->tag == MPI_ANY_TAG || r->tag == tag)
+            return r;
+    return NULL;
+}
+
+static void take_posted(bin_t *b, MPIR_Request *r)
+{
+    q_remove(&b->posted, r);
+    r->in_posted = 0;
+    r->rq_bin = NULL;
+    if (is_ctx_bin(b))
+        nwild--;
 }
 
 MPIR_Request *MPIDI_recvq_find_posted(int context_id, int src, int tag)
 {
-    for (MPIR_Request *r = posted.head; r; r = r->next) {
-        if (matches(r->context_id, r->rank, r->tag, context_id, src, tag)) {
-            q_remove(&posted, r);
-            r->in_posted = 0;
-            return r;
+    bin_t *b = bin_get(context_id, src, 0);
+    MPIR_Request *r = b ? first_posted(b, tag) : NULL;
+    if (nwild > 0) {
+        bin_t *cb = b ? b->ctx_bin : bin_get(context_id, MPI_ANY_SOURCE, 0);
+        MPIR_Request *w = cb ? first_posted(cb, tag) : NULL;
+        if (w && (!r || w->post_seq < r->post_seq)) {
+            r = w;
+            b = cb;
         }
     }
-    return NULL;
+    if (r)
+        take_posted(b, r);
+    return r;
 }
 
-void MPIDI_recvq_append_posted(MPIR_Request *rreq)
+int MPIDI_recvq_append_posted(MPIR_Request *rreq)
 {
-    q_append(&posted, rreq);
+    bin_t *b = bin_get(rreq->context_id, rreq->rank, 1);
+    if (!b)
+        return MPIR_Err_create(MPI_ERR_NO_MEM,
+                               "out of memory for the receive queue of "
+                               "context %d, source %d",
+                               rreq->context_id, rreq->rank);
+    rreq->post_seq = post_counter++;
+    q_append(&b->posted, rreq);
+    rreq->rq_bin = b;
     rreq->in_posted = 1;
+    if (is_ctx_bin(b))
+        nwild++;
+    return MPI_SUCCESS;
 }
 
 int MPIDI_recvq_remove_posted(MPIR_Request *rreq)
 {
     if (!rreq->in_posted)
         return 0;
-    q_remove(&posted, rreq);
-    rreq->in_posted = 0;
+    take_posted(rreq->rq_bin, rreq);
     return 1;
+}
+
+/* ---- unexpected messages ---- */
+
+static void take_unexp(MPIR_Request *u)
+{
+    bin_t *b = u->rq_bin;
+    q_remove(&b->unexp, u);
+    arr_remove(&b->ctx_bin->unexp, u);
+    u->rq_bin = NULL;
+    if (u->unexp_data)
+        unexp_bytes -= u->msg_size;
 }
 
 MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remove)
 {
-    for (MPIR_Request *u = unexp.head; u; u = u->next) {
-        if (matches(context_id, src, tag, u->context_id, u->rank, u->tag)) {
-            if (remove) {
-                q_remove(&unexp, u);
-                if (u->unexp_data)
-                    unexp_bytes -= u->msg_size;
-            }
-            return u;
-        }
+    MPIR_Request *u = NULL;
+    if (src == MPI_ANY_SOURCE) {
+        bin_t *cb = bin_get(context_id, MPI_ANY_SOURCE, 0);
+        for (u = cb ? cb->unexp.head : NULL; u; u = u->arr_next)
+            if (tag == MPI_ANY_TAG || u->tag == tag)
+                break;
+    } else {
+        bin_t *b = bin_get(context_id, src, 0);
+        for (u = b ? b->unexp.head : NULL; u; u = u->next)
+            if (tag == MPI_ANY_TAG || u->tag == tag)
+                break;
     }
-    return NULL;
+    if (u && remove)
+        take_unexp(u);
+    return u;
 }
 
+/* A cancel names the message by its sender's request and sequence number,
+ * not by its envelope, so every source bin is searched: cancels are rare. */
 MPIR_Request *MPIDI_recvq_take_unexp_sent(int peer, uint64_t sreq, uint16_t seq)
 {
-    for (MPIR_Request *u = unexp.head; u; u = u->next) {
-        if (u->peer == peer && u->rts.sreq == sreq && u->rts.seq == seq) {
-            q_remove(&unexp, u);
-            if (u->unexp_data)
-                unexp_bytes -= u->msg_size;
-            return u;
+    for (size_t i = 0; i < table_cap; i++) {
+        bin_t *b = table[i];
+        if (!b || is_ctx_bin(b))
+            continue;
+        for (MPIR_Request *u = b->unexp.head; u; u = u->next) {
+            if (u->peer == peer && u->rts.sreq == sreq && u->rts.seq == seq) {
+                take_unexp(u);
+                return u;
+            }
         }
     }
     return NULL;
 }
 
-void MPIDI_recvq_append_unexp(MPIR_Request *ureq)
+int MPIDI_recvq_append_unexp(MPIR_Request *ureq)
 {
-    q_append(&unexp, ureq);
+    bin_t *b = bin_get(ureq->context_id, ureq->rank, 1);
+    if (!b)
+        return MPIR_Err_create(MPI_ERR_NO_MEM,
+                               "out of memory for the unexpected queue of "
+                               "context %d, source %d",
+                               ureq->context_id, ureq->rank);
+    q_append(&b->unexp, ureq);
+    arr_append(&b->ctx_bin->unexp, ureq);
+    ureq->rq_bin = b;
     if (ureq->unexp_data) {
         unexp_bytes += ureq->msg_size;
         if (unexp_bytes > MPIDI_stats.unexpected_bytes_max)
             MPIDI_stats.unexpected_bytes_max = unexp_bytes;
     }
+    return MPI_SUCCESS;
 }
 
 size_t MPIDI_recvq_unexp_bytes(void)
@@ -112,21 +317,68 @@ size_t MPIDI_recvq_unexp_bytes(void)
     return unexp_bytes;
 }
 
-/* Receives naming the lost peer can never match now: fail them.  Wildcard
- * receives stay posted, since another peer may still satisfy them. */
-void MPIDI_recvq_fail_peer(int peer, int mpi_errno)
+/* ---- lost peers ---- */
+
+/* Whether world rank peer is one a receive on comm may hear from: a member
+ * of its group, or of the remote group of an intercommunicator. */
+static int comm_has(const MPIR_Comm *comm, int peer)
 {
-    MPIR_Request *r = posted.head;
-    while (r) {
-        MPIR_Request *next = r->next;
-        if (r->rank != MPI_ANY_SOURCE && r->peer == peer) {
-            q_remove(&posted, r);
-            r->in_posted = 0;
-            MPIR_Request_set_error(r, mpi_errno);
-            r->status.MPI_SOURCE = r->rank;
-            r->status.MPI_TAG = r->tag;
-            MPIDI_Request_complete_one(r);
+    if (!comm)
+        return 0;
+    int n = MPIR_Comm_peer_size(comm);
+    if (!comm->world_ranks)
+        return peer < n;
+    for (int i = 0; i < n; i++)
+        if (comm->world_ranks[i] == peer)
+            return 1;
+    return 0;
+}
+
+static void fail_posted(bin_t *b, MPIR_Request *r, int mpi_errno)
+{
+    take_posted(b, r);
+    MPIR_Request_set_error(r, mpi_errno);
+    r->status.MPI_SOURCE = r->rank;
+    r->status.MPI_TAG = r->tag;
+    MPIDI_Request_complete_one(r);
+}
+
+/* Receives naming the lost peer can never match now, and a wildcard receive
+ * on a communicator the peer belongs to may wait for a message only that
+ * peer would have sent: both fail (a wildcard one with wild_errno, which
+ * says so).  Messages that arrived from the peer before it was lost stay
+ * and can still be received. */
+void MPIDI_recvq_fail_peer(int peer, int mpi_errno, int wild_errno)
+{
+    for (size_t i = 0; i < table_cap; i++) {
+        bin_t *b = table[i];
+        if (!b)
+            continue;
+        MPIR_Request *r = b->posted.head;
+        while (r) {
+            MPIR_Request *next = r->next;
+            if (is_ctx_bin(b) ? comm_has(r->comm, peer) : r->peer == peer)
+                fail_posted(b, r, is_ctx_bin(b) ? wild_errno : mpi_errno);
+            r = next;
         }
-        r = next;
     }
+}
+
+int MPIDI_recvq_comm_lost_peer(const MPIR_Comm *comm, const int *lost, int nlost)
+{
+    for (int i = 0; i < nlost; i++)
+        if (comm_has(comm, lost[i]))
+            return lost[i];
+    return -1;
+}
+
+void MPIDI_recvq_finalize(void)
+{
+    for (size_t i = 0; i < table_cap; i++)
+        free(table[i]);
+    free(table);
+    table = NULL;
+    table_cap = table_used = 0;
+    last_bin = NULL;
+    nwild = 0;
 }

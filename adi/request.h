@@ -71,8 +71,12 @@ typedef struct MPIR_Request {
     int tag;
     int context_id;
     int peer; /* world rank of the partner once known */
-    /* Matching queue links and posting order. */
+    /* Matching queue links (adi/recvq.c): the request's bin list, and for an
+     * unexpected message also its context's arrival list. */
     struct MPIR_Request *next, *prev;
+    struct MPIR_Request *arr_next, *arr_prev;
+    struct MPIDI_recvq_bin *rq_bin; /* the bin it is queued in, NULL if none */
+    uint64_t post_seq;              /* posted receive: order among all posts */
     /* Protocol state. */
     size_t msg_size;     /* bytes the sender sent */
     size_t bytes_done;   /* pipeline progress */

@@ -12,3 +12,10 @@ EXTRA_DIST += bench/pack_bench.c bench/pack_run.sh
 noinst_PROGRAMS += bench/pack_bench
 bench_pack_bench_SOURCES = bench/pack_bench.c
 bench_pack_bench_LDADD = libmpi.la
+# flood.c: matching under a flood of unexpected messages (bench/flood_run.sh compares libraries).
+EXTRA_DIST += bench/flood.c bench/flood_run.sh
+noinst_PROGRAMS += bench/flood
+bench_flood_SOURCES = bench/flood.c
+bench_flood_LDADD = libmpi.la
+# startup_empty.c: MPI_Init + MPI_Finalize, timed by bench/startup.sh under several launchers.
+EXTRA_DIST += bench/startup_empty.c bench/startup.sh

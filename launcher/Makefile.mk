@@ -13,7 +13,7 @@ bin_PROGRAMS += mpiexec
 mpiexec_SOURCES = launcher/mpiexec.c launcher/mpiexec.h launcher/mpiexec_args.c \
 	launcher/mpiexec_kvs.c launcher/mpiexec_pmi.c launcher/mpiexec_port.c \
 	launcher/mpiexec_output.c launcher/mpiexec_spawn.c launcher/mpiexec_remote.c \
-	launcher/mpiexec_bind.c launcher/mpiexec_exit.c \
+	launcher/mpiexec_bind.c launcher/mpiexec_exit.c launcher/mpiexec_auth.c \
 	launcher/mpiexec_hosts.c launcher/mpiexec_hosts.h launcher/pmi_wire.c launcher/pmi_wire.h
 # Per-target flags give these programs their own objects: automake refuses
 # to build pmi_wire.c both as a libtool object (libmpi) and a plain one.

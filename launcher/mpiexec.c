@@ -124,6 +124,8 @@ static int run_timers(void)
             CONSIDER(job.giveup_at);
     }
     CONSIDER(MPIEXEC_output_flush_due(now));
+    if (job.pending)
+        CONSIDER(MPIEXEC_port_timers(now));
     if (job.timeout_at && !job.term_sent)
         CONSIDER(job.timeout_at);
     if (job.term_at && !job.term_sent)
@@ -168,21 +170,23 @@ static void event_loop(void)
         pfds[n].fd = sig_pipe[0];
         pfds[n].events = POLLIN;
         what[n++] = -1;
-        if (job.listen_fd >= 0) {
+        if (job.listen_fd >= 0 && !job.accept_resume_at) {
             pfds[n].fd = job.listen_fd;
             pfds[n].events = POLLIN;
             what[n++] = -2;
-            for (int k = 0; k < job.npending; k++) {
-                pfds[n].fd = job.pending[k].fd;
-                pfds[n].events = POLLIN;
-                what[n++] = -3 - k;
-            }
+        }
+        for (int k = 0; k < job.npending; k++) {
+            pfds[n].fd = job.pending[k].fd;
+            pfds[n].events = POLLIN;
+            what[n++] = -3 - k;
         }
         for (int i = 0; i < job.size; i++) {
             rank_t *r = &job.ranks[i];
             if (r->pmi_fd >= 0) {
                 pfds[n].fd = r->pmi_fd;
-                pfds[n].events = POLLIN;
+                /* Queued replies go when the rank's socket takes them: one
+                 * rank that does not read never blocks the others. */
+                pfds[n].events = POLLIN | (r->outq_len ? POLLOUT : 0);
                 what[n++] = i * 3;
             }
             for (int s = 0; s < 2; s++)
@@ -225,7 +229,9 @@ static void event_loop(void)
             rank_t *r = &job.ranks[what[k] / 3];
             int kind = what[k] % 3;
             if (kind == 0) {
-                if (r->pmi_fd >= 0)
+                if (pfds[k].revents & POLLOUT)
+                    MPIEXEC_pmi_flush(r);
+                if (r->pmi_fd >= 0 && (pfds[k].revents & (POLLIN | POLLHUP | POLLERR)))
                     MPIEXEC_pmi_input(r);
             } else if (r->streams[kind - 1].fd >= 0) {
                 MPIEXEC_stream_read(r, &r->streams[kind - 1], now);
@@ -255,6 +261,8 @@ int main(int argc, char **argv)
     if (MPIEXEC_check_fd_limit(o.n + (job.nremote ? MPIEXEC_port_pending_max() : 0)) != 0)
         return EXIT_USAGE;
     if (job.nremote && MPIEXEC_port_open(&o) != 0)
+        return EXIT_USAGE;
+    if (MPIEXEC_auth_init() != 0)
         return EXIT_USAGE;
     for (int i = 0; i < o.n; i++) {
         job.ranks[i].pmi_fd = -1;

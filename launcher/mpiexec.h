@@ -20,6 +20,21 @@
  * partial line is still flushed after this long, or when the buffer fills. */
 #define PARTIAL_LINE_MS 100
 #define OUTBUF_SIZE 65536
+/* PMI replies waiting for a rank's socket.  PMI-1 is lock step: an honest
+ * client has one reply outstanding (four after initack), a few hundred
+ * bytes.  A rank with this much unread has stopped reading while it keeps
+ * asking; it is reported and the job ended, rather than mpiexec blocking
+ * on it or holding its replies without bound. */
+#define PMI_OUTQ_MAX 65536
+/* The job's secret (doc/security.md): 256 random bits, handed to ranks only
+ * over their authenticated PMI connection.  A remote rank's PMI_PORT token:
+ * 128 random bits. */
+#define MPIEXEC_SECRET_BYTES 32
+#define MPIEXEC_TOKEN_BYTES 16
+/* A PMI_PORT connection must say which rank it is within this long (seconds;
+ * MPIEXEC_PORT_TIMEOUT overrides it).  A rank sends its initack as soon as
+ * it is connected, so a connection still silent then is not a rank's. */
+#define PORT_IDENTIFY_S 10
 
 enum { EXIT_USAGE = 1, EXIT_NOT_FOUND = 127, EXIT_TIMEOUT = 124 };
 
@@ -42,6 +57,9 @@ typedef struct rank {
     int remote; /* started by the launcher command; PMI comes over TCP (PMI_PORT) */
     int pmi_fd; /* our end of the socketpair; -1 once closed */
     PMIU_reader_t reader;
+    char *outq; /* PMI replies not yet taken by the socket */
+    size_t outq_len, outq_cap;
+    char token[2 * MPIEXEC_TOKEN_BYTES + 1]; /* remote rank: its PMI_ID proves it (hex) */
     stream_t streams[2];
     int initialized;
     int finalized;
@@ -57,6 +75,8 @@ typedef struct rank {
 typedef struct MPIEXEC_pending {
     int fd;
     PMIU_reader_t reader;
+    long long deadline; /* closed unidentified at this time (ms) */
+    char from[80];      /* the connecting address, for messages */
 } MPIEXEC_pending_t;
 
 /* One MPMD section of the command line (`-n N [-env K V] [-wdir D] program args`, sections
@@ -112,6 +132,7 @@ typedef struct MPIEXEC_job {
     long long giveup_at; /* when to stop waiting for held pipes */
     long long timeout_at;
     int timeout_sec;
+    int port_timeout_sec; /* MPIEXEC_PORT_TIMEOUT */
     long long leftover_at;
 
     /* Multi-host jobs (mpiexec_hosts.c). */
@@ -124,6 +145,12 @@ typedef struct MPIEXEC_job {
     char mapping[VALLEN_MAX + 1]; /* PMI_process_mapping, or "" */
     MPIEXEC_pending_t *pending;   /* accepted PMI connections that have not said who they are */
     int npending;
+    int nremote_in;        /* remote ranks whose PMI connection is in: at nremote, stop listening */
+    long long accept_resume_at; /* accept ran out of descriptors: listen again then (ms) */
+    long accept_pause_ms;
+    unsigned long nrefused; /* PMI_PORT connections refused or timed out */
+
+    char secret_hex[2 * MPIEXEC_SECRET_BYTES + 1];
 } MPIEXEC_job_t;
 
 /* The one job this process runs (mpiexec.c); a program's global, not a library symbol. */
@@ -135,7 +162,8 @@ long long MPIEXEC_now_ms(void);
 void MPIEXEC_usage(FILE *f);
 /* Fills o from the command line; -1 after a message on stderr. */
 int MPIEXEC_parse_args(int argc, char **argv, opts_t *o);
-/* MPIEXEC_TIMEOUT into job.timeout_sec; -1 after a message if it is not a positive integer. */
+/* MPIEXEC_TIMEOUT and MPIEXEC_PORT_TIMEOUT into job.timeout_sec and
+ * job.port_timeout_sec; -1 after a message if one is not a positive integer. */
 int MPIEXEC_parse_timeout(void);
 
 /* ---- key-value space (mpiexec_kvs.c) ---- */
@@ -144,9 +172,19 @@ int MPIEXEC_kvs_put(const char *key, const char *value);
 /* The value put under key, or NULL. */
 const char *MPIEXEC_kvs_get(const char *key);
 
+/* ---- the job's secret and PMI_PORT tokens (mpiexec_auth.c) ---- */
+/* Draws the secret and every remote rank's token; -1 after a message. */
+int MPIEXEC_auth_init(void);
+/* Compares two strings in time that does not depend on where they differ. */
+int MPIEXEC_auth_equal(const char *a, const char *b);
+
 /* ---- PMI service (mpiexec_pmi.c) ---- */
-/* Sends one reply line to rank r (traced with -v). */
+/* Sends one reply line to rank r (traced with -v), or queues what the socket
+ * does not take now; never blocks.  A rank that lets PMI_OUTQ_MAX bytes pile
+ * up is reported and the job killed. */
 void MPIEXEC_pmi_reply(rank_t *r, PMIU_msg_t *msg);
+/* Writes queued replies when the socket is writable. */
+void MPIEXEC_pmi_flush(rank_t *r);
 /* Reads what the socket holds and serves each complete line; returns what
  * the read gave: bytes, 0 at EOF (fd closed), -1 with errno (EAGAIN: drained). */
 long MPIEXEC_pmi_input(rank_t *r);
@@ -158,6 +196,9 @@ int MPIEXEC_port_pending_max(void);
 int MPIEXEC_port_open(const opts_t *o);
 void MPIEXEC_port_accept(void);
 void MPIEXEC_port_input(MPIEXEC_pending_t *pc);
+/* Closes pending connections past their deadline and ends an accept pause;
+ * returns when it next needs to run (ms), or -1. */
+long long MPIEXEC_port_timers(long long now);
 
 /* ---- output forwarding (mpiexec_output.c) ---- */
 void MPIEXEC_stream_read(rank_t *r, stream_t *s, long long now);

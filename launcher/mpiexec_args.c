@@ -373,19 +373,26 @@ int MPIEXEC_parse_args(int argc, char **argv, opts_t *o)
     return 0;
 }
 
-int MPIEXEC_parse_timeout(void)
+/* A positive number of seconds from the environment (default def); -1 after a message. */
+static int env_seconds(const char *name, int def, int *out)
 {
-    const char *tmo = getenv("MPIEXEC_TIMEOUT");
-
-    if (tmo && tmo[0]) {
+    const char *v = getenv(name);
+    *out = def;
+    if (v && v[0]) {
         char *end;
-        long v = strtol(tmo, &end, 10);
-        if (end == tmo || *end != '\0' || v < 1 || v > INT_MAX / 1000) {
-            fprintf(stderr, "mpiexec: MPIEXEC_TIMEOUT=%s is not a positive number of seconds\n",
-                    tmo);
+        long n = strtol(v, &end, 10);
+        if (end == v || *end != '\0' || n < 1 || n > INT_MAX / 1000) {
+            fprintf(stderr, "mpiexec: %s=%s is not a positive number of seconds\n", name, v);
             return -1;
         }
-        job.timeout_sec = (int)v;
+        *out = (int)n;
     }
     return 0;
+}
+
+int MPIEXEC_parse_timeout(void)
+{
+    if (env_seconds("MPIEXEC_TIMEOUT", 0, &job.timeout_sec) != 0)
+        return -1;
+    return env_seconds("MPIEXEC_PORT_TIMEOUT", PORT_IDENTIFY_S, &job.port_timeout_sec);
 }

@@ -23,8 +23,9 @@ static void signal_all(int signo)
     for (int i = 0; i < job.size; i++) {
         /* The group outlives its leader while a child of the rank is alive;
          * ESRCH just means the group is already empty. */
-        if (job.ranks[i].pid > 0)
-            kill(-job.ranks[i].pid, signo);
+        if (job.ranks[i].pid > 0 && kill(-job.ranks[i].pid, signo) != 0 && errno == ESRCH &&
+            !job.ranks[i].reaped)
+            kill(job.ranks[i].pid, signo); /* forked, not yet its own session */
     }
 }
 

@@ -3,8 +3,89 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+/* Something went wrong with rank r's socket: its exit, collected by the
+ * reaper, says what happened; nothing more is written to it. */
+static void drop_outq(rank_t *r)
+{
+    free(r->outq);
+    r->outq = NULL;
+    r->outq_len = r->outq_cap = 0;
+}
+
+/* Writes what the socket takes now: 1 if all of buf went, 0 if some is left
+ * (*done_p says how much went), -1 when the socket is broken. */
+static int write_some(rank_t *r, const char *buf, size_t len, size_t *done_p)
+{
+    *done_p = 0;
+    while (*done_p < len) {
+        /* MSG_NOSIGNAL: a dead rank gives EPIPE, not a SIGPIPE that kills us. */
+        ssize_t n = send(r->pmi_fd, buf + *done_p, len - *done_p, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n < 0) {
+            /* A rank that died mid-request; its exit is handled by the reaper. */
+            if (job.verbose)
+                fprintf(stderr, "mpiexec: reply to rank %d: %s (errno %d)\n",
+                        (int)(r - job.ranks), strerror(errno), errno);
+            return -1;
+        }
+        *done_p += (size_t)n;
+    }
+    return 1;
+}
+
+static void queue_rest(rank_t *r, const char *buf, size_t len)
+{
+    int rank = (int)(r - job.ranks);
+    if (r->outq_len + len > PMI_OUTQ_MAX) {
+        fprintf(stderr,
+                "mpiexec: rank %d (pid %d) does not read its PMI replies (%zu bytes waiting) but "
+                "keeps sending requests; killing the job\n",
+                rank, (int)r->pid, r->outq_len + len);
+        drop_outq(r);
+        MPIEXEC_pmi_close(r);
+        MPIEXEC_kill_job(REASON_RANK, 1, 0);
+        return;
+    }
+    if (r->outq_len + len > r->outq_cap) {
+        size_t cap = r->outq_cap ? r->outq_cap * 2 : 4096;
+        while (cap < r->outq_len + len)
+            cap *= 2;
+        char *q = realloc(r->outq, cap);
+        if (!q) {
+            fprintf(stderr, "mpiexec: out of memory queueing a PMI reply to rank %d; killing the "
+                            "job\n",
+                    rank);
+            MPIEXEC_kill_job(REASON_RANK, 1, 0);
+            return;
+        }
+        r->outq = q;
+        r->outq_cap = cap;
+    }
+    memcpy(r->outq + r->outq_len, buf, len);
+    r->outq_len += len;
+}
+
+void MPIEXEC_pmi_flush(rank_t *r)
+{
+    size_t done;
+    if (r->pmi_fd < 0 || r->outq_len == 0)
+        return;
+    int rc = write_some(r, r->outq, r->outq_len, &done);
+    if (rc < 0) {
+        drop_outq(r);
+        return;
+    }
+    memmove(r->outq, r->outq + done, r->outq_len - done);
+    r->outq_len -= done;
+}
 
 void MPIEXEC_pmi_reply(rank_t *r, PMIU_msg_t *msg)
 {
@@ -16,13 +97,25 @@ void MPIEXEC_pmi_reply(rank_t *r, PMIU_msg_t *msg)
                 PMIU_last_error());
         return;
     }
-    if (job.verbose)
-        fprintf(stderr, "mpiexec: rank %d <- %s", rank, msg->line);
+    if (job.verbose) {
+        /* The job's secret is not for a terminal or a log. */
+        const char *secret = strstr(msg->line, job.secret_hex);
+        if (job.secret_hex[0] && secret)
+            fprintf(stderr, "mpiexec: rank %d <- %.*s(the job's secret)\n", rank,
+                    (int)(secret - msg->line), msg->line);
+        else
+            fprintf(stderr, "mpiexec: rank %d <- %s", rank, msg->line);
+    }
     if (r->pmi_fd < 0)
         return;
-    /* A rank that died mid-request gives EPIPE; its exit is handled by the reaper. */
-    if (PMIU_writeall(r->pmi_fd, msg->line, (size_t)len) != 0 && job.verbose)
-        fprintf(stderr, "mpiexec: reply to rank %d: %s\n", rank, PMIU_last_error());
+    /* Behind replies still queued, in order; otherwise straight to the socket. */
+    size_t done = 0;
+    if (r->outq_len == 0) {
+        int rc = write_some(r, msg->line, (size_t)len, &done);
+        if (rc != 0)
+            return; /* all written, or the socket is broken */
+    }
+    queue_rest(r, msg->line + done, (size_t)len - done);
 }
 
 static void reply_error(rank_t *r, const char *cmd, const char *msg_text)
@@ -87,6 +180,10 @@ static void do_put(rank_t *r, const PMIU_cmd_t *cmd)
         reply_error(r, "put_result", "key_longer_than_keylen_max");
         return;
     }
+    if (strcmp(key, PMIU_SECRET_KEY) == 0) {
+        reply_error(r, "put_result", "key_reserved_for_the_launcher");
+        return;
+    }
     /* The value must come back in "cmd=get_result rc=0 value=...\n", which is
      * longer than a put without kvsname= by a few bytes. */
     if (strlen(value) > VALLEN_MAX || strlen(value) + 27 > PMIU_MAXLINE) {
@@ -115,9 +212,13 @@ static void do_get(rank_t *r, const PMIU_cmd_t *cmd)
         reply_error(r, "get_result", "missing_key");
         return;
     }
-    /* What a rank put wins over the launcher's own answers below. */
+    /* What a rank put wins over the launcher's own answers below, except
+     * the job's secret: every connection serving this is a rank's own
+     * (a socketpair, or a PMI_PORT connection that showed its token). */
     value = MPIEXEC_kvs_get(key);
-    if (value == NULL && strcmp(key, "PMI_process_mapping") == 0) {
+    if (strcmp(key, PMIU_SECRET_KEY) == 0) {
+        value = job.secret_hex;
+    } else if (value == NULL && strcmp(key, "PMI_process_mapping") == 0) {
         /* MPICH's locality format, computed from the placement at start-up;
          * one node (id 0) holding one block of all ranks without hosts.  An
          * irregular placement too long for a line is not announced. */
@@ -258,8 +359,11 @@ static void handle_line(rank_t *r, const char *line, size_t len)
 
 void MPIEXEC_pmi_close(rank_t *r)
 {
+    if (r->pmi_fd < 0)
+        return;
     close(r->pmi_fd);
     r->pmi_fd = -1;
+    drop_outq(r);
     /* A rank gone from the barrier must not count toward its release. */
     if (r->in_barrier) {
         r->in_barrier = 0;

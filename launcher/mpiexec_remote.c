@@ -55,7 +55,7 @@ static void words_free(words_t *w)
 extern char **environ;
 
 /* The launcher command line that starts rank on its host:
- *   LAUNCHER HOST env [-C WDIR] -u PMI_FD ... PMI_PORT=... PMI_ID=rank ... program args
+ *   LAUNCHER HOST env [-C WDIR] -u PMI_FD ... PMI_PORT=... PMI_ID=rank:token ... program args
  * exec style passes those words as they are; ssh style joins them, quoted,
  * into one shell command that first changes to our working directory. */
 char **MPIEXEC_remote_argv(int rank, const opts_t *o)
@@ -85,7 +85,8 @@ char **MPIEXEC_remote_argv(int rank, const opts_t *o)
     words_add(&cmd, "-u");
     words_add(&cmd, "PMI_SIZE");
     words_add(&cmd, "PMI_PORT=%s", job.pmi_port);
-    words_add(&cmd, "PMI_ID=%d", rank);
+    /* The token proves to our PMI_PORT that the connection is this rank's. */
+    words_add(&cmd, "PMI_ID=%d:%s", rank, job.ranks[rank].token);
     words_add(&cmd, "PMI_SPAWNED=0");
     words_add(&cmd, "MPI_LOCALRANKID=%d", job.local_index[rank]);
     words_add(&cmd, "MPI_LOCALNRANKS=%d", MPIEXEC_node_nranks(rank));

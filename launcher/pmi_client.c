@@ -57,6 +57,20 @@ static int check_init(const char *fn)
     return PMI_SUCCESS;
 }
 
+/* A line as PMI_DEBUG shows it: with the value of the job's secret (in a put
+ * or a get_result that follows a get of it) left out. */
+static int secret_in_flight;
+static void trace(const char *dir, const char *line)
+{
+    const char *v = secret_in_flight ? strstr(line, "value=") : NULL;
+    if (v)
+        fprintf(stderr, "[pmi rank %d] %s: %.*s(the job's secret)\n", pmi.rank, dir,
+                (int)(v + 6 - line), line);
+    else
+        fprintf(stderr, "[pmi rank %d] %s: %s%s", pmi.rank, dir, line,
+                line[0] && line[strlen(line) - 1] == '\n' ? "" : "\n");
+}
+
 static int send_msg(PMIU_msg_t *msg)
 {
     int len = PMIU_msg_finish(msg);
@@ -64,7 +78,7 @@ static int send_msg(PMIU_msg_t *msg)
     if (len < 0)
         return PMI_FAIL;
     if (pmi.debug)
-        fprintf(stderr, "[pmi rank %d] send: %s", pmi.rank, msg->line);
+        trace("send", msg->line);
     if (PMIU_writeall(pmi.fd, msg->line, (size_t)len) != 0)
         return PMI_FAIL;
     return PMI_SUCCESS;
@@ -86,7 +100,7 @@ static int recv_reply(PMIU_cmd_t *reply, const char *expect)
     if (rc != PMIU_LINE_OK)
         return PMI_FAIL;
     if (pmi.debug)
-        fprintf(stderr, "[pmi rank %d] recv: %s\n", pmi.rank, line);
+        trace("recv", line);
     if (PMIU_parse(line, len, reply) != 0)
         return PMI_FAIL;
     if (PMIU_check_reply(reply, expect) != 0)
@@ -178,15 +192,17 @@ static int connect_port(const char *port_env)
     return fd;
 }
 
-/* The PMI_PORT handshake: initack, then size, rank and debug as cmd=set lines. */
-static int port_handshake(int id)
+/* The PMI_PORT handshake: initack, then size, rank and debug as cmd=set
+ * lines.  PMI_ID goes as it is: Hydra's is a number, ours the rank and a
+ * token that proves it ("3:9f0c..."). */
+static int port_handshake(const char *id)
 {
     PMIU_msg_t msg;
     PMIU_cmd_t reply;
     int have_size = 0, have_rank = 0;
 
     PMIU_msg_start(&msg, "initack");
-    PMIU_msg_add_int(&msg, "pmiid", id);
+    PMIU_msg_add(&msg, "pmiid", id);
     if (transact(&msg, "initack", &reply) != PMI_SUCCESS)
         return PMI_FAIL;
     for (int i = 0; i < 3; i++) {
@@ -206,8 +222,7 @@ static int port_handshake(int id)
             return PMI_FAIL;
     }
     if (!have_size || !have_rank) {
-        PMIU_set_error("PMI_PORT handshake for PMI_ID=%d gave no %s", id,
-                       have_size ? "rank" : "size");
+        PMIU_set_error("PMI_PORT handshake gave no %s", have_size ? "rank" : "size");
         return PMI_FAIL;
     }
     return PMI_SUCCESS;
@@ -299,7 +314,7 @@ int PMI_Init(int *spawned)
     const char *fd_env = getenv("PMI_FD");
     const char *port_env = getenv("PMI_PORT");
     const char *debug_env = getenv("PMI_DEBUG");
-    int id;
+    const char *id = getenv("PMI_ID");
 
     if (pmi.mode != MODE_NONE) {
         if (spawned)
@@ -321,8 +336,10 @@ int PMI_Init(int *spawned)
         }
         pmi.mode = MODE_FD;
     } else if (port_env) {
-        if (env_int("PMI_ID", &id) != PMI_SUCCESS)
+        if (!id || !PMIU_value_ok(id) || !*id) {
+            PMIU_set_error("PMI_PORT is set but PMI_ID is %s", id ? "not a single word" : "not");
             goto fn_fail;
+        }
         pmi.fd = connect_port(port_env);
         if (pmi.fd < 0)
             goto fn_fail;
@@ -585,7 +602,10 @@ int PMI_KVS_Put(const char *kvsname, const char *key, const char *value)
     PMIU_msg_add(&msg, "kvsname", kvsname);
     PMIU_msg_add(&msg, "key", key);
     PMIU_msg_add(&msg, "value", value);
-    return transact(&msg, "put_result", &reply);
+    secret_in_flight = strcmp(key, PMIU_SECRET_KV_KEY) == 0;
+    int rc = transact(&msg, "put_result", &reply);
+    secret_in_flight = 0;
+    return rc;
 }
 
 int PMI_KVS_Commit(const char *kvsname)
@@ -662,7 +682,10 @@ int PMI_KVS_Get(const char *kvsname, const char *key, char *value, int length)
     PMIU_msg_start(&msg, "get");
     PMIU_msg_add(&msg, "kvsname", kvsname);
     PMIU_msg_add(&msg, "key", key);
-    if (transact(&msg, "get_result", &reply) != PMI_SUCCESS) {
+    secret_in_flight = strcmp(key, PMIU_SECRET_KEY) == 0 || strcmp(key, PMIU_SECRET_KV_KEY) == 0;
+    int rc = transact(&msg, "get_result", &reply);
+    secret_in_flight = 0;
+    if (rc != PMI_SUCCESS) {
         char why[200];
         snprintf(why, sizeof(why), "%s", PMIU_last_error());
         PMIU_set_error("PMI_KVS_Get key=%s: %s", key, why);

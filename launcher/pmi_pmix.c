@@ -15,6 +15,16 @@
 #define GET_TIMEOUT_SEC 60
 
 static pmix_proc_t me;
+/* PMI_DEBUG: each call that may message the PMIx server is printed like the
+ * PMI-1 client's lines ("send:"), so requests can be counted the same way;
+ * the job-level gets are answered from the client's own copy and are not. */
+static int debug;
+
+static void trace(const char *call, const char *arg)
+{
+    if (debug)
+        fprintf(stderr, "[pmix rank %d] send: %s %s\n", (int)me.rank, call, arg ? arg : "");
+}
 
 static int pmix_fail(const char *what, pmix_status_t rc)
 {
@@ -50,9 +60,12 @@ static int get_job_u32(const char *key, const char *what, int *out)
 
 int PMIU_pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size_t len)
 {
+    const char *d = getenv("PMI_DEBUG");
+    debug = d && atoi(d) != 0;
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS)
         return pmix_fail("PMIx_Init", rc);
+    trace("PMIx_Init", NULL);
     if (get_job_u32(PMIX_JOB_SIZE, "PMIx_Get of the job size", size_p) != PMI_SUCCESS)
         goto fn_fail;
     *rank_p = (int)me.rank;
@@ -71,6 +84,7 @@ fn_fail:
 
 int PMIU_pmix_finalize(void)
 {
+    trace("PMIx_Finalize", NULL);
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
     return rc == PMIX_SUCCESS ? PMI_SUCCESS : pmix_fail("PMIx_Finalize", rc);
 }
@@ -107,6 +121,7 @@ int PMIU_pmix_put(const char *key, const char *value)
 
 int PMIU_pmix_commit(void)
 {
+    trace("PMIx_Commit", NULL);
     pmix_status_t rc = PMIx_Commit();
     return rc == PMIX_SUCCESS ? PMI_SUCCESS : pmix_fail("PMIx_Commit", rc);
 }
@@ -119,6 +134,7 @@ int PMIU_pmix_fence(void)
 
     PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    trace("PMIx_Fence", NULL);
     pmix_status_t rc = PMIx_Fence(&all, 1, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
     return rc == PMIX_SUCCESS ? PMI_SUCCESS : pmix_fail("PMIx_Fence", rc);
@@ -141,6 +157,7 @@ int PMIU_pmix_get(const char *key, char *value, int length)
     }
     PMIX_LOAD_PROCID(&owner, me.nspace, (pmix_rank_t)rank);
     PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &timeout, PMIX_INT);
+    trace("PMIx_Get", key);
     pmix_status_t rc = PMIx_Get(&owner, key, &info, 1, &val);
     PMIX_INFO_DESTRUCT(&info);
     snprintf(what, sizeof(what), "PMIx_Get of %.80s", key);

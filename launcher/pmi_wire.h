@@ -11,6 +11,15 @@
  * than MAXLINE/4 ("k=v " each) pairs anyway, this bound just keeps it small. */
 #define PMIU_MAXPAIRS 64
 
+/* The job's secret (doc/security.md).  Our mpiexec answers a get of
+ * PMIU_SECRET_KEY (keys starting with PMI_ are the server's) with it and
+ * refuses puts of it; another process manager answers "not found", and then
+ * rank 0 draws one and puts it under PMIU_SECRET_KV_KEY (a key of rank 0's,
+ * P<rank>-<name>, as PMIx requires).  Traces (-v, PMI_DEBUG) never show the
+ * value of either. */
+#define PMIU_SECRET_KEY "PMI_ferry_job_secret"
+#define PMIU_SECRET_KV_KEY "P0-job-secret"
+
 /* Status codes of the line reader. */
 #define PMIU_LINE_OK 1         /* a complete line was returned */
 #define PMIU_LINE_NONE 0       /* no complete line buffered yet (or EOF on a blocking read) */

@@ -42,14 +42,18 @@ typedef enum {
 
 /* Limits and capabilities a method reports from init. */
 typedef struct MPIDI_method_caps {
-    size_t size;            /* sizeof(MPIDI_method_caps_t), so the struct can grow */
-    size_t max_hdr;         /* largest header am_send accepts */
-    size_t eager_limit;     /* default largest payload sent eagerly */
-    size_t max_send;        /* largest payload of one am_send (pipeline chunk bound) */
-    unsigned rndv_modes;    /* MPIDI_RNDV_* mask */
-    int needs_reg;          /* rdma needs mem_reg keys */
-    int exclusivity;        /* among methods that reach a peer, the highest wins */
+    size_t size;                /* sizeof(MPIDI_method_caps_t), so the struct can grow */
+    size_t max_hdr;             /* largest header am_send accepts */
+    size_t eager_limit;         /* default largest payload sent eagerly */
+    size_t max_send;            /* largest payload of one am_send (pipeline chunk bound) */
+    unsigned rndv_modes;        /* MPIDI_RNDV_* mask */
+    int needs_reg;              /* rdma needs mem_reg keys */
+    int exclusivity;            /* among methods that reach a peer, the highest wins */
     MPIDI_method_scope_t scope; /* left 0: MPIDI_SCOPE_ANY */
+    /* 1: reachable and connect need nothing from the peer (the job's node
+     * map is enough, as for self and shm): no card is published or fetched,
+     * which spares every rank a PMI get per peer at its first message. */
+    int cardless;
 } MPIDI_method_caps_t;
 
 typedef struct MPIDI_method_ops {
@@ -57,7 +61,8 @@ typedef struct MPIDI_method_ops {
     const char *name;
 
     /* Lifecycle.  init creates local resources; every rank's business card is
-     * published as P<rank>-<name> before a barrier, then post_init runs. */
+     * published as P<rank>-<name> before a barrier (unless caps.cardless),
+     * then post_init runs. */
     int (*init)(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
     int (*get_business_card)(char *buf, size_t len);
     int (*post_init)(void); /* optional: after every rank has initialised */
@@ -92,6 +97,13 @@ typedef struct MPIDI_method_ops {
     /* Optional: register memory for rdma; *key_p goes to the peer. */
     int (*mem_reg)(void *addr, size_t len, uint64_t *key_p, void **handle_p);
     int (*mem_dereg)(void *handle);
+
+    /* Optional, for ferry_info: whether the method can run on this machine,
+     * found without a job (devices and ports, permissions, addresses, as
+     * FERRY_ variables select them; the registry is read).  Writes lines
+     * into buf, the first a summary, each later one a detail; returns 1 if
+     * usable, 0 if not (the lines say why).  NULL: always usable. */
+    int (*probe)(char *buf, size_t len);
 } MPIDI_method_ops_t;
 
 /* ---- Upcalls into the core (implemented in adi/) ---- */
@@ -125,6 +137,23 @@ void MPIDU_peer_failed(int peer, int mpi_errno, const char *msg);
 /* Builds an MPI error code of class errclass whose MPI_Error_string is the
  * formatted message; the function that first detects an error calls it. */
 int MPIDU_err_create(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message of an error code (as MPI_Error_string gives it). */
+const char *MPIDU_err_string(int code);
+
+/* Where the job's secret came from (doc/security.md). */
+typedef enum {
+    MPIDI_JOB_KEY_LAUNCHER, /* our mpiexec, over each rank's own PMI connection */
+    MPIDI_JOB_KEY_KVS,      /* drawn by rank 0 and put in another process manager's KVS */
+} MPIDI_job_key_source_t;
+/* The job's secret (at least 128 random bits, the same on every rank), for
+ * proving that a connection comes from a rank of this job; source_p may be
+ * NULL.  Valid after init; the first call may make a PMI round trip. */
+int MPIDU_job_key(const unsigned char **key_p, size_t *len_p, MPIDI_job_key_source_t *source_p);
+
+/* Appends one line (formatted, newline added) to a probe report of len
+ * bytes; a full report keeps what it has. */
+void MPIDU_probe_line(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Registers a counter the method increments itself (an unsigned long that stays valid until
  * MPI_Finalize), under the name FERRY_VERBOSE=1 prints and tests read from FERRY_STATS_FILE:

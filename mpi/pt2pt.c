@@ -356,19 +356,21 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     if (err)
         return MPIR_Err_return(c, "MPI_Iprobe", err);
     MPI_Status st;
-    MPID_Iprobe(source, tag, c, 0, flag, &st);
-    if (!*flag) {
+    err = MPID_Iprobe(source, tag, c, 0, flag, &st);
+    if (!*flag && !err) {
         /* Nothing yet: let the agent look once, as a polling loop expects. */
         MPID_Progress_test();
-        MPID_Iprobe(source, tag, c, 0, flag, &st);
+        err = MPID_Iprobe(source, tag, c, 0, flag, &st);
     }
+    if (err)
+        return MPIR_Err_return(c, "MPI_Iprobe", err);
     if (*flag)
         probe_status(status, &st);
     return MPI_SUCCESS;
 }
 
 typedef struct {
-    int source, tag, flag;
+    int source, tag, flag, err;
     MPIR_Comm *comm;
     MPIR_Request *msg; /* matched probe: the message taken */
     int matched;
@@ -378,12 +380,13 @@ typedef struct {
 static int probe_found(void *arg)
 {
     probe_arg_t *p = arg;
+    /* An error: nothing matches and nothing can any more (a lost peer). */
     if (p->matched) {
-        MPID_Improbe(p->source, p->tag, p->comm, 0, &p->msg, &p->st);
-        return p->msg != NULL;
+        p->err = MPID_Improbe(p->source, p->tag, p->comm, 0, &p->msg, &p->st);
+        return p->msg != NULL || p->err;
     }
-    MPID_Iprobe(p->source, p->tag, p->comm, 0, &p->flag, &p->st);
-    return p->flag;
+    p->err = MPID_Iprobe(p->source, p->tag, p->comm, 0, &p->flag, &p->st);
+    return p->flag || p->err;
 }
 
 #pragma weak MPI_Probe = PMPI_Probe
@@ -396,6 +399,8 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         return MPIR_Err_return(c, "MPI_Probe", err);
     probe_arg_t p = {.source = source, .tag = tag, .comm = c};
     MPID_Progress_wait(probe_found, &p);
+    if (p.err)
+        return MPIR_Err_return(c, "MPI_Probe", p.err);
     probe_status(status, &p.st);
     return MPI_SUCCESS;
 }
@@ -426,6 +431,8 @@ static int mprobe(const char *fname, int source, int tag, MPI_Comm comm, int *fl
         MPID_Progress_test();
         probe_found(&p);
     }
+    if (p.err)
+        return MPIR_Err_return(c, fname, p.err);
     if (!p.msg) {
         *flag = 0;
         return MPI_SUCCESS;

@@ -38,6 +38,10 @@ int MPID_Progress_test(void)
         made |= m;
     }
     made |= MPIDI_deferred_progress();
+    if (MPIDI_lost_peers_pending()) {
+        MPIDI_lost_peers_fail();
+        made = 1;
+    }
     if (upper_hook)
         made |= upper_hook();
     return made;

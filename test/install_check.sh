@@ -7,7 +7,7 @@ inst=${1:?usage: install_check.sh PREFIX}
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-for f in bin/mpicc bin/mpiexec include/mpi.h lib/libmpi.so lib/libmpi.a lib/pkgconfig/ferry.pc; do
+for f in bin/mpicc bin/mpiexec bin/ferry_info include/mpi.h lib/libmpi.so lib/libmpi.a lib/pkgconfig/ferry.pc; do
     [ -e "$inst/$f" ] || { echo "missing $inst/$f"; exit 1; }
 done
 "$inst/bin/mpicc" -Wall -Wextra -Werror -o "$d/latbw" "$top/bench/latbw.c" || exit 1

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # run-all.sh: the whole test suite: the runner's self-test, build, unit tests, launcher, shm
 # method, the MPI test list with its protocol variants, Hydra, the list over tcp, tcp end to
-# end (network namespaces), AddressSanitizer+UBSan and valgrind; one summary line.
+# end (network namespaces), the attacks of doc/security.md, libFuzzer on the parsers a stranger
+# can reach, Slurm (a two-node cluster of namespaces), AddressSanitizer+UBSan and valgrind; one
+# summary line.
 #
 #   test/run-all.sh                 everything: each test list once per method, its protocol
 #                                   variants on the lines marked "variants" (test/README.md)
-#   TEST_QUICK=1 test/run-all.sh    no variants, no sanitizer/valgrind parts
+#   TEST_QUICK=1 test/run-all.sh    no variants, no Slurm, sanitizer or valgrind parts
 #   TEST_FULL=1 test/run-all.sh     the protocol variants on every line of the lists (slow)
 #
 # Installs missing Debian packages first (test/debian-packages) as root or with sudo.  Builds in
@@ -73,8 +75,20 @@ part mpi-tcp $vlimit "${mpi_env[@]}" FERRY_METHODS=tcp FERRY_TCP_IF=lo \
 # tcp end to end: loopback, 16 ranks, a killed rank, refused/unreachable connections, port
 # range, and two hosts made of network namespaces under our mpiexec and Hydra.
 part tcp 900 bash test/tcp/run.sh "$inst"
+# Hardening: failed start-ups leave nothing in /dev/shm, a dead rank gives errors (shm, tcp),
+# descriptor exhaustion, and the attacks of doc/security.md, on this host only.
+part harden 900 bash test/harden/run.sh "$inst"
+# libFuzzer on the parsers a stranger can reach (PMI wire, tcp handshake and frames, cards):
+# the regression inputs, then FUZZ_SECONDS (30) per target from the seed corpus.
+part fuzz 1200 bash test/fuzz/run.sh "$top/_build-fuzz"
 
 if [ "$quick" != 1 ]; then
+    # Slurm: a private two-node cluster on this machine (slurm-up), srun --mpi=pmi2 and
+    # --mpi=pmix across both nodes, world size, methods, core programs and failures (about
+    # 1.5 minutes).  Not in quick runs: the cluster is one per machine, and the full suite runs
+    # under the suite lock.
+    part slurm 900 bash test/slurm/run.sh "$inst"
+
     # AddressSanitizer + UBSan: library and tests instrumented, default and four variants
     # (the last over tcp).
     san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"

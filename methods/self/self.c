@@ -1,4 +1,5 @@
 /* self.c: the method for messages a rank sends to itself: a local queue, memcpy for rdma. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "method.h"
@@ -26,6 +27,7 @@ static int self_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps)
     caps->needs_reg = 0;
     caps->exclusivity = 1000; /* nothing beats a memcpy */
     caps->scope = MPIDI_SCOPE_SELF;
+    caps->cardless = 1;
     return 0;
 }
 
@@ -47,8 +49,20 @@ static int self_finalize(void)
     return 0;
 }
 
-static int self_reachable(int peer, const char *card) { return peer == my_rank; }
-static int self_connect(int peer, const char *card) { return 0; }
+static int self_reachable(int peer, const char *card)
+{
+    return peer == my_rank;
+}
+
+static int self_probe(char *buf, size_t len)
+{
+    snprintf(buf, len, "usable: a rank's messages to itself, by memcpy\n");
+    return 1;
+}
+static int self_connect(int peer, const char *card)
+{
+    return 0;
+}
 
 static int self_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
                         const MPIR_Segment *seg, size_t first, size_t last, void *cookie)
@@ -56,8 +70,7 @@ static int self_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     size_t len = last - first;
     self_msg_t *m = malloc(sizeof(*m) + hdr_len + len);
     if (!m)
-        return MPIDU_err_create(MPI_ERR_NO_MEM, "self: out of memory for a %zu-byte message",
-                                len);
+        return MPIDU_err_create(MPI_ERR_NO_MEM, "self: out of memory for a %zu-byte message", len);
     m->next = NULL;
     m->handler = handler;
     m->hdr_len = hdr_len;
@@ -83,8 +96,7 @@ static int self_progress(int *made)
         head = m->next;
         if (!head)
             tail = NULL;
-        MPIDU_am_dispatch(my_rank, m->handler, m->data, m->hdr_len, m->data + m->hdr_len,
-                          m->len);
+        MPIDU_am_dispatch(my_rank, m->handler, m->data, m->hdr_len, m->data + m->hdr_len, m->len);
         free(m);
         *made = 1;
         if (stop)
@@ -119,4 +131,5 @@ const MPIDI_method_ops_t MPIDI_self_ops = {
     .progress = self_progress,
     .rdma_get = self_rdma_get,
     .rdma_put = self_rdma_put,
+    .probe = self_probe,
 };

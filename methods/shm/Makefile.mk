@@ -7,5 +7,7 @@ libmpi_la_SOURCES += \
 	methods/shm/shm_init.c \
 	methods/shm/shm_send.c \
 	methods/shm/shm_progress.c \
-	methods/shm/shm_cma.c
+	methods/shm/shm_cma.c \
+	methods/shm/shm_liveness.c \
+	methods/shm/shm_probe.c
 endif

@@ -39,6 +39,15 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
 #define MPIDI_SHM_RING_AUTO_TOTAL (16L << 20)
 #define MPIDI_SHM_RING_AUTO_MIN 4096
 
+/* How long a local rank waits for local rank 0 to create the segment.  All
+ * of them passed a job-wide barrier just before, so rank 0 is alive and
+ * only needs its turn on a CPU; 30 s covers hundreds of ranks per core. */
+#define MPIDI_SHM_ATTACH_WAIT_MS 30000
+
+/* Progress calls between looks at the clock for the liveness check
+ * (shm_liveness.c): the busy path pays nothing measurable. */
+#define MPIDI_SHM_LIVENESS_POLL_EVERY 256
+
 /* Defaults of the tunables (doc/methods/shm.md, doc/tuning.md). */
 #define MPIDI_SHM_CELL_SIZE_DEFAULT 65536
 #define MPIDI_SHM_NUM_CELLS_DEFAULT 64
@@ -63,6 +72,7 @@ typedef struct MPIDI_SHM_ctrl {
     uint64_t num_cells;
     uint64_t nlocal;
     uint64_t ring_size;      /* checked too: the rings are part of the layout */
+    _Atomic uint32_t finalized; /* set by the owner's finalize: its exit is no failure */
     MPIDI_SHM_queue_t recvq; /* cells sent to this process */
     MPIDI_SHM_queue_t freeq; /* this process's cells handed back by receivers */
 } MPIDI_SHM_ctrl_t;
@@ -110,11 +120,21 @@ typedef struct MPIDI_SHM_ring_rx {
     uint64_t published;
 } MPIDI_SHM_ring_rx_t;
 
+/* What this process knows about a local peer's life (shm_liveness.c). */
+typedef enum {
+    MPIDI_SHM_PEER_ALIVE,     /* running (or not checked yet) */
+    MPIDI_SHM_PEER_DRAINING,  /* ended; what it sent before is still being delivered */
+    MPIDI_SHM_PEER_FAILED,    /* ended without finalizing; the core has been told */
+    MPIDI_SHM_PEER_UNWATCHED, /* finalized, or not watchable (another pid namespace) */
+} MPIDI_SHM_peer_state_t;
+
 /* Per-process (private) state. */
 typedef struct MPIDI_SHM_state {
     char *base; /* where this process mapped the segment */
     size_t seg_size;
     char name[256]; /* shm_open name, kept to unlink */
+    int created;    /* this process made the segment (local rank 0) */
+    int opened;     /* this process opened it (checked ours): its failure removes the name */
     int unlinked;
 
     int me; /* local index */
@@ -155,6 +175,15 @@ typedef struct MPIDI_SHM_state {
     unsigned long stat_ring_full;      /* small enough for a ring, but it was full: a cell */
     unsigned long stat_ring_wrap;      /* entries that went back to the start of a ring */
     unsigned long stat_cell_sent;      /* messages sent in a cell */
+    /* Peer liveness (shm_liveness.c). */
+    long liveness_ms; /* FERRY_SHM_LIVENESS_MS; 0: not watching */
+    int *pidfds;      /* local index -> pidfd, -1 if none (kill(pid, 0) then) */
+    MPIDI_SHM_peer_state_t *peer_state;
+    MPIDI_SHM_off_t *drain_mark; /* DRAINING: the cell to dequeue before failing; 0: done */
+    int ndraining;
+    int nfailed; /* peers in MPIDI_SHM_PEER_FAILED: am_send checks only when non-zero */
+    unsigned live_polls;
+    long long next_check_ms;
 } MPIDI_SHM_state_t;
 
 extern MPIDI_SHM_state_t MPIDI_SHM_state;
@@ -186,6 +215,7 @@ static inline MPIDI_SHM_ring_t *MPIDI_SHM_ring(int sender, int receiver)
 /* Lifecycle and connectivity (shm_init.c). */
 int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
 int MPIDI_SHM_post_init(void);
+int MPIDI_SHM_probe(char *buf, size_t len);
 int MPIDI_SHM_finalize(void);
 int MPIDI_SHM_get_business_card(char *buf, size_t len);
 int MPIDI_SHM_reachable(int peer, const char *card);
@@ -200,5 +230,15 @@ int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, uint64_t remote_addr, 
                        void *cookie);
 int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
                        void *cookie);
+
+/* Peer liveness (shm_liveness.c). */
+void MPIDI_SHM_liveness_init(void);
+void MPIDI_SHM_liveness_finalize(void);
+/* Throttled: looks at the peers' processes every FERRY_SHM_LIVENESS_MS. */
+void MPIDI_SHM_liveness_check(void);
+/* The consumer took cell (offset) from its queue. */
+void MPIDI_SHM_liveness_dequeued(MPIDI_SHM_off_t cell);
+/* An error code if local peer li is known lost, else MPI_SUCCESS. */
+int MPIDI_SHM_peer_failed(int li);
 
 #endif /* SHM_IMPL_H_INCLUDED */

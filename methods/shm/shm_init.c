@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpi.h"
@@ -91,10 +92,9 @@ static int read_config(int nlocal)
     return MPI_SUCCESS;
 }
 
-/* shm_open names start with '/' and contain no other '/'.  The cell
- * geometry is part of the name: a rank started with different tunables then
- * maps a different segment (which post_init reports) instead of resizing and
- * corrupting the shared one under its peers. */
+/* shm_open names start with '/' and contain no other '/'.  One name per job
+ * and node; a rank started with other tunables than local rank 0 finds the
+ * segment of another size and says so (only rank 0 ever sizes it). */
 static int make_name(const MPIDI_job_t *job)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
@@ -111,8 +111,7 @@ static int make_name(const MPIDI_job_t *job)
     if (job->kvsname[i] != '\0')
         return MPIDU_err_create(MPI_ERR_OTHER, "shm: kvsname '%s' is longer than %zu characters",
                                 job->kvsname, sizeof(kvs) - 1);
-    snprintf(st->name, sizeof(st->name), "/ferry-shm-%s-n%d-%zux%zu-r%zu", kvs, job->node_id,
-             st->cell_size, st->num_cells, st->ring_size);
+    snprintf(st->name, sizeof(st->name), "/ferry-shm-%s-n%d", kvs, job->node_id);
     return MPI_SUCCESS;
 }
 
@@ -201,6 +200,7 @@ static void init_own_region(void)
     ctrl->num_cells = st->num_cells;
     ctrl->nlocal = (uint64_t)st->nlocal;
     ctrl->ring_size = st->ring_size;
+    atomic_store_explicit(&ctrl->finalized, 0, memory_order_relaxed);
     MPIDI_SHM_queue_init(&ctrl->recvq);
     MPIDI_SHM_queue_init(&ctrl->freeq);
     /* Each ring starts empty: nothing consumed, and a 0 length where the
@@ -234,50 +234,112 @@ static void init_own_region(void)
     atomic_store_explicit(&ctrl->magic, MPIDI_SHM_MAGIC, memory_order_release);
 }
 
+/* Sleeps 1 ms, unless start-up has waited MPIDI_SHM_ATTACH_WAIT_MS since t0
+ * already: then returns 1.  The waits of start-up are for other local ranks,
+ * which passed the same fence and only need their turn on a CPU. */
+static int nap_or_give_up(const struct timespec *t0)
+{
+    struct timespec now, pause = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000 >=
+        MPIDI_SHM_ATTACH_WAIT_MS)
+        return 1;
+    nanosleep(&pause, NULL);
+    return 0;
+}
+
+/* Local rank 0 creates the segment (O_EXCL: never one that exists, whoever
+ * made it); the others open it, waiting until it exists with its full size.
+ * So once any rank has removed the name (every failure path does, and
+ * post_init once all are ready), nobody can create it again: a start-up that
+ * fails halfway leaves nothing in /dev/shm, even when the launcher kills the
+ * other ranks before they get to their own clean-up.  Owner and mode are
+ * checked, so an object another user planted under the (predictable) name
+ * is refused, never mapped. */
+static int open_segment(int *fd_p)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    struct stat sb;
+    int fd;
+
+    if (st->me == 0) {
+        fd = shm_open(st->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0)
+            return MPIDU_err_create(MPI_ERR_OTHER, "shm_open(%s) on rank %d: %s (errno %d)%s",
+                                    st->name, world_rank, strerror(errno), errno,
+                                    errno == EEXIST ? ": a segment of that name exists already "
+                                                      "(left by a crashed job, or made by "
+                                                      "someone else); remove it"
+                                                    : "");
+        st->created = st->opened = 1;
+        if (ftruncate(fd, (off_t)st->seg_size) < 0) {
+            int err = errno;
+            close(fd);
+            return MPIDU_err_create(MPI_ERR_OTHER, "ftruncate(%s, %zu) on rank %d: %s (errno %d)",
+                                    st->name, st->seg_size, world_rank, strerror(err), err);
+        }
+        *fd_p = fd;
+        return MPI_SUCCESS;
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        fd = shm_open(st->name, O_RDWR, 0);
+        if (fd >= 0) {
+            if (fstat(fd, &sb) < 0) {
+                int err = errno;
+                close(fd);
+                return MPIDU_err_create(MPI_ERR_OTHER, "fstat(%s) on rank %d: %s (errno %d)",
+                                        st->name, world_rank, strerror(err), err);
+            }
+            if (sb.st_uid != geteuid() || (sb.st_mode & 077) != 0) {
+                close(fd);
+                return MPIDU_err_create(MPI_ERR_OTHER,
+                                        "shm segment %s on rank %d belongs to uid %u with mode "
+                                        "%03o, not to us (uid %u) with mode 600: refused",
+                                        st->name, world_rank, (unsigned)sb.st_uid,
+                                        (unsigned)(sb.st_mode & 0777), (unsigned)geteuid());
+            }
+            st->opened = 1; /* ours: a failure from here on removes the name */
+            if ((size_t)sb.st_size == st->seg_size) {
+                *fd_p = fd;
+                return MPI_SUCCESS;
+            }
+            close(fd);
+            if (sb.st_size != 0)
+                return MPIDU_err_create(MPI_ERR_OTHER,
+                                        "shm segment %s has %lld bytes, rank %d needs %zu: "
+                                        "local rank 0 (world rank %d) has other "
+                                        "FERRY_SHM_CELL_SIZE or FERRY_SHM_NUM_CELLS",
+                                        st->name, (long long)sb.st_size, world_rank, st->seg_size,
+                                        st->local_ranks[0]);
+            /* created, not yet sized: wait */
+        } else if (errno != ENOENT) {
+            return MPIDU_err_create(MPI_ERR_OTHER, "shm_open(%s) on rank %d: %s (errno %d)",
+                                    st->name, world_rank, strerror(errno), errno);
+        }
+        if (nap_or_give_up(&t0))
+            return MPIDU_err_create(MPI_ERR_OTHER,
+                                    "shm: rank %d waited %d s for local rank 0 (world rank %d) "
+                                    "to create %s",
+                                    world_rank, MPIDI_SHM_ATTACH_WAIT_MS / 1000, st->local_ranks[0],
+                                    st->name);
+    }
+}
+
 static int map_segment(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    int mpi_errno = MPI_SUCCESS;
-    struct stat sb;
-
-    /* Every local rank opens with O_CREAT: whoever comes first creates it,
-     * no leader election, no race on who initialises what. */
-    int fd = shm_open(st->name, O_CREAT | O_RDWR, 0600);
-    if (fd < 0)
-        return MPIDU_err_create(MPI_ERR_OTHER, "shm_open(%s) on rank %d: %s (errno %d)", st->name,
-                                world_rank, strerror(errno), errno);
-
-    /* Only grow: every rank computes the same size (the geometry is in the
-     * name), so an existing object of another size is a stale leftover. */
-    if (fstat(fd, &sb) < 0) {
-        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "fstat(%s) on rank %d: %s (errno %d)", st->name,
-                                     world_rank, strerror(errno), errno);
-        goto close_fd;
-    }
-    if ((size_t)sb.st_size != st->seg_size) {
-        if ((size_t)sb.st_size > st->seg_size) {
-            mpi_errno = MPIDU_err_create(MPI_ERR_OTHER,
-                                         "shm segment %s has %lld bytes, expected %zu (stale?)",
-                                         st->name, (long long)sb.st_size, st->seg_size);
-            goto close_fd;
-        }
-        if (ftruncate(fd, (off_t)st->seg_size) < 0) {
-            mpi_errno =
-                MPIDU_err_create(MPI_ERR_OTHER, "ftruncate(%s, %zu) on rank %d: %s (errno %d)",
-                                 st->name, st->seg_size, world_rank, strerror(errno), errno);
-            goto close_fd;
-        }
-    }
-
+    int fd = -1;
+    int mpi_errno = open_segment(&fd);
+    if (mpi_errno)
+        return mpi_errno;
     void *p = mmap(NULL, st->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
+    if (p == MAP_FAILED)
         mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "mmap(%s, %zu) on rank %d: %s (errno %d)",
                                      st->name, st->seg_size, world_rank, strerror(errno), errno);
-        goto close_fd;
-    }
-    st->base = p;
-
-close_fd:
+    else
+        st->base = p;
     close(fd); /* the mapping keeps the object alive */
     return mpi_errno;
 }
@@ -331,63 +393,100 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
      * faster and keeps node-local traffic off the NIC. */
     caps_p->exclusivity = 100;
     caps_p->scope = MPIDI_SCOPE_NODE;
+    /* The node map says who shares the segment; the segment's name comes
+     * from the kvsname and node id, which every local rank knows. */
+    caps_p->cardless = 1;
 
     /* Alone on the node: nobody to reach, nothing to share. */
     if (st->nlocal == 1)
         return MPI_SUCCESS;
 
+    /* The segment is made in post_init, after the core's fence: every rank
+     * of the job has passed its own init by then, so a start-up that fails
+     * before it (a bad variable on one rank, a method that cannot start)
+     * has no segment to leave behind. */
     mpi_errno = make_name(job);
     if (mpi_errno)
         goto free_state;
-    mpi_errno = map_segment();
-    if (mpi_errno)
-        goto unlink_segment;
-
-    if (!atomic_is_lock_free(&MPIDI_SHM_ctrl(0)->recvq.tail)) {
-        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER,
-                                     "shm: 64-bit atomics are not lock-free on this machine");
-        goto unmap_segment;
-    }
-    init_own_region();
     return MPI_SUCCESS;
 
-unmap_segment:
-    munmap(st->base, st->seg_size);
-unlink_segment:
-    /* Whoever fails removes the name, so no file outlives a failed start. */
-    if (shm_unlink(st->name) < 0 && errno != ENOENT)
-        fprintf(stderr, "shm_unlink(%s): %s (errno %d)\n", st->name, strerror(errno), errno);
 free_state:
     free_private();
 fn_fail:
     return mpi_errno;
 }
 
-/* Runs after every local rank initialised its region (the core's barrier).
- * The name is removed at once: the mappings keep the memory alive, and a job
- * that crashes from now on leaves nothing in /dev/shm. */
+/* Waits until every local rank has initialised its region (its magic is
+ * set), which is also when every one has mapped the segment: the node-local
+ * barrier before the name may go.  A rank that fails instead removes the
+ * name (nothing else removes it before this wait is over), which ends the
+ * wait at once. */
+static int wait_for_regions(void)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned polls = 0;; polls++) {
+        int ready = 0;
+        for (int i = 0; i < st->nlocal; i++)
+            /* Acquire: pairs with the owner's release store of its magic,
+             * so its region's fields are read as it wrote them. */
+            ready += atomic_load_explicit(&MPIDI_SHM_ctrl(i)->magic, memory_order_acquire) ==
+                     MPIDI_SHM_MAGIC;
+        if (ready == st->nlocal)
+            return MPI_SUCCESS;
+        if (polls % 16 == 15) {
+            int fd = shm_open(st->name, O_RDWR, 0);
+            if (fd >= 0)
+                close(fd);
+            else if (errno == ENOENT)
+                return MPIDU_err_create(MPI_ERR_OTHER,
+                                        "shm: a rank on this node failed to start (it removed "
+                                        "%s before every rank was ready)",
+                                        st->name);
+        }
+        if (nap_or_give_up(&t0))
+            return MPIDU_err_create(MPI_ERR_OTHER,
+                                    "shm: rank %d waited %d s for the ranks of this node to "
+                                    "initialise %s (%d of %d ready)",
+                                    world_rank, MPIDI_SHM_ATTACH_WAIT_MS / 1000, st->name, ready,
+                                    st->nlocal);
+    }
+}
+
+/* Runs after the core's fence.  Makes the segment (local rank 0) or maps
+ * it, initialises this rank's region, waits until every local rank has
+ * (node-local: no more PMI), then removes the name: the mappings keep the
+ * memory alive, and a job that crashes from now on leaves nothing in
+ * /dev/shm.  Every failure on the way removes the name too. */
 int MPIDI_SHM_post_init(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    int mpi_errno;
 
-    if (st->base == NULL)
+    if (st->nlocal <= 1 || st->name[0] == '\0')
         return MPI_SUCCESS;
-    if (!st->unlinked) {
-        if (shm_unlink(st->name) < 0 && errno != ENOENT)
-            return MPIDU_err_create(MPI_ERR_OTHER, "shm_unlink(%s) on rank %d: %s (errno %d)",
-                                    st->name, world_rank, strerror(errno), errno);
-        st->unlinked = 1;
+    mpi_errno = map_segment();
+    if (mpi_errno)
+        goto unlink_segment;
+    if (!atomic_is_lock_free(&MPIDI_SHM_ctrl(0)->recvq.tail)) {
+        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER,
+                                     "shm: 64-bit atomics are not lock-free on this machine");
+        goto unlink_segment;
     }
+    init_own_region();
+    mpi_errno = wait_for_regions();
+    if (mpi_errno)
+        goto unlink_segment;
+    if (shm_unlink(st->name) < 0 && errno != ENOENT) {
+        mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "shm_unlink(%s) on rank %d: %s (errno %d)",
+                                     st->name, world_rank, strerror(errno), errno);
+        goto unlink_segment;
+    }
+    st->unlinked = 1;
 
     for (int i = 0; i < st->nlocal; i++) {
         MPIDI_SHM_ctrl_t *c = MPIDI_SHM_ctrl(i);
-        /* Acquire: pairs with the owner's release store of the magic, so the
-         * fields read below are the ones it wrote. */
-        if (atomic_load_explicit(&c->magic, memory_order_acquire) != MPIDI_SHM_MAGIC)
-            return MPIDU_err_create(MPI_ERR_OTHER,
-                                    "shm: rank %d did not initialise its part of %s (different "
-                                    "FERRY_SHM_CELL_SIZE or FERRY_SHM_NUM_CELLS?)",
-                                    st->local_ranks[i], st->name);
         if (c->cell_size != st->cell_size || c->num_cells != st->num_cells ||
             c->nlocal != (uint64_t)st->nlocal || c->ring_size != st->ring_size)
             return MPIDU_err_create(MPI_ERR_OTHER,
@@ -400,7 +499,16 @@ int MPIDI_SHM_post_init(void)
                                     st->nlocal);
         st->pids[i] = (pid_t)c->pid;
     }
+    MPIDI_SHM_liveness_init();
     return MPI_SUCCESS;
+
+unlink_segment:
+    /* Whoever fails removes the name, so no file outlives a failed start
+     * (unless it is another's: refused, never opened). */
+    if (st->opened && !st->unlinked && shm_unlink(st->name) < 0 && errno != ENOENT)
+        fprintf(stderr, "shm_unlink(%s): %s (errno %d)\n", st->name, strerror(errno), errno);
+    st->unlinked = 1;
+    return mpi_errno;
 }
 
 int MPIDI_SHM_finalize(void)
@@ -408,10 +516,14 @@ int MPIDI_SHM_finalize(void)
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
 
     if (st->base != NULL) {
+        /* Release: peers that see us gone and then this flag (acquire) know
+         * we exited in order, after everything we did in the segment. */
+        atomic_store_explicit(&MPIDI_SHM_ctrl(st->me)->finalized, 1, memory_order_release);
         if (!st->unlinked && shm_unlink(st->name) < 0 && errno != ENOENT)
             fprintf(stderr, "shm_unlink(%s): %s (errno %d)\n", st->name, strerror(errno), errno);
         munmap(st->base, st->seg_size);
     }
+    MPIDI_SHM_liveness_finalize();
     free_private();
     return MPI_SUCCESS;
 }
@@ -438,7 +550,10 @@ int MPIDI_SHM_reachable(int peer, const char *card)
     (void)card;
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
 
-    if (st->base == NULL || peer < 0 || peer >= st->world_size || peer == world_rank)
+    /* Known from init on (the segment itself comes in post_init, before any
+     * message can be sent). */
+    if (st->world_to_local == NULL || st->nlocal < 2 || peer < 0 || peer >= st->world_size ||
+        peer == world_rank)
         return 0;
     return st->world_to_local[peer] >= 0;
 }

@@ -17,4 +17,5 @@ const MPIDI_method_ops_t MPIDI_shm_ops = {
     /* CMA reaches any address of the peer: nothing to register. */
     .mem_reg = NULL,
     .mem_dereg = NULL,
+    .probe = MPIDI_SHM_probe,
 };

@@ -151,6 +151,8 @@ __attribute__((noinline)) static int shm_progress_busy(MPIDI_SHM_state_t *st, in
         MPIDI_SHM_cell_t *cell = MPIDI_SHM_dequeue(recvq, &st->recvq_shadow);
         if (cell == NULL)
             break;
+        if (st->ndraining)
+            MPIDI_SHM_liveness_dequeued(MPIDI_SHM_rel(cell));
         mpi_errno = deliver_cell(cell, &count);
         if (mpi_errno)
             break;
@@ -166,9 +168,18 @@ fn_exit:
 int MPIDI_SHM_progress(int *made_progress_p)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    int mpi_errno = MPI_SUCCESS;
 
     *made_progress_p = 0;
-    if (st->base == NULL || shm_idle(st))
+    if (st->base == NULL)
         return MPI_SUCCESS;
-    return shm_progress_busy(st, made_progress_p);
+    if (!shm_idle(st))
+        mpi_errno = shm_progress_busy(st, made_progress_p);
+    /* Idle polls count too: a dead peer is what an idle rank may be waiting
+     * for.  Throttled (shm_liveness.c); every call while a dead peer's
+     * messages drain.  Not from a handler's nested call. */
+    if (st->liveness_ms && !mpi_errno && !st->in_progress &&
+        (st->ndraining || ++st->live_polls % MPIDI_SHM_LIVENESS_POLL_EVERY == 0))
+        MPIDI_SHM_liveness_check();
+    return mpi_errno;
 }

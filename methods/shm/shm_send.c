@@ -103,6 +103,9 @@ int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     mpi_errno = check_args(peer, li, handler, hdr_len, seg, first, last);
     if (mpi_errno)
         return mpi_errno;
+    /* Nobody would ever take a cell out of a dead process's queue. */
+    if (st->nfailed && (mpi_errno = MPIDI_SHM_peer_failed(li)))
+        return mpi_errno;
 
     mpi_errno = try_ring(peer, li, handler, hdr, hdr_len, seg, first, last, &done);
     if (mpi_errno || done)

@@ -26,10 +26,16 @@ static int stub_card(char *buf, size_t len)
     return 0;
 }
 
-static int stub_finalize(void) { return 0; }
+static int stub_finalize(void)
+{
+    return 0;
+}
 
 /* Decide from the peer's card; the stub reaches nobody. */
-static int stub_reachable(int peer, const char *card) { return 0; }
+static int stub_reachable(int peer, const char *card)
+{
+    return 0;
+}
 
 static int stub_connect(int peer, const char *card)
 {
@@ -46,7 +52,18 @@ static int stub_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
 
 /* Poll for arrivals and call MPIDU_am_dispatch for each; set *made only
  * when something happened. */
-static int stub_progress(int *made) { return 0; }
+static int stub_progress(int *made)
+{
+    return 0;
+}
+
+/* For ferry_info: a real method checks its devices, permissions or
+ * addresses here and says what it found (see shm_probe.c, tcp_probe.c). */
+static int stub_probe(char *buf, size_t len)
+{
+    snprintf(buf, len, "not usable: a compile-only skeleton that reaches no peer\n");
+    return 0;
+}
 
 const MPIDI_method_ops_t MPIDI_stub_ops = {
     .size = sizeof(MPIDI_method_ops_t),
@@ -58,4 +75,5 @@ const MPIDI_method_ops_t MPIDI_stub_ops = {
     .connect = stub_connect,
     .am_send = stub_am_send,
     .progress = stub_progress,
+    .probe = stub_probe,
 };

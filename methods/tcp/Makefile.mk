@@ -6,7 +6,9 @@ libmpi_la_SOURCES += \
 	methods/tcp/tcp_addr.c \
 	methods/tcp/tcp_init.c \
 	methods/tcp/tcp_conn.c \
+	methods/tcp/tcp_hs.c \
 	methods/tcp/tcp_send.c \
 	methods/tcp/tcp_recv.c \
-	methods/tcp/tcp_progress.c
+	methods/tcp/tcp_progress.c \
+	methods/tcp/tcp_probe.c
 endif

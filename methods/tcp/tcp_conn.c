@@ -34,6 +34,25 @@ int MPIDI_TCP_set_sockopts(int fd)
         return errno;
     if (st->rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &st->rcvbuf, sizeof(int)) != 0)
         return errno;
+    /* A host that vanishes (power, cable, a crashed kernel) closes nothing:
+     * without probes an idle connection would wait for it forever.  The
+     * kernel probes after a third of FERRY_TCP_KEEPALIVE idle seconds, four
+     * times a sixth apart, and drops the connection unanswered: the peer is
+     * failed about FERRY_TCP_KEEPALIVE seconds after it went silent.
+     * TCP_USER_TIMEOUT gives data in flight the same bound (keepalive
+     * probes are only sent on an idle connection). */
+    if (st->keepalive_s > 0) {
+        int idle = st->keepalive_s / 3 > 0 ? st->keepalive_s / 3 : 1;
+        int intvl = st->keepalive_s / 6 > 0 ? st->keepalive_s / 6 : 1;
+        int cnt = 4;
+        unsigned user_ms = (unsigned)st->keepalive_s * 1000u;
+        if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)) != 0 ||
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)) != 0 ||
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl)) != 0 ||
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt)) != 0 ||
+            setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms)) != 0)
+            return errno;
+    }
     return 0;
 }
 
@@ -138,21 +157,9 @@ static void peer_closed(int peer)
 
 /* ---- connecting ---- */
 
-static void start_attempt(int peer);
+static int start_attempt(int peer, int first);
 static void on_connected(MPIDI_TCP_sock_t *s);
-
-static void make_hello(MPIDI_TCP_hello_t *h, int kind, int to)
-{
-    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
-    memset(h, 0, sizeof(*h));
-    h->magic = MPIDI_TCP_MAGIC;
-    h->version = MPIDI_TCP_VERSION;
-    h->kind = (uint16_t)kind;
-    h->from = (uint32_t)st->rank;
-    h->to = (uint32_t)to;
-    h->job_id = st->job_id;
-    h->size = (uint32_t)st->size;
-}
+static void send_hello(MPIDI_TCP_sock_t *s);
 
 /* Writes what is left of the handshake message; returns 0, or an errno. */
 static int hs_write(MPIDI_TCP_sock_t *s)
@@ -218,13 +225,21 @@ static void attempt_failed(int peer, const char *fmt, ...)
         MPIDI_TCP_sock_close(p->out);
     p->out = NULL;
     p->addr_idx++;
-    start_attempt(peer);
+    start_attempt(peer, 0);
+}
+
+static int out_of_resources(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
 }
 
 /* Tries the peer's addresses from addr_idx on; when all of them failed,
  * waits and starts another round, up to FERRY_TCP_CONNECT_RETRIES more,
- * then fails the peer with the last reason. */
-static void start_attempt(int peer)
+ * then fails the peer with the last reason.  No socket for the very first
+ * attempt (out of descriptors or memory) is returned as an errno, for the
+ * operation that asked for the connection; later, it is one more failed
+ * attempt, retried after a pause (descriptors may be freed meanwhile). */
+static int start_attempt(int peer, int first)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
     MPIDI_TCP_peer_t *p = &st->peers[peer];
@@ -237,9 +252,12 @@ static void start_attempt(int peer)
         if (err) {
             if (fd >= 0)
                 close(fd);
-            MPIDI_TCP_peer_fail(peer, "tcp: rank %d: socket for rank %d: %s (errno %d)", st->rank,
-                                peer, strerror(err), err);
-            return;
+            if (first && out_of_resources(err))
+                return err;
+            snprintf(p->last_err, sizeof(p->last_err), "socket for %s: %s (errno %d)",
+                     MPIDI_TCP_addr_str(a, addr, sizeof(addr)), strerror(err), err);
+            p->addr_idx++;
+            continue;
         }
         int rc;
         do {
@@ -256,25 +274,24 @@ static void start_attempt(int peer)
             p->addr_idx++;
             continue;
         }
-        err = MPIDI_TCP_sock_add(fd, rc == 0 ? MPIDI_TCP_SOCK_WAIT_ACK : MPIDI_TCP_SOCK_CONNECTING,
+        err = MPIDI_TCP_sock_add(fd,
+                                 rc == 0 ? MPIDI_TCP_SOCK_WAIT_CHALLENGE
+                                         : MPIDI_TCP_SOCK_CONNECTING,
                                  peer, &p->out);
         if (err) {
             close(fd);
-            MPIDI_TCP_peer_fail(peer,
-                                "tcp: rank %d: adding the socket for rank %d to epoll: %s "
-                                "(errno %d)",
-                                st->rank, peer, strerror(err), err);
-            return;
+            p->out = NULL;
+            if (first && out_of_resources(err))
+                return err;
+            snprintf(p->last_err, sizeof(p->last_err), "adding a socket to epoll: %s (errno %d)",
+                     strerror(err), err);
+            p->addr_idx++;
+            continue;
         }
         p->deadline = MPIDI_TCP_now_ms() + st->connect_timeout_ms;
-        if (rc == 0) {
-            /* Connected at once (loopback can): the HELLO goes now. */
-            make_hello(&p->out->hs_out, MPIDI_TCP_HELLO, peer);
-            p->out->hs_out_len = sizeof(p->out->hs_out);
-            if ((err = hs_write(p->out)))
-                attempt_failed(peer, "sending HELLO: %s (errno %d)", strerror(err), err);
-        }
-        return;
+        if (rc == 0)
+            send_hello(p->out); /* connected at once (loopback can) */
+        return 0;
     }
     /* Every address failed in this round. */
     p->round++;
@@ -285,12 +302,13 @@ static void start_attempt(int peer)
                             st->rank, peer, p->round, p->round == 1 ? "" : "s", p->naddrs,
                             p->naddrs == 1 ? "" : "es",
                             p->naddrs ? p->last_err : "no usable address in its business card");
-        return;
+        return 0;
     }
     /* Back off 100 ms, 200 ms, ... up to 1.6 s between rounds. */
     int shift = p->round - 1 < 4 ? p->round - 1 : 4;
     p->retry_at = MPIDI_TCP_now_ms() + (100LL << shift);
     p->addr_idx = 0;
+    return 0;
 }
 
 /* Lazy: the core calls this when it binds the peer, at its first message;
@@ -307,13 +325,37 @@ int MPIDI_TCP_connect(int peer, const char *card)
     if (mpi_errno)
         return mpi_errno;
     MPIDI_TCP_addr_order(p->addrs, &p->naddrs, st->node_of[peer] == st->node_id);
-    p->state = MPIDI_TCP_PEER_CONNECTING;
-    st->nconnecting++;
+    MPIDI_TCP_peer_start(peer);
     p->addr_idx = 0;
     p->round = 0;
     p->retry_at = 0;
-    start_attempt(peer);
+    int err = start_attempt(peer, 1);
+    if (err) {
+        /* Nothing started: the peer stays unconnected, and the operation
+         * that asked gets the error; a later one tries again. */
+        p->state = MPIDI_TCP_PEER_NONE;
+        st->nconnecting--;
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "tcp: rank %d cannot open a socket to connect to rank %d: %s "
+                                "(errno %d)",
+                                st->rank, peer, strerror(err), err);
+    }
     return MPI_SUCCESS;
+}
+
+void MPIDI_TCP_peer_start(int peer)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    MPIDI_TCP_peer_t *p = &st->peers[peer];
+    /* A connect that could not start returns the peer to PEER_NONE: it is
+     * recorded in touched once, whatever number of times it starts. */
+    if (!p->touched) {
+        st->touched[st->ntouched++] = peer;
+        p->touched = 1;
+    }
+    if (p->state == MPIDI_TCP_PEER_NONE)
+        st->nconnecting++; /* peer_up counts it back */
+    p->state = MPIDI_TCP_PEER_CONNECTING;
 }
 
 /* Connect timeouts and retry rounds of peers still connecting. */
@@ -321,7 +363,8 @@ void MPIDI_TCP_conn_timers(void)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
     long long now = MPIDI_TCP_now_ms();
-    for (int i = 0; i < st->size && st->nconnecting > 0; i++) {
+    for (int k = 0; k < st->ntouched && st->nconnecting > 0; k++) {
+        int i = st->touched[k];
         MPIDI_TCP_peer_t *p = &st->peers[i];
         if (p->state != MPIDI_TCP_PEER_CONNECTING)
             continue;
@@ -335,7 +378,7 @@ void MPIDI_TCP_conn_timers(void)
                                st->connect_timeout_ms);
         } else if (!p->out && p->retry_at && now >= p->retry_at) {
             p->retry_at = 0;
-            start_attempt(i);
+            start_attempt(i, 0);
         }
     }
 }
@@ -374,7 +417,25 @@ static int peer_up(int peer, MPIDI_TCP_sock_t *s)
     return 0;
 }
 
-/* Our connect() finished, for better or worse: send the HELLO. */
+/* The connection's first message: who we are, whom we want, our nonce. */
+static void send_hello(MPIDI_TCP_sock_t *s)
+{
+    int err = MPIDI_TCP_hs_hello(&s->hello, s->peer);
+    if (err) {
+        attempt_failed(s->peer, "getrandom for a nonce: %s (errno %d)", strerror(err), err);
+        return;
+    }
+    s->state = MPIDI_TCP_SOCK_WAIT_CHALLENGE;
+    sock_update(s);
+    s->hs_out = s->hello;
+    s->hs_out_len = sizeof(s->hs_out);
+    s->hs_out_sent = 0;
+    s->hs_in_got = 0;
+    if ((err = hs_write(s)))
+        attempt_failed(s->peer, "sending HELLO: %s (errno %d)", strerror(err), err);
+}
+
+/* Our connect() finished, for better or worse. */
 static void on_connected(MPIDI_TCP_sock_t *s)
 {
     int err = 0;
@@ -385,116 +446,229 @@ static void on_connected(MPIDI_TCP_sock_t *s)
         attempt_failed(s->peer, "%s (errno %d)", strerror(err), err);
         return;
     }
-    s->state = MPIDI_TCP_SOCK_WAIT_ACK;
-    sock_update(s);
-    make_hello(&s->hs_out, MPIDI_TCP_HELLO, s->peer);
-    s->hs_out_len = sizeof(s->hs_out);
-    if ((err = hs_write(s)))
-        attempt_failed(s->peer, "sending HELLO: %s (errno %d)", strerror(err), err);
+    send_hello(s);
 }
 
-static int hello_valid(const MPIDI_TCP_hello_t *h)
+/* The connecting side reads a handshake message: 1 when complete, 0 for
+ * more to come; on EOF or an error the attempt has failed (-1). */
+static int connector_read(MPIDI_TCP_sock_t *s)
 {
-    return h->magic == MPIDI_TCP_MAGIC && h->version == MPIDI_TCP_VERSION;
+    int rc = hs_read(s);
+    if (rc < 0) {
+        /* Closed before answering: the peer abandoned this socket for one of
+         * its own (it will reach us), its handshake timed out, or it is not
+         * there; try on. */
+        if (errno)
+            attempt_failed(s->peer, "waiting for the handshake: %s (errno %d)", strerror(errno),
+                           errno);
+        else
+            attempt_failed(s->peer, "closed during the handshake");
+    }
+    return rc;
+}
+
+/* The acceptor proved the secret for our HELLO: prove it back. */
+static void on_challenge(MPIDI_TCP_sock_t *s)
+{
+    int peer = s->peer;
+    if (connector_read(s) <= 0)
+        return;
+    if (!MPIDI_TCP_hs_verify(&s->hs_in, MPIDI_TCP_CHALLENGE, MPIDI_TCP_CHALLENGE, &s->hello,
+                             NULL)) {
+        attempt_failed(peer, "the process there is not rank %d of this job (its answer does not "
+                             "prove the job's secret)",
+                       peer);
+        return;
+    }
+    memcpy(s->na, s->hs_in.nonce, sizeof(s->na));
+    int err = MPIDI_TCP_hs_reply(&s->hs_out, MPIDI_TCP_AUTH, &s->hello, s->na, 1);
+    if (err) {
+        MPIDI_TCP_peer_fail(peer, "tcp: rank %d cannot authenticate to rank %d: %s",
+                            MPIDI_TCP_state.rank, peer, MPIDU_err_string(err));
+        return;
+    }
+    s->state = MPIDI_TCP_SOCK_WAIT_VERDICT;
+    s->hs_in_got = 0;
+    s->hs_out_sent = 0;
+    s->hs_out_len = sizeof(s->hs_out);
+    if ((err = hs_write(s)))
+        attempt_failed(peer, "sending AUTH: %s (errno %d)", strerror(err), err);
 }
 
 /* The connecting side reads the acceptor's verdict. */
-static void on_ack(MPIDI_TCP_sock_t *s)
+static void on_verdict(MPIDI_TCP_sock_t *s)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
     int peer = s->peer;
     MPIDI_TCP_peer_t *p = &st->peers[peer];
-    int rc = hs_read(s);
 
-    if (rc == 0)
+    if (connector_read(s) <= 0)
         return;
-    if (rc < 0) {
-        /* Closed before answering: the peer abandoned this socket for one of
-         * its own (it will reach us), or it is not there; try on. */
-        if (errno)
-            attempt_failed(peer, "waiting for the handshake: %s (errno %d)", strerror(errno),
-                           errno);
-        else
-            attempt_failed(peer, "closed during the handshake");
+    if (!MPIDI_TCP_hs_verify(&s->hs_in, MPIDI_TCP_VERDICT_OK, MPIDI_TCP_VERDICT_GONE, &s->hello,
+                             s->na)) {
+        attempt_failed(peer, "rank %d's verdict does not prove the job's secret", peer);
         return;
     }
-    const MPIDI_TCP_hello_t *h = &s->hs_in;
-    if (!hello_valid(h) || h->from != (uint32_t)peer || h->job_id != st->job_id) {
-        attempt_failed(peer, "the process there is not rank %d of this job", peer);
-        return;
-    }
-    switch (h->kind) {
-    case MPIDI_TCP_ACK_OK:
+    switch (s->hs_in.kind) {
+    case MPIDI_TCP_VERDICT_OK:
         peer_up(peer, s);
         return;
-    case MPIDI_TCP_ACK_DUP:
+    case MPIDI_TCP_VERDICT_DUP:
         /* The peer's own connection to us wins (it has the lower rank): it
          * arrives by accept.  Should it not come, try again later. */
         MPIDI_TCP_sock_close(s);
         p->out = NULL;
         p->retry_at = MPIDI_TCP_now_ms() + st->connect_timeout_ms;
         return;
-    case MPIDI_TCP_ACK_GONE:
-        attempt_failed(peer, "rank %d refused: it has lost or closed its connection to us", peer);
-        return;
     default:
-        attempt_failed(peer, "the process there is not rank %d of this job (answer %u)", peer,
-                       (unsigned)h->kind);
+        attempt_failed(peer, "rank %d refused: it has lost or closed its connection to us", peer);
         return;
     }
 }
 
-/* The accepting side decides.  Simultaneous connects of two ranks to each
- * other are resolved the same way on both sides: the connection opened by
- * the lower rank wins.  A connection is refused (DUP) only by a rank whose
- * own attempt is in flight and wins, or which is connected already. */
+/* Leaves the unproven states (counted against MPIDI_TCP_MAX_UNPROVEN). */
+static void proven_or_gone(MPIDI_TCP_sock_t *s)
+{
+    if (s->state == MPIDI_TCP_SOCK_WAIT_HELLO || s->state == MPIDI_TCP_SOCK_WAIT_AUTH)
+        MPIDI_TCP_state.nunproven--;
+}
+
+/* An accepted connection ends without a word: a stranger learns nothing. */
+static void unproven_close(MPIDI_TCP_sock_t *s, const char *why)
+{
+    if (verbose() >= 2)
+        fprintf(stderr, "ferry: rank %d: tcp closed an incoming connection (claiming rank %d): %s\n",
+                MPIDI_TCP_state.rank, s->claimed, why);
+    proven_or_gone(s);
+    MPIDI_TCP_sock_close(s);
+}
+
+/* The accepting side answers any HELLO with a CHALLENGE: a genuine one if
+ * the HELLO is for us, one with a random MAC otherwise (a rank of another
+ * job then sees the MAC fail and tries elsewhere; a stranger cannot tell). */
 static void on_hello(MPIDI_TCP_sock_t *s)
+{
+    int rc = hs_read(s);
+    if (rc == 0)
+        return;
+    if (rc < 0) {
+        unproven_close(s, "closed before its HELLO"); /* an attempt abandoned by its maker */
+        return;
+    }
+    s->hello = s->hs_in;
+    s->claimed = MPIDI_TCP_hs_hello_from(&s->hello);
+    int err = MPIDI_TCP_hs_reply(&s->hs_out, MPIDI_TCP_CHALLENGE, &s->hello, s->na,
+                                 s->claimed >= 0);
+    if (err) {
+        unproven_close(s, MPIDU_err_string(err));
+        return;
+    }
+    s->state = MPIDI_TCP_SOCK_WAIT_AUTH;
+    s->hs_in_got = 0;
+    s->hs_out_sent = 0;
+    s->hs_out_len = sizeof(s->hs_out);
+    if ((err = hs_write(s)))
+        unproven_close(s, strerror(err));
+}
+
+/* The connector proved the secret: decide.  Simultaneous connects of two
+ * ranks to each other are resolved the same way on both sides: the
+ * connection opened by the lower rank wins.  A connection is refused (DUP)
+ * only by a rank whose own attempt is in flight and wins, or which is
+ * connected already.  Nothing about the peer changes before this point, so
+ * a stranger's HELLO claiming to be it disturbs nothing. */
+static void on_auth(MPIDI_TCP_sock_t *s)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
     int rc = hs_read(s);
     if (rc == 0)
         return;
     if (rc < 0) {
-        MPIDI_TCP_sock_close(s); /* an attempt abandoned by its maker */
+        unproven_close(s, "closed before proving itself");
         return;
     }
-    const MPIDI_TCP_hello_t *h = &s->hs_in;
-    int kind = MPIDI_TCP_ACK_OK;
-    int from = (int)h->from;
-    if (!hello_valid(h) || h->kind != MPIDI_TCP_HELLO || h->job_id != st->job_id ||
-        h->to != (uint32_t)st->rank || h->size != (uint32_t)st->size || from < 0 ||
-        from >= st->size || from == st->rank) {
-        kind = MPIDI_TCP_ACK_WRONG;
-        from = -1;
-    } else {
-        MPIDI_TCP_peer_t *p = &st->peers[from];
-        if (p->state == MPIDI_TCP_PEER_FAILED || p->state == MPIDI_TCP_PEER_CLOSED)
-            kind = MPIDI_TCP_ACK_GONE;
-        else if (p->state == MPIDI_TCP_PEER_UP) /* a stale attempt: the connection exists */
-            kind = MPIDI_TCP_ACK_DUP;
-        else if (p->state == MPIDI_TCP_PEER_CONNECTING && p->out && st->rank < from)
-            kind = MPIDI_TCP_ACK_DUP;
-        if (verbose() >= 2 && p->state == MPIDI_TCP_PEER_CONNECTING && p->out)
-            fprintf(stderr, "ferry: rank %d: tcp simultaneous connect with rank %d: %s wins\n",
-                    st->rank, from, kind == MPIDI_TCP_ACK_DUP ? "ours" : "theirs");
-    }
-    make_hello(&s->hs_out, kind, from);
-    s->hs_out_len = sizeof(s->hs_out);
-    int err = hs_write(s);
-    if (kind != MPIDI_TCP_ACK_OK || err) {
-        if (verbose() >= 2 && kind == MPIDI_TCP_ACK_WRONG)
-            fprintf(stderr,
-                    "ferry: rank %d: tcp refused a connection from a process that is not "
-                    "a peer of this job (rank %u, job %llx)\n",
-                    st->rank, (unsigned)h->from, (unsigned long long)h->job_id);
-        /* 32 bytes on a fresh socket fit its buffer: the answer is on its way. */
-        MPIDI_TCP_sock_close(s);
+    int from = s->claimed;
+    if (from < 0 || !MPIDI_TCP_hs_verify(&s->hs_in, MPIDI_TCP_AUTH, MPIDI_TCP_AUTH, &s->hello,
+                                         s->na)) {
+        unproven_close(s, "it does not prove the job's secret");
         return;
     }
-    if (st->peers[from].state == MPIDI_TCP_PEER_NONE)
-        st->nconnecting++; /* peer_up counts it back */
-    st->peers[from].state = MPIDI_TCP_PEER_CONNECTING;
+    MPIDI_TCP_peer_t *p = &st->peers[from];
+    MPIDI_TCP_hs_kind_t kind = MPIDI_TCP_VERDICT_OK;
+    if (p->state == MPIDI_TCP_PEER_FAILED || p->state == MPIDI_TCP_PEER_CLOSED)
+        kind = MPIDI_TCP_VERDICT_GONE;
+    else if (p->state == MPIDI_TCP_PEER_UP) /* a stale attempt: the connection exists */
+        kind = MPIDI_TCP_VERDICT_DUP;
+    else if (p->state == MPIDI_TCP_PEER_CONNECTING && p->out && st->rank < from)
+        kind = MPIDI_TCP_VERDICT_DUP;
+    if (verbose() >= 2 && p->state == MPIDI_TCP_PEER_CONNECTING && p->out)
+        fprintf(stderr, "ferry: rank %d: tcp simultaneous connect with rank %d: %s wins\n",
+                st->rank, from, kind == MPIDI_TCP_VERDICT_DUP ? "ours" : "theirs");
+    int err = MPIDI_TCP_hs_reply(&s->hs_out, kind, &s->hello, s->na, 1);
+    if (!err) {
+        s->hs_out_sent = 0;
+        s->hs_out_len = sizeof(s->hs_out);
+        err = hs_write(s) ? MPI_ERR_OTHER : MPI_SUCCESS;
+    }
+    if (kind != MPIDI_TCP_VERDICT_OK || err) {
+        /* 80 bytes on a fresh socket fit its buffer: the answer is on its way. */
+        unproven_close(s, kind == MPIDI_TCP_VERDICT_OK ? "cannot answer" : "refused");
+        return;
+    }
+    proven_or_gone(s);
+    MPIDI_TCP_peer_start(from);
     peer_up(from, s);
+}
+
+void MPIDI_TCP_unproven_timers(void)
+{
+    long long now = MPIDI_TCP_now_ms();
+    for (MPIDI_TCP_sock_t *s = MPIDI_TCP_state.socks; s; s = s->next)
+        if ((s->state == MPIDI_TCP_SOCK_WAIT_HELLO || s->state == MPIDI_TCP_SOCK_WAIT_AUTH) &&
+            now >= s->deadline)
+            unproven_close(s, "handshake not done within FERRY_TCP_CONNECT_TIMEOUT");
+}
+
+/* Too many accepted connections wait to prove themselves: the oldest goes
+ * (a peer's handshake takes a round trip, a stranger's never ends). */
+static void evict_oldest_unproven(void)
+{
+    MPIDI_TCP_sock_t *oldest = NULL;
+    for (MPIDI_TCP_sock_t *s = MPIDI_TCP_state.socks; s; s = s->next)
+        if ((s->state == MPIDI_TCP_SOCK_WAIT_HELLO || s->state == MPIDI_TCP_SOCK_WAIT_AUTH) &&
+            (!oldest || s->deadline < oldest->deadline))
+            oldest = s;
+    if (oldest)
+        unproven_close(oldest, "too many connections waiting to prove themselves");
+}
+
+/* Out of descriptors (or memory), accept fails while the connection waits
+ * in the backlog, and a level-triggered listener would be reported again at
+ * once, forever: stop listening for a while instead, 100 ms at first, twice
+ * as long each time it happens again, at most 1.6 s.  The connector's side
+ * is established in the backlog meanwhile; it gets its answer later. */
+static void accept_backoff(int err)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    st->accept_pause_ms = st->accept_pause_ms ? st->accept_pause_ms * 2 : 100;
+    if (st->accept_pause_ms > 1600)
+        st->accept_pause_ms = 1600;
+    st->accept_resume_at = MPIDI_TCP_now_ms() + st->accept_pause_ms;
+    struct epoll_event ev = {.events = 0, .data.ptr = st->listener};
+    epoll_ctl(st->epfd, EPOLL_CTL_MOD, st->listener->fd, &ev);
+    if (verbose())
+        fprintf(stderr, "ferry: rank %d: tcp accept: %s (errno %d); not accepting for %ld ms\n",
+                st->rank, strerror(err), err, st->accept_pause_ms);
+}
+
+void MPIDI_TCP_accept_timer(void)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    if (!st->accept_resume_at || MPIDI_TCP_now_ms() < st->accept_resume_at)
+        return;
+    st->accept_resume_at = 0;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = st->listener};
+    epoll_ctl(st->epfd, EPOLL_CTL_MOD, st->listener->fd, &ev);
 }
 
 void MPIDI_TCP_accept(void)
@@ -505,15 +679,26 @@ void MPIDI_TCP_accept(void)
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK && verbose())
+            if (out_of_resources(errno))
+                accept_backoff(errno);
+            else if (errno != EAGAIN && errno != EWOULDBLOCK && verbose())
                 fprintf(stderr, "ferry: rank %d: tcp accept: %s (errno %d)\n", st->rank,
                         strerror(errno), errno);
             return;
         }
+        st->accept_pause_ms = 0;
+        if (st->nunproven >= MPIDI_TCP_MAX_UNPROVEN)
+            evict_oldest_unproven();
         MPIDI_TCP_sock_t *s;
         if (MPIDI_TCP_set_sockopts(fd) != 0 ||
-            MPIDI_TCP_sock_add(fd, MPIDI_TCP_SOCK_WAIT_HELLO, -1, &s))
+            MPIDI_TCP_sock_add(fd, MPIDI_TCP_SOCK_WAIT_HELLO, -1, &s)) {
             close(fd); /* the connecting side sees EOF and tries again */
+            continue;
+        }
+        st->nunproven++;
+        s->claimed = -1;
+        s->deadline = MPIDI_TCP_now_ms() + st->connect_timeout_ms;
+        on_hello(s); /* usually here already: read it before more accepts can evict it */
     }
 }
 
@@ -526,20 +711,38 @@ void MPIDI_TCP_sock_event(MPIDI_TCP_sock_t *s, unsigned events)
     case MPIDI_TCP_SOCK_CONNECTING:
         on_connected(s);
         return;
-    case MPIDI_TCP_SOCK_WAIT_ACK:
+    case MPIDI_TCP_SOCK_WAIT_CHALLENGE:
+    case MPIDI_TCP_SOCK_WAIT_VERDICT:
         if (events & EPOLLOUT) {
             if ((err = hs_write(s))) {
-                attempt_failed(s->peer, "sending HELLO: %s (errno %d)", strerror(err), err);
+                attempt_failed(s->peer, "sending the handshake: %s (errno %d)", strerror(err),
+                               err);
                 return;
             }
             if (s->hs_out_sent == s->hs_out_len)
                 MPIDI_TCP_sock_want_out(s, 0);
         }
-        if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
-            on_ack(s);
+        if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+            if (s->state == MPIDI_TCP_SOCK_WAIT_CHALLENGE)
+                on_challenge(s);
+            else
+                on_verdict(s);
+        }
         return;
     case MPIDI_TCP_SOCK_WAIT_HELLO:
-        on_hello(s);
+    case MPIDI_TCP_SOCK_WAIT_AUTH:
+        if ((events & EPOLLOUT) && (err = hs_write(s))) {
+            unproven_close(s, strerror(err));
+            return;
+        }
+        if (s->hs_out_sent == s->hs_out_len)
+            MPIDI_TCP_sock_want_out(s, 0);
+        if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+            if (s->state == MPIDI_TCP_SOCK_WAIT_HELLO)
+                on_hello(s);
+            else
+                on_auth(s);
+        }
         return;
     case MPIDI_TCP_SOCK_DATA:
         if (events & EPOLLOUT)

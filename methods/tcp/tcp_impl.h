@@ -12,35 +12,54 @@
 
 /* ---- Wire format (doc/methods/tcp.md) ----
  *
- * A connection starts with a handshake: the connecting side sends a HELLO,
- * the accepting side answers with an ACK that accepts or refuses it.  After
- * an accepting ACK both sides send frames: a 16-byte frame header, the
+ * A connection starts with a handshake in which each side proves that it
+ * knows the job's secret (MPIDU_job_key) without sending it, and which
+ * tells a stranger nothing (doc/security.md):
+ *
+ *   connector -> acceptor  HELLO      who I am, whom I want, nonce Nc
+ *   acceptor -> connector  CHALLENGE  nonce Na, MAC("challenge", HELLO, Nc, Na)
+ *   connector -> acceptor  AUTH       MAC("auth", HELLO, Nc, Na)
+ *   acceptor -> connector  VERDICT    OK, DUP or GONE, MAC("verdict", HELLO, Nc, Na, verdict)
+ *
+ * MACs are HMAC-SHA256 under the secret; the labels keep one direction's
+ * proof from serving as the other's, the nonces (fresh random per
+ * connection, from both sides) keep an old proof from being replayed.  A
+ * HELLO that is not for us (another job, rank or size) still gets a
+ * CHALLENGE, with a MAC of random bytes: a stranger cannot tell a refusal
+ * from an acceptance, and a rank of another job learns that this is not its
+ * peer when the MAC does not check.  A wrong AUTH is answered by closing.
+ * After a VERDICT OK both sides send frames: a 16-byte frame header, the
  * active-message header (hdr_len bytes, at most MPIDI_TCP_MAX_HDR) and the
  * payload (payload_len bytes).  Integers are in the host's byte order: every
  * rank of a job runs the same build on the same kind of machine, and the
- * HELLO's magic number catches a peer for which that is not true. */
+ * magic number catches a peer for which that is not true. */
 #define MPIDI_TCP_MAGIC 0x54595246u /* "FRYT" read as little-endian bytes */
-#define MPIDI_TCP_VERSION 1
+#define MPIDI_TCP_VERSION 2
+#define MPIDI_TCP_NONCE_LEN 16
+#define MPIDI_TCP_MAC_LEN 32
 
-enum {
-    MPIDI_TCP_HELLO = 1,     /* connector -> acceptor: who I am, whom I want */
-    MPIDI_TCP_ACK_OK = 2,    /* acceptor: this socket is now the connection */
-    MPIDI_TCP_ACK_DUP = 3,   /* acceptor: the connection I am opening to you wins; drop this */
-    MPIDI_TCP_ACK_WRONG = 4, /* acceptor: I am not the process you want (another job or rank) */
-    MPIDI_TCP_ACK_GONE = 5,  /* acceptor: I have lost or closed my connection to you for good */
-};
+typedef enum {
+    MPIDI_TCP_HELLO = 1,        /* connector: who I am, whom I want, my nonce */
+    MPIDI_TCP_CHALLENGE = 2,    /* acceptor: my nonce, my proof */
+    MPIDI_TCP_AUTH = 3,         /* connector: my proof */
+    MPIDI_TCP_VERDICT_OK = 4,   /* acceptor: this socket is now the connection */
+    MPIDI_TCP_VERDICT_DUP = 5,  /* acceptor: the connection I am opening to you wins; drop this */
+    MPIDI_TCP_VERDICT_GONE = 6, /* acceptor: I have lost or closed my connection to you for good */
+} MPIDI_TCP_hs_kind_t;
 
-typedef struct MPIDI_TCP_hello {
+typedef struct MPIDI_TCP_hs {
     uint32_t magic;
     uint16_t version;
-    uint16_t kind;   /* MPIDI_TCP_HELLO or an ACK */
-    uint32_t from;   /* sender's world rank */
-    uint32_t to;     /* the world rank the sender wants to reach */
-    uint64_t job_id; /* hash of the kvsname: a port reused by another job is refused */
-    uint32_t size;   /* world size */
+    uint16_t kind;   /* MPIDI_TCP_hs_kind_t */
+    uint32_t from;   /* HELLO: the connector's world rank */
+    uint32_t to;     /* HELLO: the world rank it wants to reach */
+    uint64_t job_id; /* HELLO: hash of the kvsname, to turn away another job's rank early */
+    uint32_t size;   /* HELLO: world size */
     uint32_t reserved;
-} MPIDI_TCP_hello_t;
-_Static_assert(sizeof(MPIDI_TCP_hello_t) == 32, "handshake layout (doc/methods/tcp.md)");
+    uint8_t nonce[MPIDI_TCP_NONCE_LEN]; /* HELLO: Nc; CHALLENGE: Na */
+    uint8_t mac[MPIDI_TCP_MAC_LEN];     /* CHALLENGE, AUTH, VERDICT */
+} MPIDI_TCP_hs_t;
+_Static_assert(sizeof(MPIDI_TCP_hs_t) == 80, "handshake layout (doc/methods/tcp.md)");
 
 /* Frame handler ids below MPIDI_TCP_BYE are the core's active-message ids. */
 #define MPIDI_TCP_BYE 0xffff /* the sender finalizes: nothing follows, EOF is expected */
@@ -111,9 +130,11 @@ typedef struct MPIDI_TCP_addr {
 
 typedef enum {
     MPIDI_TCP_SOCK_LISTEN,
-    MPIDI_TCP_SOCK_CONNECTING, /* our non-blocking connect() is in flight */
-    MPIDI_TCP_SOCK_WAIT_ACK,   /* our HELLO is out (or being written); waiting for the ACK */
-    MPIDI_TCP_SOCK_WAIT_HELLO, /* accepted; the peer has not said who it is yet */
+    MPIDI_TCP_SOCK_CONNECTING,     /* our non-blocking connect() is in flight */
+    MPIDI_TCP_SOCK_WAIT_CHALLENGE, /* our HELLO is out (or being written) */
+    MPIDI_TCP_SOCK_WAIT_VERDICT,   /* our AUTH is out: is the connection ours? */
+    MPIDI_TCP_SOCK_WAIT_HELLO,     /* accepted; the peer has not said who it is yet */
+    MPIDI_TCP_SOCK_WAIT_AUTH,      /* our CHALLENGE is out: can the peer prove itself? */
     MPIDI_TCP_SOCK_DATA,       /* the connection of a peer: frames both ways */
     MPIDI_TCP_SOCK_CLOSED,     /* closed; freed at the end of the progress call */
 } MPIDI_TCP_sock_state_t;
@@ -121,11 +142,15 @@ typedef enum {
 typedef struct MPIDI_TCP_sock {
     int fd;
     MPIDI_TCP_sock_state_t state;
-    int peer;     /* world rank, -1 while unknown (WAIT_HELLO, LISTEN) */
+    int peer;     /* world rank, -1 while unknown (WAIT_HELLO, WAIT_AUTH, LISTEN) */
     int want_out; /* EPOLLOUT is in the epoll interest set */
-    /* Handshake bytes in each direction (HELLO or ACK): 32 bytes at most. */
-    MPIDI_TCP_hello_t hs_in, hs_out;
+    /* Handshake messages in each direction, one at a time. */
+    MPIDI_TCP_hs_t hs_in, hs_out;
     size_t hs_in_got, hs_out_sent, hs_out_len;
+    MPIDI_TCP_hs_t hello;               /* the HELLO of this connection, which every MAC covers */
+    uint8_t na[MPIDI_TCP_NONCE_LEN];    /* the acceptor's nonce */
+    int claimed;                        /* acceptor: the rank the HELLO claims, -1 if not ours */
+    long long deadline;                 /* acceptor: ms by which the handshake must be done */
     struct MPIDI_TCP_sock *next; /* all sockets, or the list of closed ones */
 } MPIDI_TCP_sock_t;
 
@@ -169,6 +194,7 @@ typedef struct MPIDI_TCP_peer {
     MPIDI_TCP_sock_t *sock; /* the connection (PEER_UP) */
     MPIDI_TCP_sock_t *out;  /* our attempt in flight (PEER_CONNECTING), or NULL */
     int fail_code;          /* MPI error code once PEER_FAILED */
+    int touched;            /* recorded in the state's touched list */
 
     /* Where and how to connect (from the card); the order to try them in. */
     MPIDI_TCP_addr_t addrs[MPIDI_TCP_MAX_ADDRS];
@@ -197,6 +223,13 @@ typedef struct MPIDI_TCP_peer {
     int bye_sent, bye_got;
 } MPIDI_TCP_peer_t;
 
+/* Accepted connections that have not proven themselves yet: at most this
+ * many (the oldest beyond it is closed), each for at most
+ * FERRY_TCP_CONNECT_TIMEOUT.  A legitimate peer makes one connection to us
+ * at a time, so a few dozen are plenty; a stranger who opens more cannot
+ * use up our descriptors. */
+#define MPIDI_TCP_MAX_UNPROVEN 64
+
 /* ---- The method's state ---- */
 
 typedef struct MPIDI_TCP_state {
@@ -209,11 +242,19 @@ typedef struct MPIDI_TCP_state {
     int port;
     char card[1024];
     MPIDI_TCP_peer_t *peers;
-    MPIDI_TCP_sock_t *socks;     /* every socket not yet freed */
-    int nconnecting;             /* peers in PEER_CONNECTING: progress watches their timers */
-    int in_progress;             /* re-entrancy guard */
-    unsigned idle_polls;         /* progress calls while only listening (they poll 1 in 64) */
-    int finalizing;              /* EOF after our BYE is expected, not a failure */
+    /* The peers that ever left PEER_NONE, in that order: what finalize and
+     * the connect timers walk, so a rank that talked to a few peers never
+     * touches the entries (and pages) of the rest of a large job. */
+    int *touched;
+    int ntouched;
+    MPIDI_TCP_sock_t *socks; /* every socket not yet freed */
+    int nconnecting;         /* peers in PEER_CONNECTING: progress watches their timers */
+    int in_progress;         /* re-entrancy guard */
+    int nunproven;           /* accepted sockets in WAIT_HELLO or WAIT_AUTH */
+    unsigned idle_polls;     /* progress calls while only listening (they poll 1 in 64) */
+    int finalizing;          /* EOF after our BYE is expected, not a failure */
+    long accept_pause_ms;    /* accept ran out of descriptors: current pause, 0 if none */
+    long long accept_resume_at; /* ms: when to listen again; 0 if listening */
     unsigned long recv_in_place; /* counter tcp_recv_in_place: payloads read into user memory */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
@@ -221,6 +262,7 @@ typedef struct MPIDI_TCP_state {
     int sndbuf, rcvbuf;
     long connect_timeout_ms;
     int connect_retries;
+    int keepalive_s; /* a silent peer is failed after about this long; 0: never */
 
     /* This host's addresses and netmasks, to prefer peers' addresses on a
      * shared subnet. */
@@ -236,6 +278,9 @@ long long MPIDI_TCP_now_ms(void);
 
 /* tcp_addr.c: interfaces, FERRY_TCP_IF, business cards. */
 int MPIDI_TCP_addr_build_card(const char *tcp_if, int port, char *card, size_t len);
+int MPIDI_TCP_probe(char *buf, size_t len);
+/* Moves a peer out of PEER_NONE into PEER_CONNECTING, recording it in touched. */
+void MPIDI_TCP_peer_start(int peer);
 int MPIDI_TCP_addr_parse_card(int peer, const char *card, MPIDI_TCP_addr_t *addrs, int max,
                               int *naddrs_p);
 void MPIDI_TCP_addr_order(MPIDI_TCP_addr_t *addrs, int *naddrs_p, int same_node);
@@ -247,6 +292,24 @@ int MPIDI_TCP_get_business_card(char *buf, size_t len);
 int MPIDI_TCP_finalize(void);
 int MPIDI_TCP_reachable(int peer, const char *card);
 
+/* tcp_hs.c: handshake messages (pure: no sockets, so they can be fuzzed). */
+/* Fills a HELLO from this rank to `to`, with a fresh nonce; 0 or an errno. */
+int MPIDI_TCP_hs_hello(MPIDI_TCP_hs_t *h, int to);
+/* The rank a received HELLO claims if it is a well-formed HELLO to this rank
+ * of this job, else -1. */
+int MPIDI_TCP_hs_hello_from(const MPIDI_TCP_hs_t *h);
+/* Fills the acceptor's or connector's next message for the HELLO hello and
+ * nonce na: CHALLENGE (with a fresh na written to na_p), AUTH, or a VERDICT;
+ * genuine = 0 gives a CHALLENGE whose MAC is random.  0, or an MPI error
+ * code if the secret cannot be had. */
+int MPIDI_TCP_hs_reply(MPIDI_TCP_hs_t *out, MPIDI_TCP_hs_kind_t kind, const MPIDI_TCP_hs_t *hello,
+                       uint8_t *na_p, int genuine);
+/* 1 if m is a well-formed message of one of the kinds in [lo, hi] whose MAC
+ * proves the secret for this HELLO and na (nonce taken from m for a
+ * CHALLENGE), else 0. */
+int MPIDI_TCP_hs_verify(const MPIDI_TCP_hs_t *m, MPIDI_TCP_hs_kind_t lo, MPIDI_TCP_hs_kind_t hi,
+                        const MPIDI_TCP_hs_t *hello, const uint8_t *na);
+
 /* tcp_conn.c: connections. */
 int MPIDI_TCP_connect(int peer, const char *card);
 /* Returns 0 or an errno. */
@@ -254,8 +317,12 @@ int MPIDI_TCP_sock_add(int fd, MPIDI_TCP_sock_state_t state, int peer, MPIDI_TCP
 void MPIDI_TCP_sock_close(MPIDI_TCP_sock_t *s);
 void MPIDI_TCP_sock_want_out(MPIDI_TCP_sock_t *s, int on);
 void MPIDI_TCP_accept(void);
+/* Listens again once an accept pause (out of descriptors) is over. */
+void MPIDI_TCP_accept_timer(void);
 void MPIDI_TCP_sock_event(MPIDI_TCP_sock_t *s, unsigned events);
 void MPIDI_TCP_conn_timers(void);
+/* Closes accepted sockets whose handshake is past its deadline. */
+void MPIDI_TCP_unproven_timers(void);
 /* EOF on the connection of peer: an orderly close or a failure. */
 void MPIDI_TCP_conn_eof(int peer);
 int MPIDI_TCP_set_sockopts(int fd);

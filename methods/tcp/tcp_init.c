@@ -34,7 +34,8 @@ static uint64_t job_hash(const char *s)
  *   FERRY_TCP_EAGER_LIMIT      default eager limit of tcp peers
  *   FERRY_TCP_SNDBUF/_RCVBUF   SO_SNDBUF/SO_RCVBUF, 0 keeps the kernel's autotuning
  *   FERRY_TCP_CONNECT_TIMEOUT  ms one TCP connect may take
- *   FERRY_TCP_CONNECT_RETRIES  rounds over a peer's addresses after the first */
+ *   FERRY_TCP_CONNECT_RETRIES  rounds over a peer's addresses after the first
+ *   FERRY_TCP_KEEPALIVE        seconds of silence after which a peer is failed (0: never) */
 static void read_config(void)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
@@ -45,6 +46,7 @@ static void read_config(void)
     st->rcvbuf = (int)MPIDU_config_int("FERRY_TCP_RCVBUF");
     st->connect_timeout_ms = MPIDU_config_int("FERRY_TCP_CONNECT_TIMEOUT");
     st->connect_retries = (int)MPIDU_config_int("FERRY_TCP_CONNECT_RETRIES");
+    st->keepalive_s = (int)MPIDU_config_int("FERRY_TCP_KEEPALIVE");
 }
 
 /* Binds to the wildcard address (IPv6 dual stack when the kernel has IPv6,
@@ -167,8 +169,14 @@ int MPIDI_TCP_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
         return mpi_errno;
 
     st->peers = calloc((size_t)job->size, sizeof(*st->peers));
-    if (!st->peers)
+    st->touched = malloc((size_t)job->size * sizeof(*st->touched));
+    if (!st->peers || !st->touched) {
+        free(st->peers);
+        free(st->touched);
+        st->peers = NULL;
+        st->touched = NULL;
         return MPIDU_err_create(MPI_ERR_NO_MEM, "tcp: out of memory for %d peers", job->size);
+    }
     st->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (st->epfd < 0) {
         mpi_errno = MPIDU_err_create(MPI_ERR_OTHER, "tcp: epoll_create1: %s (errno %d)",
@@ -248,7 +256,8 @@ static void say_goodbye(void)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
     st->finalizing = 1;
-    for (int i = 0; i < st->size; i++) {
+    for (int k = 0; k < st->ntouched; k++) {
+        int i = st->touched[k];
         MPIDI_TCP_peer_t *p = &st->peers[i];
         if (p->state == MPIDI_TCP_PEER_UP || p->state == MPIDI_TCP_PEER_CONNECTING)
             MPIDI_TCP_send_bye(i);
@@ -256,8 +265,8 @@ static void say_goodbye(void)
     long long deadline = MPIDI_TCP_now_ms() + MPIDI_TCP_FINALIZE_WAIT_MS;
     for (;;) {
         int busy = 0, made = 0;
-        for (int i = 0; i < st->size && !busy; i++)
-            busy = peer_busy(&st->peers[i]);
+        for (int k = 0; k < st->ntouched && !busy; k++)
+            busy = peer_busy(&st->peers[st->touched[k]]);
         if (!busy)
             break;
         if (MPIDI_TCP_now_ms() > deadline) {
@@ -283,8 +292,8 @@ int MPIDI_TCP_finalize(void)
     if (st->peers && st->listener)
         say_goodbye();
     if (st->peers) {
-        for (int i = 0; i < st->size; i++) {
-            MPIDI_TCP_peer_t *p = &st->peers[i];
+        for (int k = 0; k < st->ntouched; k++) {
+            MPIDI_TCP_peer_t *p = &st->peers[st->touched[k]];
             MPIDI_TCP_sendq_drop(p);
             MPIDI_TCP_recv_drop(p, 0);
             free(p->rbuf);
@@ -300,6 +309,7 @@ int MPIDI_TCP_finalize(void)
     if (st->epfd >= 0)
         close(st->epfd);
     free(st->peers);
+    free(st->touched);
     memset(st, 0, sizeof(*st));
     st->epfd = -1;
     return MPI_SUCCESS;

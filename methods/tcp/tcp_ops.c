@@ -17,4 +17,5 @@ const MPIDI_method_ops_t MPIDI_tcp_ops = {
     .rdma_put = NULL,
     .mem_reg = NULL,
     .mem_dereg = NULL,
+    .probe = MPIDI_TCP_probe,
 };

@@ -20,6 +20,25 @@ static int only_listening(const MPIDI_TCP_state_t *st)
     return 1;
 }
 
+/* Frees the sockets closed since the last call.  Not earlier: an event for a
+ * socket closed during a batch may still be in that batch.  After the batch
+ * it cannot come back (epoll_ctl DEL came before the next epoll_wait), and
+ * no peer points at a closed socket.  Without this a stranger who connects
+ * over and over would make us keep every closed socket until finalize. */
+static void reap_closed(MPIDI_TCP_state_t *st)
+{
+    MPIDI_TCP_sock_t **pp = &st->socks;
+    while (*pp) {
+        MPIDI_TCP_sock_t *s = *pp;
+        if (s->state == MPIDI_TCP_SOCK_CLOSED) {
+            *pp = s->next;
+            free(s);
+        } else {
+            pp = &s->next;
+        }
+    }
+}
+
 int MPIDI_TCP_progress(int *made_progress_p)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
@@ -42,6 +61,10 @@ int MPIDI_TCP_progress(int *made_progress_p)
 
     if (st->nconnecting > 0)
         MPIDI_TCP_conn_timers();
+    if (st->accept_resume_at)
+        MPIDI_TCP_accept_timer();
+    if (st->nunproven > 0)
+        MPIDI_TCP_unproven_timers();
     int n;
     do {
         n = epoll_wait(st->epfd, evs, MPIDI_TCP_EVENTS, 0);
@@ -77,6 +100,7 @@ int MPIDI_TCP_progress(int *made_progress_p)
         }
         }
     }
+    reap_closed(st);
     st->in_progress = 0;
     *made_progress_p = made;
     return MPI_SUCCESS;

@@ -124,8 +124,11 @@ static void read_failed(int peer, ssize_t n, int err)
         MPIDI_TCP_conn_eof(peer);
         return;
     }
-    MPIDI_TCP_peer_fail(peer, "tcp: rank %d lost its connection to rank %d: recv: %s (errno %d)",
-                        st->rank, peer, strerror(err), err);
+    MPIDI_TCP_peer_fail(peer, "tcp: rank %d lost its connection to rank %d: recv: %s (errno %d)%s",
+                        st->rank, peer, strerror(err), err,
+                        err == ETIMEDOUT ? ": no answer, not even to keepalive probes, within "
+                                           "FERRY_TCP_KEEPALIVE; its host is gone or unreachable"
+                                         : "");
 }
 
 /* Reads into dst; returns bytes, 0 if none are there (EAGAIN), -1 if the

@@ -35,8 +35,11 @@ void MPIDI_TCP_sendq_drop(MPIDI_TCP_peer_t *p)
 static void send_failed(int peer, int err)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
-    MPIDI_TCP_peer_fail(peer, "tcp: rank %d lost its connection to rank %d: send: %s (errno %d)",
-                        st->rank, peer, strerror(err), err);
+    MPIDI_TCP_peer_fail(peer, "tcp: rank %d lost its connection to rank %d: send: %s (errno %d)%s",
+                        st->rank, peer, strerror(err), err,
+                        err == ETIMEDOUT ? ": data unacknowledged for FERRY_TCP_KEEPALIVE; its "
+                                           "host is gone or unreachable"
+                                         : "");
 }
 
 /* Writes the rest of an ACK the accepting side still owes (it precedes

@@ -56,7 +56,7 @@ within() { [ "$(echo "$secs < $1" | bc)" = 1 ]; }
 no_errors() { [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; }
 details() { echo "rc=$rc ${secs}s stdout='$(show "$OUT")' stderr='$(show "$ERR")'"; }
 
-for prog in tcp_exchange tcp_kill traffic; do
+for prog in tcp_exchange tcp_kill tcp_vanish traffic; do
     src=$here/$prog.c
     [ $prog = traffic ] && src="$here/../variables/traffic.c $here/../mpi/mtest.c -I$here/../mpi"
     # MPICC may carry flags (e.g. sanitizers): split it into words.
@@ -69,6 +69,7 @@ for prog in tcp_exchange tcp_kill traffic; do
 done
 EXCHANGE=$TMP/tcp_exchange
 KILL=$TMP/tcp_kill
+VANISH=$TMP/tcp_vanish
 TRAFFIC=$TMP/traffic
 
 # ---- one host, loopback only ----
@@ -187,8 +188,8 @@ ns_setup() {
 if ! ns_setup; then
     why="cannot create network namespaces ($(show "$TMP/ns.err")); needs root and ip netns"
     for c in ours_exec_tcp ours_ssh_shm_and_tcp ours_ipv6 ours_killed_remote_rank \
-        ours_unreachable ours_connect_timeout ours_connect_timeout_long hydra_launcher_exec \
-        hydra_bootstrap_exec; do
+        ours_unreachable ours_connect_timeout ours_connect_timeout_long \
+        ours_vanished_host_keepalive hydra_launcher_exec hydra_bootstrap_exec; do
         skip "$c" "$why"
     done
 else
@@ -266,6 +267,29 @@ else
         pass ours_connect_timeout_long
     else
         fail ours_connect_timeout_long "$(details)"
+    fi
+
+    # Host B vanishes (its link goes down; nothing is closed): rank 0, waiting for rank 1,
+    # must get an error from the unanswered keepalive probes within about
+    # FERRY_TCP_KEEPALIVE=3 seconds (1 s idle, 4 probes 1 s apart: ~5 s), not hang.
+    rm -f "$TMP/vanish_ready"
+    t0=$(date +%s.%N)
+    "${NSRUN[@]}" env FERRY_METHODS=tcp FERRY_TCP_KEEPALIVE=3 VANISH_READY="$TMP/vanish_ready" \
+        MPIEXEC_TIMEOUT=60 "$MPIEXEC" -disable-auto-cleanup -hosts "$NS_A,$NS_B" \
+        -launcher-exec "ip netns exec" "$VANISH" 12 >"$OUT" 2>"$ERR" &
+    vpid=$!
+    for _ in $(seq 300); do [ -e "$TMP/vanish_ready" ] && break; sleep 0.1; done
+    ip -n "$NS_B" link set "ftb$$" down
+    wait $vpid
+    rc=$?
+    ip -n "$NS_B" link set "ftb$$" up
+    secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+    got=$(sed -n 's/^tcp_vanish: after \([0-9.]*\) s: .*/\1/p' "$OUT")
+    if grep -q '^ No Errors$' "$OUT" && grep -q 'Connection timed out.*FERRY_TCP_KEEPALIVE' "$OUT" &&
+        [ -n "$got" ] && [ "$(echo "$got < 15" | bc)" = 1 ]; then
+        pass ours_vanished_host_keepalive
+    else
+        fail ours_vanished_host_keepalive "$(details)"
     fi
 
     if command -v mpiexec.hydra >/dev/null 2>&1; then
