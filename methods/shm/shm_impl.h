@@ -81,7 +81,7 @@ typedef struct MPIDI_SHM_ctrl {
  * to the sender's pool and go back to the sender's free queue after use. */
 typedef struct MPIDI_SHM_cell {
     _Atomic MPIDI_SHM_off_t next; /* queue link; only one queue holds a cell at a time */
-    uint32_t seq;                 /* per (sender, receiver) sequence, shared with fastboxes */
+    uint32_t seq;                 /* per (sender, receiver) sequence, shared with the rings */
     uint16_t src;                 /* sender's local index (also owner of the cell) */
     uint16_t hdr_len;
     int32_t handler;
