@@ -71,7 +71,7 @@ typedef struct MPIDI_SHM_ctrl {
     uint64_t cell_size;                                   /* checked by every peer in post_init */
     uint64_t num_cells;
     uint64_t nlocal;
-    uint64_t ring_size;      /* checked too: the rings are part of the layout */
+    uint64_t ring_size;         /* checked too: the rings are part of the layout */
     _Atomic uint32_t finalized; /* set by the owner's finalize: its exit is no failure */
     MPIDI_SHM_queue_t recvq; /* cells sent to this process */
     MPIDI_SHM_queue_t freeq; /* this process's cells handed back by receivers */

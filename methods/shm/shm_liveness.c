@@ -24,13 +24,13 @@
  * nothing measurable.
  *
  * A peer that ended is not failed at once: messages it sent before dying
- * may still wait in our queue or its ring, and MPI lets them be
- * received.  Its death is noted with the queue's tail at that moment; once
- * the consumer has dequeued that cell (or found the queue empty) and the
- * ring from the peer holds nothing that can be next, everything it sent
- * has been delivered, and then the core is told (MPIDU_peer_failed).  A peer that ran shm's
- * finalize first (it sets its ctrl's finalized flag) exited in order. */
-
+ * may still wait in our queue or its ring, and MPI lets them be received.
+ * Its death is noted with the queue's tail at that moment; once the
+ * consumer has dequeued that cell (or found the queue empty) and the ring
+ * from the peer holds nothing that can be next, everything it sent has been
+ * delivered, and then the core is told (MPIDU_peer_failed).  A peer that
+ * ran shm's finalize first (it sets its ctrl's finalized flag) exited in
+ * order. */
 
 static long long now_ms(void)
 {
