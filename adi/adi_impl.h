@@ -82,7 +82,11 @@ int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, si
 void MPIDI_send_payload_done(MPIR_Request *req, int mpi_errno);
 /* Retries deferred operations; returns 1 if any went out. */
 int MPIDI_deferred_progress(void);
-int MPIDI_deferred_pending(void);
+extern long MPIDI_ndeferred;
+static inline int MPIDI_deferred_pending(void)
+{
+    return MPIDI_ndeferred > 0;
+}
 
 /* Matching engine (adi/recvq.c). */
 /* Takes the earliest posted receive that (context, comm rank src, tag) fits. */

@@ -6,7 +6,9 @@
 #include "adi_impl.h"
 #include "mpidi_config.h"
 
-static long ndeferred; /* operations parked on any peer's queue */
+/* Operations parked on any peer's queue; read inline by the progress loop
+ * (MPIDI_deferred_pending), which then skips a call when it is 0. */
+long MPIDI_ndeferred;
 
 typedef void (*handler_fn_t)(int peer, const void *hdr, size_t hdr_len, const void *data,
                              size_t len);
@@ -147,7 +149,7 @@ static void enqueue(MPIDI_peer_t *p, MPIDI_sendop_t *op)
     else
         p->deferred_head = op;
     p->deferred_tail = op;
-    ndeferred++;
+    MPIDI_ndeferred++;
     MPIDI_stats.deferred++;
 }
 
@@ -234,7 +236,7 @@ int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, si
 
 int MPIDI_deferred_progress(void)
 {
-    if (ndeferred == 0)
+    if (MPIDI_ndeferred == 0)
         return 0;
     int made = 0;
     for (int i = 0; i < MPIDI_world.size; i++) {
@@ -253,17 +255,12 @@ int MPIDI_deferred_progress(void)
             p->deferred_head = op->next;
             if (!p->deferred_head)
                 p->deferred_tail = NULL;
-            ndeferred--;
+            MPIDI_ndeferred--;
             free(op);
             made = 1;
         }
     }
     return made;
-}
-
-int MPIDI_deferred_pending(void)
-{
-    return ndeferred > 0;
 }
 
 int *MPIDI_lost_peers;
@@ -313,7 +310,7 @@ void MPIDI_lost_peers_fail(void)
         while (p->deferred_head) {
             MPIDI_sendop_t *op = p->deferred_head;
             p->deferred_head = op->next;
-            ndeferred--;
+            MPIDI_ndeferred--;
             if (op->req)
                 MPIDI_send_payload_done(op->req, p->failed_code);
             free(op);

@@ -31,7 +31,7 @@ static int check_entry(int s, const MPIDI_SHM_rent_t *e)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     uint32_t len = atomic_load_explicit(&e->len, memory_order_relaxed);
-    size_t pos = (size_t)((const char *)e - MPIDI_SHM_ring_data(MPIDI_SHM_ring(s, st->me)));
+    size_t pos = (size_t)((const char *)e - st->ring_rx[s].data);
 
     if (len % MPIDI_SHM_CACHELINE != 0 || len > st->ring_size - pos ||
         e->hdr_len > MPIDI_SHM_MAX_HDR || MPIDI_SHM_ring_need(e->hdr_len, e->payload_len) != len)
