@@ -70,7 +70,11 @@ if command -v mpiexec.hydra > /dev/null 2>&1; then
     else
         fail "hydra_n4" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
     fi
-    run $GUARD mpiexec.hydra -pmi-port -n 4 "$PMI_HELLO"
+    # Hydra's PMI_PORT names this host; where that name does not resolve (a bare chroot, a
+    # container without its name in /etc/hosts) it gives the loopback address instead.
+    hydra_iface=()
+    getent hosts "$(hostname)" >/dev/null 2>&1 || hydra_iface=(-iface lo)
+    run $GUARD mpiexec.hydra -pmi-port "${hydra_iface[@]}" -n 4 "$PMI_HELLO"
     if [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; then
         pass "hydra_pmi_port_n4"
     else
