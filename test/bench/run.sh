@@ -97,5 +97,27 @@ else
     fi
 fi
 
+# budget.py under callgrind: every row of the instruction budget and both cache-miss rows carry a
+# number for each rank that needs one, and the idle poll costs less than the delivering one.
+if ! command -v valgrind >/dev/null 2>&1; then
+    skip budget_py "valgrind not installed"
+else
+    timeout -k 10 600 python3 "$top/bench/budget.py" --ferry "$prefix" --iters 200 \
+        >"$tmp/b.out" 2>&1
+    rc=$?
+    if [ $rc = 0 ] && awk -F'  +' '
+            /^MPI_Send|^MPI_Recv|^the delivering poll|^an idle poll|Isend per|Irecv per|Waitall per/ {
+                n++; a = $(NF - 1); b = $NF; if (a !~ /^[0-9.-]+$/ || b !~ /^[0-9.-]+$/) bad++
+                if (a == "-" && b == "-") bad++ }
+            /^the delivering poll/ { deliver = $(NF - 1) + 0 }
+            /^an idle poll/ { idle = $(NF - 1) + 0 }
+            /misses per message/ { m++; if ($(NF - 1) !~ /^[0-9.]+$/) bad++ }
+            END { exit !(n == 7 && m == 2 && !bad && idle > 0 && idle < deliver) }' "$tmp/b.out"; then
+        pass budget_py
+    else
+        fail budget_py "exit status $rc; $(oneline "$tmp/b.out")"
+    fi
+fi
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
