@@ -79,8 +79,57 @@ static const char *class_text[] = {
     [MPI_ERR_ERRHANDLER] = "Invalid error handler",
 };
 
+/* User-added classes and codes: entry i is code MPIR_ERR_USER_BIT | (i + 1). */
+#define NUSER 1024
+static struct {
+    int errclass;
+    char text[MPI_MAX_ERROR_STRING];
+} user[NUSER];
+static int nuser, last_class = MPI_ERR_LASTCODE;
+
+static int user_index(int code)
+{
+    int i = (code & ~MPIR_ERR_USER_BIT) - 1;
+    return (code & MPIR_ERR_USER_BIT) && i >= 0 && i < nuser ? i : -1;
+}
+
+int MPIR_Err_user_class(int code)
+{
+    int i = user_index(code);
+    return i < 0 ? -1 : user[i].errclass;
+}
+
+int MPIR_Err_user_add(int errclass)
+{
+    if (nuser == NUSER)
+        return -1;
+    int code = MPIR_ERR_USER_BIT | (nuser + 1);
+    user[nuser].errclass = errclass < 0 ? code : errclass;
+    if (errclass < 0)
+        last_class = code;
+    user[nuser].text[0] = 0; /* no text until MPI_Add_error_string: "" (MPI-4.1 sec. 9.5) */
+    nuser++;
+    return code;
+}
+
+int MPIR_Err_user_set_string(int code, const char *text)
+{
+    int i = user_index(code);
+    if (i < 0)
+        return MPI_ERR_ARG;
+    snprintf(user[i].text, sizeof(user[i].text), "%s", text);
+    return MPI_SUCCESS;
+}
+
+int MPIR_Err_last_used(void)
+{
+    return last_class;
+}
+
 const char *MPIR_Err_class_string(int errclass)
 {
+    if (user_index(errclass) >= 0)
+        return user[user_index(errclass)].text;
     if (errclass >= 0 && errclass < (int)(sizeof(class_text) / sizeof(class_text[0])) &&
         class_text[errclass])
         return class_text[errclass];
@@ -116,6 +165,8 @@ int MPIDU_err_create(int errclass, const char *fmt, ...)
 
 const char *MPIR_Err_string(int code)
 {
+    if (code & MPIR_ERR_USER_BIT)
+        return user_index(code) >= 0 ? user[user_index(code)].text : NULL;
     int s = (code >> 7) - 1;
     if (s >= 0 && s < NSLOTS && slots[s].code == code)
         return slots[s].msg;

@@ -5,8 +5,23 @@
 #include "mpi.h"
 
 #define MPIR_ERR_CLASS_MASK 0x7f
+/* Classes and codes added by the user (MPI_Add_error_class/code) are this bit and an index:
+ * above MPI_ERR_LASTCODE, as the standard wants. */
+#define MPIR_ERR_USER_BIT 0x40000000
 
-static inline int MPIR_Err_class(int code) { return code & MPIR_ERR_CLASS_MASK; }
+/* The class of a user-added code (itself for a class); -1 if it is not one. */
+int MPIR_Err_user_class(int code);
+static inline int MPIR_Err_class(int code)
+{
+    return (code & MPIR_ERR_USER_BIT) ? MPIR_Err_user_class(code) : code & MPIR_ERR_CLASS_MASK;
+}
+/* A new class (errclass < 0) or a new code of errclass; -1 when the table is full. */
+int MPIR_Err_user_add(int errclass);
+/* Sets the text of a user-added class or code (copied; at most MPI_MAX_ERROR_STRING - 1
+ * characters). */
+int MPIR_Err_user_set_string(int code, const char *text);
+/* The largest error class, the user-added ones included (MPI_LASTUSEDCODE). */
+int MPIR_Err_last_used(void);
 /* Creates a code of class errclass with a formatted message. */
 int MPIR_Err_create(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The message of a code; the class's generic text if its message is gone. */

@@ -50,11 +50,13 @@ typedef struct MPIR_Datatype {
     struct MPIR_Datatype *child;     /* all kinds but STRUCT and BUILTIN */
     struct MPIR_Datatype **children; /* STRUCT */
 
-    /* Contents, as the user gave them (MPI_Type_get_envelope/get_contents). */
+    /* Contents, as the user gave them (MPI_Type_get_envelope/get_contents); a type made by a
+     * large-count (_c) constructor has its numeric arguments in counts. */
     int combiner;
-    int n_ints, n_aints, n_types;
+    int n_ints, n_aints, n_counts, n_types;
     int *ints;
     MPI_Aint *aints;
+    MPI_Count *counts;
     struct MPIR_Datatype **types; /* each holds a reference */
 
     struct MPIR_Dataloop *loop; /* built by commit (or on first use) */
@@ -118,16 +120,17 @@ MPIR_Datatype *MPIR_Type_struct(MPI_Aint count, const MPI_Aint *blocklens, const
 MPIR_Datatype *MPIR_Type_alias(MPIR_Datatype *child, int set, MPI_Aint lb, MPI_Aint extent);
 /* Subarray and darray; they return an MPI error class and a message in errmsg
  * for a bad argument. */
-int MPIR_Type_subarray(int ndims, const int *sizes, const int *subsizes, const int *starts,
-                       int order, MPIR_Datatype *old, MPIR_Datatype **newp, char *errmsg,
-                       size_t errlen);
-int MPIR_Type_darray(int size, int rank, int ndims, const int *gsizes, const int *distribs,
+int MPIR_Type_subarray(int ndims, const MPI_Aint *sizes, const MPI_Aint *subsizes,
+                       const MPI_Aint *starts, int order, MPIR_Datatype *old, MPIR_Datatype **newp,
+                       char *errmsg, size_t errlen);
+int MPIR_Type_darray(int size, int rank, int ndims, const MPI_Aint *gsizes, const int *distribs,
                      const int *dargs, const int *psizes, int order, MPIR_Datatype *old,
                      MPIR_Datatype **newp, char *errmsg, size_t errlen);
 /* Records the user's arguments for MPI_Type_get_contents (copies them, takes
  * references on the types).  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int MPIR_Type_set_contents(MPIR_Datatype *dt, int combiner, int ni, const int *ints, int na,
-                           const MPI_Aint *aints, int nt, const MPI_Datatype *types);
+                           const MPI_Aint *aints, int nc, const MPI_Count *counts, int nt,
+                           const MPI_Datatype *types);
 
 /* Commit: builds the dataloop.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int MPIR_Type_commit(MPIR_Datatype *dt);

@@ -32,9 +32,9 @@ static MPIR_Datatype *resized(MPIR_Datatype *t, MPI_Aint extent)
     return r;
 }
 
-int MPIR_Type_subarray(int ndims, const int *sizes, const int *subsizes, const int *starts,
-                       int order, MPIR_Datatype *old, MPIR_Datatype **newp, char *errmsg,
-                       size_t errlen)
+int MPIR_Type_subarray(int ndims, const MPI_Aint *sizes, const MPI_Aint *subsizes,
+                       const MPI_Aint *starts, int order, MPIR_Datatype *old, MPIR_Datatype **newp,
+                       char *errmsg, size_t errlen)
 {
     if (ndims <= 0)
         return fail(errmsg, errlen, MPI_ERR_DIMS, "ndims is %d, must be positive", ndims);
@@ -42,15 +42,16 @@ int MPIR_Type_subarray(int ndims, const int *sizes, const int *subsizes, const i
         return fail(errmsg, errlen, MPI_ERR_ARG, "order %d is not MPI_ORDER_C or _FORTRAN", order);
     for (int i = 0; i < ndims; i++) {
         if (sizes[i] <= 0)
-            return fail(errmsg, errlen, MPI_ERR_ARG, "sizes[%d] = %d, must be positive", i,
-                        sizes[i]);
+            return fail(errmsg, errlen, MPI_ERR_ARG, "sizes[%d] = %ld, must be positive", i,
+                        (long)sizes[i]);
         if (subsizes[i] <= 0 || subsizes[i] > sizes[i])
-            return fail(errmsg, errlen, MPI_ERR_ARG, "subsizes[%d] = %d, must be 1..%d", i,
-                        subsizes[i], sizes[i]);
+            return fail(errmsg, errlen, MPI_ERR_ARG, "subsizes[%d] = %ld, must be 1..%ld", i,
+                        (long)subsizes[i], (long)sizes[i]);
         if (starts[i] < 0 || starts[i] > sizes[i] - subsizes[i])
             return fail(errmsg, errlen, MPI_ERR_ARG,
-                        "starts[%d] = %d, must be 0..%d (sizes %d, subsizes %d)", i, starts[i],
-                        sizes[i] - subsizes[i], sizes[i], subsizes[i]);
+                        "starts[%d] = %ld, must be 0..%ld (sizes %ld, subsizes %ld)", i,
+                        (long)starts[i], (long)(sizes[i] - subsizes[i]), (long)sizes[i],
+                        (long)subsizes[i]);
     }
     /* Innermost: subsizes of the fastest dimension in a row; each slower
      * dimension repeats the whole at its stride in bytes. */
@@ -78,7 +79,7 @@ int MPIR_Type_subarray(int ndims, const int *sizes, const int *subsizes, const i
 
 /* The indexes a process owns in one dimension, as blocks [start, start + len),
  * in increasing order.  Returns the number of blocks. */
-static MPI_Aint owned_blocks(int distrib, int darg, int g, int p, int c, MPI_Aint *starts,
+static MPI_Aint owned_blocks(int distrib, int darg, MPI_Aint g, int p, int c, MPI_Aint *starts,
                              MPI_Aint *lens)
 {
     if (distrib == MPI_DISTRIBUTE_NONE) {
@@ -104,7 +105,7 @@ static MPI_Aint owned_blocks(int distrib, int darg, int g, int p, int c, MPI_Ain
     return n;
 }
 
-int MPIR_Type_darray(int size, int rank, int ndims, const int *gsizes, const int *distribs,
+int MPIR_Type_darray(int size, int rank, int ndims, const MPI_Aint *gsizes, const int *distribs,
                      const int *dargs, const int *psizes, int order, MPIR_Datatype *old,
                      MPIR_Datatype **newp, char *errmsg, size_t errlen)
 {
@@ -118,8 +119,8 @@ int MPIR_Type_darray(int size, int rank, int ndims, const int *gsizes, const int
     long nprocs = 1;
     for (int i = 0; i < ndims; i++) {
         if (gsizes[i] <= 0)
-            return fail(errmsg, errlen, MPI_ERR_ARG, "gsizes[%d] = %d, must be positive", i,
-                        gsizes[i]);
+            return fail(errmsg, errlen, MPI_ERR_ARG, "gsizes[%d] = %ld, must be positive", i,
+                        (long)gsizes[i]);
         if (psizes[i] <= 0)
             return fail(errmsg, errlen, MPI_ERR_ARG, "psizes[%d] = %d, must be positive", i,
                         psizes[i]);
@@ -137,8 +138,8 @@ int MPIR_Type_darray(int size, int rank, int ndims, const int *gsizes, const int
         if (distribs[i] == MPI_DISTRIBUTE_BLOCK && dargs[i] != MPI_DISTRIBUTE_DFLT_DARG &&
             (long)dargs[i] * psizes[i] < gsizes[i])
             return fail(errmsg, errlen, MPI_ERR_ARG,
-                        "block distribution of dimension %d: dargs %d x psizes %d < gsizes %d", i,
-                        dargs[i], psizes[i], gsizes[i]);
+                        "block distribution of dimension %d: dargs %d x psizes %d < gsizes %ld", i,
+                        dargs[i], psizes[i], (long)gsizes[i]);
         nprocs *= psizes[i];
     }
     if (nprocs != size)

@@ -74,6 +74,7 @@ void MPIR_Datatype_destroy(MPIR_Datatype *dt)
     free(dt->types);
     free(dt->ints);
     free(dt->aints);
+    free(dt->counts);
     free(dt->blocklens);
     free(dt->displs);
     free(dt);
@@ -307,24 +308,29 @@ MPIR_Datatype *MPIR_Type_alias(MPIR_Datatype *child, int set, MPI_Aint lb, MPI_A
 }
 
 int MPIR_Type_set_contents(MPIR_Datatype *dt, int combiner, int ni, const int *ints, int na,
-                           const MPI_Aint *aints, int nt, const MPI_Datatype *types)
+                           const MPI_Aint *aints, int nc, const MPI_Count *counts, int nt,
+                           const MPI_Datatype *types)
 {
     dt->combiner = combiner;
     dt->ints = malloc((ni > 0 ? ni : 1) * sizeof(int));
     dt->aints = malloc((na > 0 ? na : 1) * sizeof(MPI_Aint));
+    dt->counts = malloc((nc > 0 ? nc : 1) * sizeof(MPI_Count));
     dt->types = calloc(nt > 0 ? nt : 1, sizeof(*dt->types));
-    if (!dt->ints || !dt->aints || !dt->types)
+    if (!dt->ints || !dt->aints || !dt->counts || !dt->types)
         return MPI_ERR_NO_MEM;
     if (ni > 0)
         memcpy(dt->ints, ints, ni * sizeof(int));
     if (na > 0)
         memcpy(dt->aints, aints, na * sizeof(MPI_Aint));
+    if (nc > 0)
+        memcpy(dt->counts, counts, nc * sizeof(MPI_Count));
     for (int i = 0; i < nt; i++) {
         dt->types[i] = MPIR_Datatype_get(types[i]);
         MPIR_Datatype_add_ref(dt->types[i]);
     }
     dt->n_ints = ni;
     dt->n_aints = na;
+    dt->n_counts = nc;
     dt->n_types = nt;
     return MPI_SUCCESS;
 }

@@ -225,6 +225,7 @@ static int get_predefined(int keyval, void *attribute_val, int *flag)
         val = &appnum;
         break;
     case MPI_LASTUSEDCODE:
+        lastused = MPIR_Err_last_used();
         val = &lastused;
         break;
     default:

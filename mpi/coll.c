@@ -1,5 +1,6 @@
-/* coll.c: Barrier, Bcast, Reduce, Allreduce over point-to-point on the collective context,
- * on intra- and intercommunicators. */
+/* coll.c: Barrier and Bcast over point-to-point on the collective context, on intra- and
+ * intercommunicators, and the send/receive helpers every collective uses (the reductions are in
+ * coll_reduce.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "mpiimpl.h"
@@ -136,99 +137,6 @@ int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR
     return MPI_SUCCESS;
 }
 
-/* Binomial reduction (every predefined op is commutative).  The result is
- * left in recvbuf at the root. */
-static int reduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
-                       MPI_Op op, int root, MPIR_Comm *comm)
-{
-    MPIR_Datatype *dt = MPIR_Datatype_get(type);
-    size_t bytes = (size_t)count * (size_t)dt->extent;
-    int size = comm->size, vr = (comm->rank - root + size) % size, err = MPI_SUCCESS;
-    const void *mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    char *acc = malloc(bytes ? bytes : 1), *tmp = malloc(bytes ? bytes : 1);
-    if (!acc || !tmp) {
-        free(acc);
-        free(tmp);
-        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a %zu-byte reduction", bytes);
-    }
-    if (bytes)
-        memcpy(acc, mine, bytes);
-    for (int mask = 1; mask < size; mask <<= 1) {
-        if (vr & mask) {
-            err =
-                MPIR_Coll_send(acc, count, type, (vr - mask + root) % size, MPIR_TAG_REDUCE, comm);
-            break;
-        }
-        if (vr + mask < size) {
-            if ((err = MPIR_Coll_recv(tmp, count, type, (vr + mask + root) % size, MPIR_TAG_REDUCE,
-                                      comm)))
-                break;
-            MPIR_Op_apply(op, type, tmp, acc, count);
-        }
-    }
-    if (!err && vr == 0 && bytes)
-        memcpy(recvbuf, acc, bytes);
-    free(acc);
-    free(tmp);
-    return err;
-}
-
-/* Intercommunicator allreduce: each group receives the reduction of the
- * other group's data: reduce locally to the leader, the leaders swap, the
- * leader broadcasts in its group. */
-static int inter_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
-                           MPI_Op op, MPIR_Comm *comm)
-{
-    MPIR_Datatype *dt = MPIR_Datatype_get(type);
-    size_t bytes = (size_t)count * (size_t)dt->extent;
-    char *mine = malloc(bytes ? bytes : 1);
-    if (!mine)
-        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a %zu-byte reduction", bytes);
-    int err = reduce_impl(sendbuf, mine, count, type, op, 0, comm->local_comm);
-    if (!err && comm->rank == 0) {
-        MPIR_Request *r = NULL;
-        err = MPID_Irecv(recvbuf, count, type, 0, TAG(comm, MPIR_TAG_REDUCE), comm,
-                         MPIR_CONTEXT_COLL_OFFSET, &r);
-        if (r) {
-            int e1 = MPIR_Coll_send(mine, count, type, 0, MPIR_TAG_REDUCE, comm);
-            int e2 = finish(r);
-            err = e1 ? e1 : e2;
-        }
-    }
-    free(mine);
-    return err ? err : MPIR_Bcast_impl(recvbuf, count, type, 0, comm->local_comm);
-}
-
-int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
-                        MPI_Op op, MPIR_Comm *comm)
-{
-    if (comm->is_inter)
-        return inter_allreduce(sendbuf, recvbuf, count, type, op, comm);
-    int err = reduce_impl(sendbuf, recvbuf, count, type, op, 0, comm);
-    return err ? err : MPIR_Bcast_impl(recvbuf, count, type, 0, comm);
-}
-
-static int check_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                        int need_recvbuf)
-{
-    int err;
-    if ((err = MPIR_Check_count(count)) || (err = MPIR_Check_type(type)))
-        return err;
-    if ((err = MPIR_Op_check(op, type)))
-        return MPIR_Err_create(err, "Invalid operation %#x for datatype %s", (unsigned)op,
-                               MPIR_Datatype_get(type)->name);
-    if (count > 0 && sendbuf != MPI_IN_PLACE && !sendbuf)
-        return MPIR_Err_create(MPI_ERR_BUFFER, "NULL sendbuf with count %d", count);
-    if (need_recvbuf && count > 0) {
-        if (!recvbuf)
-            return MPIR_Err_create(MPI_ERR_BUFFER, "NULL recvbuf with count %d", count);
-        if (sendbuf == recvbuf)
-            return MPIR_Err_create(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer "
-                                                   "(use MPI_IN_PLACE)");
-    }
-    return MPI_SUCCESS;
-}
-
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
@@ -253,42 +161,4 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if (!err)
         err = MPIR_Bcast_impl(buffer, count, datatype, root, c);
     return MPIR_Err_return(c, "MPI_Bcast", err);
-}
-
-#pragma weak MPI_Reduce = PMPI_Reduce
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Reduce");
-    MPIR_Comm *c;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err && c->is_inter)
-        err = MPIR_Err_create(MPI_ERR_COMM, "MPI_Reduce on an intercommunicator is not "
-                                            "implemented (doc/api.md)");
-    if (!err && (root < 0 || root >= c->size))
-        err =
-            MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root, c->size);
-    if (!err)
-        err = check_reduce(sendbuf, recvbuf, count, datatype, op, c->rank == root);
-    if (!err && sendbuf == MPI_IN_PLACE && c->rank != root)
-        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
-    if (!err)
-        err = reduce_impl(sendbuf, recvbuf, count, datatype, op, root, c);
-    return MPIR_Err_return(c, "MPI_Reduce", err);
-}
-
-#pragma weak MPI_Allreduce = PMPI_Allreduce
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Allreduce");
-    MPIR_Comm *c;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err)
-        err = check_reduce(sendbuf, recvbuf, count, datatype, op, 1);
-    if (!err && c->is_inter && sendbuf == MPI_IN_PLACE)
-        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
-    if (!err)
-        err = MPIR_Allreduce_impl(sendbuf, recvbuf, count, datatype, op, c);
-    return MPIR_Err_return(c, "MPI_Allreduce", err);
 }

@@ -62,8 +62,8 @@ static int batch_wait(batch_t *b)
 
 /* Copies count elements of one typed buffer into another (the local part
  * of a collective), through a packed copy when the layouts differ. */
-static int local_copy(const void *src, MPI_Aint scount, MPI_Datatype stype, void *dst,
-                      MPI_Aint rcount, MPI_Datatype rtype)
+int MPIR_Local_copy(const void *src, MPI_Aint scount, MPI_Datatype stype, void *dst,
+                    MPI_Aint rcount, MPI_Datatype rtype)
 {
     MPIR_Segment s, d;
     MPIR_Segment_init(&s, src, scount, stype);
@@ -113,10 +113,10 @@ static int allgatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype send
         if (r != comm->rank)
             batch_send(&b, src, scount, stype, r, MPIR_TAG_ALLGATHER, comm);
     if (sendbuf != MPI_IN_PLACE && !b.err)
-        b.err =
-            local_copy(sendbuf, sendcount, sendtype,
-                       at(recvbuf, displs ? displs[comm->rank] : comm->rank * recvcount, recvtype),
-                       counts ? counts[comm->rank] : recvcount, recvtype);
+        b.err = MPIR_Local_copy(
+            sendbuf, sendcount, sendtype,
+            at(recvbuf, displs ? displs[comm->rank] : comm->rank * recvcount, recvtype),
+            counts ? counts[comm->rank] : recvcount, recvtype);
     return batch_wait(&b);
 }
 
@@ -141,14 +141,15 @@ static int gatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtyp
         if (r != root)
             batch_recv(&b, at(recvbuf, d, recvtype), n, recvtype, r, MPIR_TAG_GATHER, comm);
         else if (sendbuf != MPI_IN_PLACE && !b.err)
-            b.err = local_copy(sendbuf, sendcount, sendtype, at(recvbuf, d, recvtype), n, recvtype);
+            b.err = MPIR_Local_copy(sendbuf, sendcount, sendtype, at(recvbuf, d, recvtype), n,
+                                    recvtype);
     }
     return batch_wait(&b);
 }
 
-static int scatterv(const void *sendbuf, const MPI_Aint *counts, const MPI_Aint *displs,
-                    MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
-                    MPI_Datatype recvtype, int root, MPIR_Comm *comm)
+int MPIR_Scatterv_impl(const void *sendbuf, const MPI_Aint *counts, const MPI_Aint *displs,
+                       MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                       MPI_Datatype recvtype, int root, MPIR_Comm *comm)
 {
     if (comm->rank != root)
         return MPIR_Coll_recv(recvbuf, recvcount, recvtype, root, MPIR_TAG_SCATTER, comm);
@@ -161,7 +162,8 @@ static int scatterv(const void *sendbuf, const MPI_Aint *counts, const MPI_Aint 
         if (r != root)
             batch_send(&b, at(sendbuf, d, sendtype), n, sendtype, r, MPIR_TAG_SCATTER, comm);
         else if (recvbuf != MPI_IN_PLACE && !b.err)
-            b.err = local_copy(at(sendbuf, d, sendtype), n, sendtype, recvbuf, recvcount, recvtype);
+            b.err = MPIR_Local_copy(at(sendbuf, d, sendtype), n, sendtype, recvbuf, recvcount,
+                                    recvtype);
     }
     return batch_wait(&b);
 }
@@ -312,8 +314,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (!err && (recvbuf != MPI_IN_PLACE || c->rank != root))
         err = check_buf(recvbuf == MPI_IN_PLACE ? NULL : recvbuf, recvcount, recvtype);
     if (!err)
-        err = scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                       c);
+        err = MPIR_Scatterv_impl(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, c);
     return MPIR_Err_return(c, "MPI_Scatter", err);
 }
 
@@ -341,7 +343,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     if (!err && (recvbuf != MPI_IN_PLACE || c->rank != root))
         err = check_buf(recvbuf == MPI_IN_PLACE ? NULL : recvbuf, recvcount, recvtype);
     if (!err)
-        err = scatterv(sendbuf, n, d, 0, sendtype, recvbuf, recvcount, recvtype, root, c);
+        err = MPIR_Scatterv_impl(sendbuf, n, d, 0, sendtype, recvbuf, recvcount, recvtype, root, c);
     free(n);
     free(d);
     return MPIR_Err_return(c, "MPI_Scatterv", err);
@@ -438,4 +440,66 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     free(rn);
     free(rd);
     return MPIR_Err_return(c, "MPI_Alltoallv", err);
+}
+
+/* Alltoallw: per-peer counts and datatypes, displacements in bytes.  MPI_IN_PLACE: the send
+ * data is a copy of the bytes the receive blocks cover. */
+static int alltoallw(const void *sendbuf, const int *scounts, const int *sdispls,
+                     const MPI_Datatype *stypes, void *recvbuf, const int *rcounts,
+                     const int *rdispls, const MPI_Datatype *rtypes, MPIR_Comm *comm)
+{
+    void *copy = NULL;
+    if (sendbuf == MPI_IN_PLACE) {
+        MPI_Aint end = 0;
+        for (int r = 0; r < comm->size; r++) {
+            MPIR_Datatype *dt = MPIR_Datatype_get(rtypes[r]);
+            MPI_Aint e =
+                rcounts[r] > 0 ? rdispls[r] + (rcounts[r] - 1) * dt->extent + dt->true_ub : 0;
+            end = e > end ? e : end;
+        }
+        if (!(copy = malloc(end > 0 ? end : 1)))
+            return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for MPI_IN_PLACE");
+        memcpy(copy, recvbuf, end);
+        sendbuf = copy;
+        scounts = rcounts;
+        sdispls = rdispls;
+        stypes = rtypes;
+    }
+    batch_t b;
+    int err = batch_init(&b, 2 * comm->size);
+    if (!err) {
+        for (int r = 0; r < comm->size; r++)
+            batch_recv(&b, (char *)recvbuf + rdispls[r], rcounts[r], rtypes[r], r,
+                       MPIR_TAG_ALLTOALL, comm);
+        for (int r = 0; r < comm->size; r++)
+            batch_send(&b, (const char *)sendbuf + sdispls[r], scounts[r], stypes[r], r,
+                       MPIR_TAG_ALLTOALL, comm);
+        err = batch_wait(&b);
+    }
+    free(copy);
+    return err;
+}
+
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    MPIR_CHECK_INIT("MPI_Alltoallw");
+    MPIR_Comm *c;
+    int err = check_coll(comm, &c, "MPI_Alltoallw");
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if (!err && ((!in_place && (!sendcounts || !sdispls || !sendtypes)) || !recvcounts ||
+                 !rdispls || !recvtypes))
+        err = MPIR_Err_create(MPI_ERR_ARG, "a count, displacement or datatype array is NULL");
+    for (int r = 0; !err && r < c->size; r++) {
+        if (!in_place)
+            err = check_buf((const char *)sendbuf + sdispls[r], sendcounts[r], sendtypes[r]);
+        if (!err)
+            err = check_buf((char *)recvbuf + rdispls[r], recvcounts[r], recvtypes[r]);
+    }
+    if (!err)
+        err = alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, c);
+    return MPIR_Err_return(c, "MPI_Alltoallw", err);
 }

@@ -103,6 +103,57 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     return MPI_SUCCESS;
 }
 
+/* ---- Classes and codes added by the program (MPI-4.1 sec. 9.5) ---- */
+
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+int PMPI_Add_error_class(int *errorclass)
+{
+    MPIR_CHECK_INIT("MPI_Add_error_class");
+    int code = errorclass ? MPIR_Err_user_add(-1) : 0;
+    if (!errorclass || code < 0)
+        return MPIR_Err_return(NULL, "MPI_Add_error_class",
+                               errorclass ? MPIR_Err_create(MPI_ERR_OTHER, "no error class left")
+                                          : MPIR_Err_create(MPI_ERR_ARG, "errorclass is NULL"));
+    *errorclass = code;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    MPIR_CHECK_INIT("MPI_Add_error_code");
+    int err = MPI_SUCCESS, code = -1;
+    if (!errorcode)
+        err = MPIR_Err_create(MPI_ERR_ARG, "errorcode is NULL");
+    else if (errorclass < 0 || MPIR_Err_class(errorclass) != errorclass ||
+             !MPIR_Err_class_string(errorclass))
+        err = MPIR_Err_create(MPI_ERR_ARG, "%d is not an error class", errorclass);
+    else if ((code = MPIR_Err_user_add(errorclass)) < 0)
+        err = MPIR_Err_create(MPI_ERR_OTHER, "no error code left");
+    if (err)
+        return MPIR_Err_return(NULL, "MPI_Add_error_code", err);
+    *errorcode = code;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    MPIR_CHECK_INIT("MPI_Add_error_string");
+    int err = MPI_SUCCESS;
+    if (!string)
+        err = MPIR_Err_create(MPI_ERR_ARG, "string is NULL");
+    else if (strlen(string) >= MPI_MAX_ERROR_STRING)
+        err = MPIR_Err_create(MPI_ERR_ARG, "the string has %zu characters, %d at most",
+                              strlen(string), MPI_MAX_ERROR_STRING - 1);
+    else if (MPIR_Err_user_set_string(errorcode, string))
+        err = MPIR_Err_create(MPI_ERR_ARG,
+                              "%d is not a class or code added by MPI_Add_error_class/code (the "
+                              "predefined ones keep their text)",
+                              errorcode);
+    return MPIR_Err_return(NULL, "MPI_Add_error_string", err);
+}
+
 int MPIR_Check_comm(MPI_Comm comm, MPIR_Comm **comm_p)
 {
     *comm_p = MPIR_Comm_get(comm);

@@ -75,6 +75,7 @@ int PMPI_Finalize(void)
     MPIR_Attr_finalize();
     MPIR_Group_finalize_all();
     MPIR_Info_finalize();
+    MPIR_Op_finalize();
     MPIR_initialized = 2;
     return MPIR_Err_return(NULL, "MPI_Finalize", err);
 }

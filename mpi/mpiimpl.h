@@ -93,6 +93,7 @@ enum {
     MPIR_TAG_ALLTOALL,
     MPIR_TAG_CONTEXT,   /* leaders agreeing on a context id */
     MPIR_TAG_INTERCOMM, /* leaders exchanging their groups */
+    MPIR_TAG_SCAN,
     MPIR_TAG_KINDS = 16
 };
 #define MPIR_TAG_FROM_USER(tag) (-MPIR_TAG_KINDS * (2 + ((tag)&0x03ffffff)))
@@ -110,6 +111,24 @@ int MPIR_Barrier_impl(MPIR_Comm *comm);
 int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm);
 int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
                         MPI_Op op, MPIR_Comm *comm);
+/* Block r (counts[r] elements at displs[r], or sendcount at r * sendcount when counts is NULL)
+ * of root's sendbuf goes to rank r's recvbuf. */
+int MPIR_Scatterv_impl(const void *sendbuf, const MPI_Aint *counts, const MPI_Aint *displs,
+                       MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                       MPI_Datatype recvtype, int root, MPIR_Comm *comm);
+/* Copies count elements of one typed buffer into another (through a packed copy when the
+ * layouts differ); MPI_ERR_TRUNCATE if they do not fit. */
+int MPIR_Local_copy(const void *src, MPI_Aint scount, MPI_Datatype stype, void *dst,
+                    MPI_Aint rcount, MPI_Datatype rtype);
+
+/* ---- Reduction operations (mpi/op_user.c) ---- */
+/* op is defined on type: a user-defined op on any committed type, a predefined op on the
+ * predefined types its table lists. */
+int MPIR_Op_check_reduce(MPI_Op op, MPI_Datatype type);
+int MPIR_Op_commutes(MPI_Op op);
+/* inout = in op inout, elementwise over count elements of type. */
+void MPIR_Reduce_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, MPI_Aint count);
+void MPIR_Op_finalize(void);
 
 /* ---- Communicators (mpi/comm.c, mpi/intercomm.c) ---- */
 

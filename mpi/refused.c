@@ -16,11 +16,10 @@ static const char why_rma[] = "one-sided communication (windows) is not implemen
 static const char why_topo[] = "process topologies are not implemented";
 static const char why_io[] = "parallel I/O (MPI_File) is not implemented";
 static const char why_dyn[] = "dynamic processes (spawn, ports, name service) are not implemented";
-static const char why_nbc[] = "nonblocking and the remaining collectives are not implemented";
-static const char why_op[] = "user-defined reduction operations are not implemented";
+static const char why_nbc[] = "nonblocking collectives are not implemented (one that ran to "
+                              "completion inside its start call could deadlock a correct program)";
 static const char why_part[] = "partitioned communication is not implemented";
 static const char why_sess[] = "the sessions model is not implemented (use MPI_Init)";
-static const char why_err[] = "user-defined error classes and codes are not implemented";
 
 /* ---- One-sided communication ---- */
 
@@ -714,69 +713,6 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return refuse("MPI_Ialltoall", why_nbc);
 }
 
-#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return refuse("MPI_Reduce_scatter", why_nbc);
-}
-
-#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return refuse("MPI_Reduce_scatter_block", why_nbc);
-}
-
-#pragma weak MPI_Scan = PMPI_Scan
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm)
-{
-    return refuse("MPI_Scan", why_nbc);
-}
-
-#pragma weak MPI_Exscan = PMPI_Exscan
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm)
-{
-    return refuse("MPI_Exscan", why_nbc);
-}
-
-#pragma weak MPI_Alltoallw = PMPI_Alltoallw
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    return refuse("MPI_Alltoallw", why_nbc);
-}
-
-#pragma weak MPI_Reduce_local = PMPI_Reduce_local
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op)
-{
-    return refuse("MPI_Reduce_local", why_nbc);
-}
-
-/* ---- User-defined operations ---- */
-
-#pragma weak MPI_Op_create = PMPI_Op_create
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
-{
-    return refuse("MPI_Op_create", why_op);
-}
-
-#pragma weak MPI_Op_free = PMPI_Op_free
-int PMPI_Op_free(MPI_Op *op)
-{
-    return refuse("MPI_Op_free", why_op);
-}
-
-#pragma weak MPI_Op_commutative = PMPI_Op_commutative
-int PMPI_Op_commutative(MPI_Op op, int *commute)
-{
-    return refuse("MPI_Op_commutative", why_op);
-}
-
 /* ---- Partitioned communication ---- */
 
 #pragma weak MPI_Psend_init = PMPI_Psend_init
@@ -846,21 +782,3 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
 }
 
 /* ---- User error classes ---- */
-
-#pragma weak MPI_Add_error_class = PMPI_Add_error_class
-int PMPI_Add_error_class(int *errorclass)
-{
-    return refuse("MPI_Add_error_class", why_err);
-}
-
-#pragma weak MPI_Add_error_code = PMPI_Add_error_code
-int PMPI_Add_error_code(int errorclass, int *errorcode)
-{
-    return refuse("MPI_Add_error_code", why_err);
-}
-
-#pragma weak MPI_Add_error_string = PMPI_Add_error_string
-int PMPI_Add_error_string(int errorcode, const char *string)
-{
-    return refuse("MPI_Add_error_string", why_err);
-}
