@@ -19,7 +19,15 @@ typedef struct MPIDI_world {
 } MPIDI_world_t;
 extern MPIDI_world_t MPIDI_world;
 
-int MPID_Init(void);
+/* What the MPI layer lends the device.  The device holds references on
+ * communicators for its requests but does not own them: it hands them back
+ * through these callbacks instead of calling into mpi/. */
+typedef struct MPID_upcalls {
+    void (*comm_release)(MPIR_Comm *comm);
+} MPID_upcalls_t;
+
+/* Starts the device; the MPI layer then creates its builtin objects. */
+int MPID_Init(const MPID_upcalls_t *upcalls);
 int MPID_Finalize(void);
 /* Kills the job through the process manager; does not return. */
 void MPID_Abort(int exit_code, const char *msg) __attribute__((noreturn));

@@ -9,20 +9,25 @@
 #include "err.h"
 #include "method.h"
 
-/* One outgoing active message that a method could not take yet (AGAIN), or a
- * pipeline stream being cut into DATA chunks. */
+/* An operation on a peer's deferred queue: an active message the method
+ * could not take yet (AGAIN), a pipeline stream being cut into DATA chunks,
+ * or an rdma transfer whose next piece the method could not take. */
+typedef enum { MPIDI_OP_AM, MPIDI_OP_STREAM, MPIDI_OP_XFER } MPIDI_op_kind_t;
+
 typedef struct MPIDI_sendop {
     struct MPIDI_sendop *next;
+    MPIDI_op_kind_t kind;
     int handler;
+    unsigned flags; /* MPIDI_AM_* */
     size_t hdr_len;
     union {
         char bytes[MPIDI_MAX_HDR];
         MPIDI_data_hdr_t data;
         uint64_t align_;
     } hdr;
-    MPIR_Request *req;  /* owner of the payload, or NULL */
+    MPIR_Request *req;  /* owner of the payload or of the transfer, or NULL */
     size_t first, last; /* payload range still to send */
-    size_t chunk;       /* > 0: a DATA stream cut into chunks of this size */
+    size_t chunk;       /* MPIDI_OP_STREAM: DATA chunk size */
 } MPIDI_sendop_t;
 
 /* The protocol counters of one method (adi/stats.c explains them). */
@@ -44,6 +49,7 @@ typedef struct MPIDI_peer {
 } MPIDI_peer_t;
 
 extern MPIDI_peer_t *MPIDI_peers;
+extern MPID_upcalls_t MPIDI_upcalls;
 
 /* Method registry (adi/peer.c). */
 typedef struct MPIDI_active_method {
@@ -52,6 +58,7 @@ typedef struct MPIDI_active_method {
     MPIDI_proto_stats_t stats;
 } MPIDI_active_method_t;
 extern MPIDI_active_method_t MPIDI_active[];
+extern int MPIDI_methods_frozen; /* methods/methods.c: MPIDU_method_add is too late */
 extern int MPIDI_nactive;
 
 int MPIDI_methods_init(const MPIDI_job_t *job);
@@ -74,12 +81,15 @@ static inline MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)
  * peer.  With a req, [first, last) of its buffer is the payload and the
  * request holds one event that completes when the method releases the
  * payload (also on error); control messages pass req NULL.  On an error
- * return that event has been completed already. */
+ * return that event has been completed already.  flags: MPIDI_AM_*. */
 int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
-                  size_t first, size_t last);
+                  size_t first, size_t last, unsigned flags);
 /* Streams [first, last) of req's buffer as DATA chunks to the receiver's rreq. */
 int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, size_t last);
-void MPIDI_send_payload_done(MPIR_Request *req, int mpi_errno);
+/* Issues req's rdma transfer now, or parks it behind earlier operations to
+ * the peer when the method answers AGAIN (adi/rdma.c calls it). */
+void MPIDI_submit_xfer(int peer, MPIR_Request *req);
+void MPIDI_send_payload_done(MPIDI_cb_t *cb, int mpi_errno);
 /* Retries deferred operations; returns 1 if any went out. */
 int MPIDI_deferred_progress(void);
 extern long MPIDI_ndeferred;
@@ -87,6 +97,33 @@ static inline int MPIDI_deferred_pending(void)
 {
     return MPIDI_ndeferred > 0;
 }
+
+/* Rendezvous transfers by rdma (adi/rdma.c).  MPIDI_xfer_start moves
+ * [0, len) of req's buffer to or from the peer's (remote_addr, rkey) and
+ * calls done once; per_piece: one operation per contiguous piece of a
+ * noncontiguous buffer; bounce: read through registered bounce slots and
+ * unpack (a noncontiguous receive on a method that needs registration);
+ * issued (optional): called once the method has taken the last piece. */
+void MPIDI_xfer_start(MPIR_Request *req, MPIDI_xfer_kind_t kind, size_t len, uint64_t remote_addr,
+                      uint64_t rkey, int per_piece, int bounce, void (*done)(MPIR_Request *req),
+                      void (*issued)(MPIR_Request *req));
+/* Runs the transfer until the method says AGAIN (returned) or nothing is
+ * left to issue (MPI_SUCCESS).  Called from the deferred queue. */
+int MPIDI_xfer_try(MPIR_Request *req);
+/* Puts a transfer the method answered AGAIN (outside the queue) on it. */
+void MPIDI_park_xfer(int peer, MPIR_Request *req);
+/* Registers [addr, addr + len) with the peer's method into *reg (held until
+ * MPIDI_reg_release); returns an MPI error if the method refuses. */
+int MPIDI_reg_acquire(const MPIDI_peer_t *p, void *addr, size_t len, unsigned access,
+                      MPIDI_reg_t *reg);
+void MPIDI_reg_release(const MPIDI_peer_t *p, MPIDI_reg_t *reg);
+/* Drops every registration and bounce buffer a finished request holds. */
+void MPIDI_request_drop_rdma(MPIR_Request *req);
+/* A noncontiguous buffer may use one rdma operation per contiguous piece. */
+int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced);
+/* The method refused a read, a write or a registration of req's rendezvous at run time:
+ * counted (rndv_refused) and, with FERRY_VERBOSE, reported; the caller falls back. */
+void MPIDI_rndv_note_refused(MPIR_Request *req, const char *what, int mpi_errno);
 
 /* Matching engine (adi/recvq.c). */
 /* Takes the earliest posted receive that (context, comm rank src, tag) fits. */
@@ -163,6 +200,8 @@ typedef enum MPIDI_rndv_want {
     MPIDI_RNDV_WANT_WRITE,
     MPIDI_RNDV_WANT_PIPELINE
 } MPIDI_rndv_want_t;
+#define MPIDI_RNDV_WANT_NAMES "auto|read|write|pipeline"
+MPIDI_rndv_want_t MPIDI_rndv_wanted(void);
 /* FERRY_VERBOSE levels. */
 #define MPIDI_VERBOSE_PROTOCOL 3 /* one line per rendezvous: size, mover, fall-back */
 
@@ -179,6 +218,7 @@ typedef struct MPIDI_stats {
     MPIDI_proto_stats_t proto; /* summed over the methods */
     unsigned long deferred, unexpected, unexpected_bytes_max;
     unsigned long progress_yields; /* idle polls of a blocking wait that yielded the CPU */
+    unsigned long rdma_parked;     /* rdma operations the method answered AGAIN to (parked) */
 } MPIDI_stats_t;
 extern MPIDI_stats_t MPIDI_stats;
 /* Counts n events of a protocol counter for peer p's method and in the sum. */

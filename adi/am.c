@@ -94,13 +94,13 @@ void MPIDU_am_recv_done(void *token, const void *payload, int mpi_errno)
 void MPIDU_op_done(void *cookie, int mpi_errno)
 {
     MPIDI_cb_t *cb = cookie;
-    cb->fn(cb->req, mpi_errno);
+    cb->fn(cb, mpi_errno);
 }
 
-void MPIDI_send_payload_done(MPIR_Request *req, int mpi_errno)
+void MPIDI_send_payload_done(MPIDI_cb_t *cb, int mpi_errno)
 {
-    MPIR_Request_set_error(req, mpi_errno);
-    MPIDI_Request_complete_one(req);
+    MPIR_Request_set_error(cb->req, mpi_errno);
+    MPIDI_Request_complete_one(cb->req);
 }
 
 /* Tries one operation on the method.  Returns MPIDI_AGAIN if nothing went
@@ -108,14 +108,16 @@ void MPIDI_send_payload_done(MPIR_Request *req, int mpi_errno)
 static int try_op(int peer, MPIDI_peer_t *p, MPIDI_sendop_t *op)
 {
     MPIR_Request *req = op->req;
-    if (op->chunk == 0) {
+    if (op->kind == MPIDI_OP_XFER)
+        return MPIDI_xfer_try(req);
+    if (op->kind == MPIDI_OP_AM) {
         int rc = p->method->am_send(peer, op->handler, op->hdr.bytes, op->hdr_len,
-                                    req ? &req->seg : NULL, op->first, op->last,
+                                    req ? &req->seg : NULL, op->first, op->last, op->flags,
                                     req ? &req->cb_send : NULL);
         if (rc == MPIDI_AGAIN)
             return rc;
         if (req && rc != MPIDI_INPROGRESS)
-            MPIDI_send_payload_done(req, rc);
+            MPIDI_send_payload_done(&req->cb_send, rc);
         return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
     }
     /* A DATA stream: each chunk that stays in flight holds one more event on
@@ -125,13 +127,13 @@ static int try_op(int peer, MPIDI_peer_t *p, MPIDI_sendop_t *op)
         op->hdr.data.offset = op->first;
         req->cc++;
         int rc = p->method->am_send(peer, MPIDI_AM_DATA, op->hdr.bytes, sizeof(op->hdr.data),
-                                    &req->seg, op->first, op->first + n, &req->cb_send);
+                                    &req->seg, op->first, op->first + n, 0, &req->cb_send);
         if (rc == MPIDI_AGAIN) {
             req->cc--;
             return rc;
         }
         if (rc != MPIDI_INPROGRESS)
-            MPIDI_send_payload_done(req, rc);
+            MPIDI_send_payload_done(&req->cb_send, rc);
         if (rc > 0)
             break; /* an error: the stream is abandoned, the request carries it */
         op->first += n;
@@ -153,6 +155,14 @@ static void enqueue(MPIDI_peer_t *p, MPIDI_sendop_t *op)
     MPIDI_stats.deferred++;
 }
 
+/* An active message's payload event ends when its operation is dropped (a
+ * stream's and a transfer's events are their owners' to complete). */
+static void drop_op(MPIDI_sendop_t *op, int mpi_errno)
+{
+    if (op->req && op->kind == MPIDI_OP_AM)
+        MPIDI_send_payload_done(&op->req->cb_send, mpi_errno);
+}
+
 /* Parks the operation proto describes behind the peer's deferred queue; tried: the method has
  * already answered AGAIN to it (so it is not offered again now). */
 static int submit(int peer, MPIDI_sendop_t *proto, int tried)
@@ -162,10 +172,7 @@ static int submit(int peer, MPIDI_sendop_t *proto, int tried)
     if (!p)
         return err;
     if (p->failed_code) {
-        /* As try_op does for any error: the payload event is over (a stream's
-         * event is its caller's to complete). */
-        if (proto->req && !proto->chunk)
-            MPIDI_send_payload_done(proto->req, p->failed_code);
+        drop_op(proto, p->failed_code);
         return p->failed_code;
     }
     /* Anything already parked for this peer goes first: order per peer is
@@ -177,19 +184,20 @@ static int submit(int peer, MPIDI_sendop_t *proto, int tried)
     }
     MPIDI_sendop_t *op = malloc(sizeof(*op));
     if (!op) {
-        int err =
-            MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory queueing a message to rank %d", peer);
-        if (proto->req && !proto->chunk)
-            MPIDI_send_payload_done(proto->req, err);
+        int err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory queueing a message to rank %d",
+                                  peer);
+        drop_op(proto, err);
         return err;
     }
     *op = *proto;
     enqueue(p, op);
+    if (op->kind == MPIDI_OP_XFER)
+        op->req->xfer.parked = 1;
     return MPI_SUCCESS;
 }
 
 int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
-                  size_t first, size_t last)
+                  size_t first, size_t last, unsigned flags)
 {
     int err = MPI_SUCCESS, tried = 0;
     MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
@@ -201,16 +209,21 @@ int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_R
      * This is try_op's first case. */
     if (!p->deferred_head && !p->failed_code) {
         int rc = p->method->am_send(peer, handler, hdr, hdr_len, req ? &req->seg : NULL, first,
-                                    last, req ? &req->cb_send : NULL);
+                                    last, flags, req ? &req->cb_send : NULL);
         if (rc != MPIDI_AGAIN) {
             if (req && rc != MPIDI_INPROGRESS)
-                MPIDI_send_payload_done(req, rc);
+                MPIDI_send_payload_done(&req->cb_send, rc);
             return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
         }
         tried = 1; /* took nothing: park it */
     }
-    MPIDI_sendop_t op = {
-        .handler = handler, .hdr_len = hdr_len, .req = req, .first = first, .last = last};
+    MPIDI_sendop_t op = {.kind = MPIDI_OP_AM,
+                         .handler = handler,
+                         .flags = flags,
+                         .hdr_len = hdr_len,
+                         .req = req,
+                         .first = first,
+                         .last = last};
     memcpy(op.hdr.bytes, hdr, hdr_len);
     return submit(peer, &op, tried);
 }
@@ -224,7 +237,8 @@ int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, si
     size_t chunk = (size_t)MPIDI_config_int("FERRY_PIPELINE_CHUNK");
     if (chunk == 0 || chunk > p->caps->max_send)
         chunk = p->caps->max_send;
-    MPIDI_sendop_t op = {.handler = MPIDI_AM_DATA,
+    MPIDI_sendop_t op = {.kind = MPIDI_OP_STREAM,
+                         .handler = MPIDI_AM_DATA,
                          .hdr_len = sizeof(MPIDI_data_hdr_t),
                          .req = req,
                          .first = first,
@@ -232,6 +246,33 @@ int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, si
                          .chunk = chunk};
     op.hdr.data.rreq = rreq;
     return submit(peer, &op, 0);
+}
+
+void MPIDI_park_xfer(int peer, MPIR_Request *req)
+{
+    MPIDI_sendop_t *op = calloc(1, sizeof(*op));
+    if (!op) {
+        req->xfer.err =
+            MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory parking a transfer with rank %d", peer);
+        MPIDI_xfer_try(req); /* ends it once nothing is in flight */
+        return;
+    }
+    op->kind = MPIDI_OP_XFER;
+    op->req = req;
+    req->xfer.parked = 1;
+    enqueue(&MPIDI_peers[peer], op);
+}
+
+void MPIDI_submit_xfer(int peer, MPIR_Request *req)
+{
+    MPIDI_sendop_t op = {.kind = MPIDI_OP_XFER, .req = req};
+    int err = submit(peer, &op, 0);
+    if (err) {
+        /* The peer is lost, or no memory to park the transfer: it ends here. */
+        if (!req->xfer.err)
+            req->xfer.err = err;
+        MPIDI_xfer_try(req);
+    }
 }
 
 int MPIDI_deferred_progress(void)
@@ -249,15 +290,21 @@ int MPIDI_deferred_progress(void)
                 made |= op->first != before; /* part of a stream went out */
                 break;
             }
-            if (rc != MPI_SUCCESS && op->req) {
+            if (rc != MPI_SUCCESS && op->req)
                 MPIR_Request_set_error(op->req, rc);
-            }
             p->deferred_head = op->next;
             if (!p->deferred_head)
                 p->deferred_tail = NULL;
             MPIDI_ndeferred--;
+            MPIR_Request *xreq = op->kind == MPIDI_OP_XFER ? op->req : NULL;
             free(op);
             made = 1;
+            if (xreq) {
+                /* Off the queue: completions may finish the transfer now. */
+                xreq->xfer.parked = 0;
+                if (MPIDI_xfer_try(xreq) == MPIDI_AGAIN)
+                    MPIDI_park_xfer(i, xreq);
+            }
         }
     }
     return made;
@@ -311,8 +358,7 @@ void MPIDI_lost_peers_fail(void)
             MPIDI_sendop_t *op = p->deferred_head;
             p->deferred_head = op->next;
             MPIDI_ndeferred--;
-            if (op->req)
-                MPIDI_send_payload_done(op->req, p->failed_code);
+            drop_op(op, p->failed_code);
             free(op);
         }
         p->deferred_tail = NULL;

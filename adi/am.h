@@ -18,6 +18,7 @@ enum {
 };
 
 #define MPIDI_MATCH_SYNC 0x1 /* sender waits for the match (MPI_Ssend) */
+#define MPIDI_MATCH_RDMA 0x2 /* RTS: addr and rkey offer the sender's buffer for rdma_get */
 
 /* The match header, as in ob1: context, source, tag and a per-peer sequence
  * number that checks the method kept the order MPI requires. */
@@ -33,7 +34,10 @@ typedef struct MPIDI_match_hdr {
 typedef struct MPIDI_rts_hdr {
     MPIDI_match_hdr_t m;
     uint64_t size;
-    uint64_t addr; /* 0: the sender offers no rdma_get source */
+    /* With MPIDI_MATCH_RDMA: the sender's buffer as its method names it (a
+     * virtual address or an offset, caps.addr_mode) and the key, 64 bits
+     * whatever the method's key size. */
+    uint64_t addr;
     uint64_t rkey;
 } MPIDI_rts_hdr_t;
 
@@ -42,12 +46,15 @@ typedef struct MPIDI_ctrl_hdr {
     uint64_t rreq;
 } MPIDI_ctrl_hdr_t;
 
+#define MPIDI_CTS_PUT 0x1 /* write mode: rdma_put into addr/rkey, then PUT_DONE */
+
 typedef struct MPIDI_cts_hdr {
     uint64_t sreq;
     uint64_t rreq;
     uint64_t len;  /* bytes the receiver wants (less than the message if truncated) */
-    uint64_t addr; /* non-zero: put the data here (write mode) */
+    uint64_t addr; /* with MPIDI_CTS_PUT: the receive buffer as the receiver's method names it */
     uint64_t rkey;
+    uint32_t flags;
 } MPIDI_cts_hdr_t;
 
 /* CANCEL_SEND names the message by the sender's request and the sequence

@@ -7,6 +7,7 @@
 #include "mpi.h"
 #include "mpidi_config.h"
 #include "method.h"
+#include "adi_impl.h"
 
 typedef enum { CFG_INT, CFG_SIZE, CFG_BOOL, CFG_ENUM, CFG_STR } cfg_kind_t;
 
@@ -29,8 +30,12 @@ typedef struct cfg_var {
 static cfg_var_t vars[] = {
     {"FERRY_EAGER_LIMIT", CFG_SIZE, "-1", -1, SIZE_MAX_CFG, NULL,
      "largest message sent eagerly, all methods (-1: each method's own limit)"},
-    {"FERRY_RNDV_PROTOCOL", CFG_ENUM, "auto", 0, 0, "auto|read|write|pipeline",
+    {"FERRY_RNDV_PROTOCOL", CFG_ENUM, "auto", 0, 0, MPIDI_RNDV_WANT_NAMES,
      "rendezvous data mover; a mode the method lacks falls back to pipeline"},
+    {"FERRY_RNDV_BOUNCE_CHUNK", CFG_SIZE, "262144", 4096, 1L << 30, NULL,
+     "bytes per registered bounce slot of a noncontiguous rendezvous read"},
+    {"FERRY_RNDV_BOUNCE_SLOTS", CFG_INT, "4", 1, 8, NULL,
+     "bounce slots read at once (one is unpacked while the others are read)"},
     {"FERRY_PIPELINE_CHUNK", CFG_SIZE, "0", 0, SIZE_MAX_CFG, NULL,
      "bytes per pipeline DATA message (0: the method's max_send)"},
     {"FERRY_METHODS", CFG_STR, "", 0, 0, NULL,
@@ -73,6 +78,54 @@ static cfg_var_t vars[] = {
     {"FERRY_TCP_KEEPALIVE", CFG_INT, "30", 0, 86400, NULL,
      "seconds after which a tcp peer that answers nothing (not even keepalives) is lost (0: "
      "never)"},
+    {"FERRY_RNDV_FIN_FENCE", CFG_BOOL, "0", 0, 1, NULL,
+     "read rendezvous: send FIN fenced behind the reads at once instead of after they complete"},
+    {"FERRY_VERBS_EAGER", CFG_ENUM, "sr", 0, 0, "sr",
+     "verbs eager protocol: sr (send-receive into SRQ buffers)"},
+    {"FERRY_VERBS_DEVICE", CFG_STR, "", 0, 0, NULL,
+     "verbs device and port, e.g. rxe0 or mlx5_0:1 (empty: the first with an active port)"},
+    {"FERRY_VERBS_GID_INDEX", CFG_INT, "-1", -1, 65535, NULL,
+     "verbs GID table index (-1: a RoCE v2 IPv4 GID, else IPv6, else IPoIB)"},
+    {"FERRY_VERBS_BUF_SIZE", CFG_SIZE, "16384", 1024, 1L << 20, NULL,
+     "bytes of one verbs send or receive buffer (the eager limit is 72 bytes less)"},
+    {"FERRY_VERBS_SRQ_SIZE", CFG_INT, "256", 4, 1 << 20, NULL,
+     "receive buffers posted at start, and the step the SRQ grows by"},
+    {"FERRY_VERBS_SRQ_MAX", CFG_INT, "16384", 4, 1 << 20, NULL,
+     "most receive buffers the SRQ may grow to"},
+    {"FERRY_VERBS_SRQ_LOW", CFG_INT, "16", 0, 1 << 20, NULL,
+     "SRQ limit: fewer posted buffers raise the limit event, which grows the pool (0: off)"},
+    {"FERRY_VERBS_CREDITS", CFG_INT, "32", 1, 16384, NULL,
+     "receive buffers reserved for each connected peer (its send credits)"},
+    {"FERRY_VERBS_CREDIT_RETURN", CFG_INT, "0", 0, 16384, NULL,
+     "credits piled up before an explicit CREDIT message (0: half the credits)"},
+    {"FERRY_VERBS_CQ_SIZE", CFG_INT, "1024", 16, 1 << 22, NULL,
+     "initial completion queue entries (resized as buffers and connections grow)"},
+    {"FERRY_VERBS_CQ_BATCH", CFG_INT, "32", 1, 64, NULL, "completions polled at once"},
+    {"FERRY_VERBS_SIGNAL_INTERVAL", CFG_INT, "16", 1, 4096, NULL,
+     "one send in this many asks for a completion (selective signalling)"},
+    {"FERRY_VERBS_SQ_DEPTH", CFG_INT, "128", 4, 1 << 16, NULL, "send queue entries per connection"},
+    {"FERRY_VERBS_SEND_BUFS", CFG_INT, "256", 2, 1 << 20, NULL,
+     "registered send buffers shared by all connections"},
+    {"FERRY_VERBS_INLINE", CFG_INT, "128", 0, 256, NULL,
+     "messages up to this many bytes (headers included) are sent inline"},
+    {"FERRY_VERBS_RD_ATOMIC", CFG_INT, "16", 1, 255, NULL,
+     "RDMA reads in flight per connection (capped by the device's max_qp_rd_atom)"},
+    {"FERRY_VERBS_RDMA_CHUNK", CFG_SIZE, "0", 0, 1L << 31, NULL,
+     "largest piece of one RDMA read or write (0: the port's max_msg_sz)"},
+    {"FERRY_VERBS_TIMEOUT", CFG_INT, "17", 1, 31, NULL,
+     "ACK timeout exponent: 4.096 us * 2^N before a retransmission"},
+    {"FERRY_VERBS_RETRY_COUNT", CFG_INT, "7", 0, 7, NULL,
+     "retransmissions before a connection fails (transport retry counter)"},
+    {"FERRY_VERBS_RNR_RETRY", CFG_INT, "3", 0, 6, NULL,
+     "receiver-not-ready retries (finite: with credits an RNR is a bug)"},
+    {"FERRY_VERBS_RCACHE", CFG_BOOL, "1", 0, 1, NULL,
+     "keep verbs registrations cached (needs the memory hooks; 0: register per transfer)"},
+    {"FERRY_VERBS_RCACHE_ENTRIES", CFG_INT, "1024", 1, 1 << 24, NULL,
+     "most idle registrations the verbs cache keeps"},
+    {"FERRY_VERBS_RCACHE_BYTES", CFG_SIZE, "4294967296", 4096, 1L << 40, NULL,
+     "most bytes the verbs cache keeps registered"},
+    {"FERRY_VERBS_FAULT", CFG_ENUM, "none", 0, 0, "none|rkey",
+     "for tests: rkey makes every RDMA operation name a wrong remote key (a completion error)"},
 };
 
 #define NVARS (sizeof(vars) / sizeof(vars[0]))

@@ -8,6 +8,7 @@
 #include "pmi.h"
 
 MPIDI_world_t MPIDI_world;
+MPID_upcalls_t MPIDI_upcalls;
 static int *node_of, *local_ranks;
 void MPIDI_progress_init(void);
 
@@ -97,9 +98,10 @@ int MPIDI_node_of(int rank)
     return node_of[rank];
 }
 
-int MPID_Init(void)
+int MPID_Init(const MPID_upcalls_t *upcalls)
 {
     MPIDI_world_t *w = &MPIDI_world;
+    MPIDI_upcalls = *upcalls;
     int err = MPIDI_config_init();
     if (err)
         return MPIR_Err_create(MPI_ERR_ARG, "invalid FERRY_ environment variable (see the "
@@ -144,8 +146,6 @@ int MPID_Init(void)
     if ((err = MPIDI_methods_post_init()))
         goto finalize_methods;
     MPIDI_progress_init();
-    if ((err = MPIR_Comm_init_builtins(w->rank, w->size)))
-        goto finalize_methods;
     return MPI_SUCCESS;
 
 finalize_methods:
@@ -171,7 +171,6 @@ int MPID_Finalize(void)
     int err = MPIDI_methods_finalize();
     MPIDI_recvq_finalize();
     MPIDI_job_key_finalize();
-    MPIR_Comm_finalize_all();
     free(node_of);
     free(local_ranks);
     if (PMI_Finalize())

@@ -6,7 +6,7 @@
 #include "mpidi_config.h"
 #include "pmi.h"
 
-#define MAX_METHODS 8
+#define MAX_METHODS 12
 
 MPIDI_peer_t *MPIDI_peers;
 MPIDI_active_method_t MPIDI_active[MAX_METHODS];
@@ -27,25 +27,48 @@ static int in_list(const char *list, const char *name, int *pos_p)
     return 0;
 }
 
+/* A method's capabilities must be ones the core can use. */
+static int check_caps(const MPIDI_method_ops_t *ops, const MPIDI_method_caps_t *c)
+{
+    const char *bad = NULL;
+    if (c->max_hdr < MPIDI_MAX_HDR)
+        bad = "max_hdr is below the core's largest header";
+    else if (c->max_send == 0 || c->eager_limit > c->max_send)
+        bad = "eager_limit exceeds max_send";
+    else if (!(c->rndv_modes & MPIDI_RNDV_PIPELINE))
+        bad = "the pipeline is not among its rendezvous modes";
+    else if ((c->needs_reg || c->needs_local_reg) && (!ops->mem_reg || !ops->mem_dereg))
+        bad = "it needs registration but has no mem_reg/mem_dereg";
+    else if (c->addr_mode == MPIDI_ADDR_OFFSET && !c->needs_reg)
+        bad = "offset addressing without registration";
+    else if (c->key_size > 8)
+        bad = "keys longer than 64 bits";
+    if (!bad)
+        return MPI_SUCCESS;
+    return MPIR_Err_create(MPI_ERR_INTERN, "method %s reports unusable capabilities: %s", ops->name,
+                           bad);
+}
+
 /* Starts the methods FERRY_METHODS names (all built ones if it is empty), in
- * the order it gives; without it, by exclusivity.  The self method always
- * runs: a rank always reaches itself. */
+ * the order it gives; without it, by exclusivity.  Methods flagged
+ * MPIDI_METHOD_ALWAYS (self: a rank always reaches itself) always run. */
 int MPIDI_methods_init(const MPIDI_job_t *job)
 {
+    MPIDI_methods_frozen = 1;
     const char *list = MPIDI_config_str("FERRY_METHODS");
     int order[MAX_METHODS];
     /* Reject names we do not have before starting anything. */
     for (const char *s = list; *s;) {
         size_t n = strcspn(s, ",");
         int found = 0;
-        for (int i = 0; MPIDI_methods_all[i]; i++)
-            found |= strlen(MPIDI_methods_all[i]->name) == n &&
-                     strncmp(MPIDI_methods_all[i]->name, s, n) == 0;
+        for (int i = 0; MPIDI_method_at(i); i++)
+            found |= strlen(MPIDI_method_at(i)->name) == n &&
+                     strncmp(MPIDI_method_at(i)->name, s, n) == 0;
         if (!found) {
             char avail[256] = "";
-            for (int i = 0; MPIDI_methods_all[i]; i++)
+            for (int i = 0; MPIDI_method_at(i); i++)
                 snprintf(avail + strlen(avail), sizeof(avail) - strlen(avail), "%s%s", i ? "," : "",
-                         MPIDI_methods_all[i]->name);
+                         MPIDI_method_at(i)->name);
             return MPIR_Err_create(MPI_ERR_ARG,
                                    "FERRY_METHODS=\"%s\": method \"%.*s\" is not built in "
                                    "(available: %s)",
@@ -53,23 +76,30 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
         }
         s += n + (s[n] == ',');
     }
-    for (int i = 0; MPIDI_methods_all[i]; i++) {
-        const MPIDI_method_ops_t *ops = MPIDI_methods_all[i];
+    for (int i = 0; MPIDI_method_at(i); i++) {
+        const MPIDI_method_ops_t *ops = MPIDI_method_at(i);
         int pos = 0;
-        if (*list && strcmp(ops->name, "self") != 0 && !in_list(list, ops->name, &pos))
+        int named = *list && in_list(list, ops->name, &pos);
+        if (*list && !named && !(ops->flags & MPIDI_METHOD_ALWAYS))
             continue;
         MPIDI_active_method_t *a = &MPIDI_active[MPIDI_nactive];
         memset(a, 0, sizeof(*a));
         a->ops = ops;
         a->caps.size = sizeof(a->caps);
-        int err = ops->init(job, &a->caps);
+        MPIDI_job_t j = *job;
+        j.forced = named;
+        int err = ops->init(&j, &a->caps);
+        if (!err)
+            err = check_caps(ops, &a->caps);
         if (err) {
             /* A method cleans up its own failed init; the ones before it
              * are finalized here. */
             MPIDI_methods_finalize();
             return err;
         }
-        order[MPIDI_nactive] = *list ? pos : -a->caps.exclusivity;
+        /* Listed methods in list order; an unlisted ALWAYS method before them
+         * (it reaches only what nothing else should carry: self). */
+        order[MPIDI_nactive] = !*list ? -a->caps.exclusivity : named ? pos : -1;
         MPIDI_nactive++;
     }
     /* Sort by preference (insertion sort: a handful of entries). */

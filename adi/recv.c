@@ -36,7 +36,7 @@ void MPIDI_recv_set_envelope(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int
 static void send_sync_ack(int peer, uint64_t sreq)
 {
     MPIDI_ctrl_hdr_t c = {.sreq = sreq};
-    int err = MPIDI_am_send(peer, MPIDI_AM_SYNC_ACK, &c, sizeof(c), NULL, 0, 0);
+    int err = MPIDI_am_send(peer, MPIDI_AM_SYNC_ACK, &c, sizeof(c), NULL, 0, 0, 0);
     /* Only a lost connection makes this fail: the sender is gone, or gets
      * that loss as its error; the receive itself is complete and correct. */
     if (err && MPIDI_config_int("FERRY_VERBOSE"))
@@ -78,6 +78,7 @@ static int keep_unexpected(int peer, const MPIDI_match_hdr_t *m, const void *dat
     u->rts.sync = (m->flags & MPIDI_MATCH_SYNC) != 0;
     if (rts) {
         u->rts.is_rndv = 1;
+        u->rts.has_addr = (m->flags & MPIDI_MATCH_RDMA) != 0;
         u->rts.addr = rts->addr;
         u->rts.rkey = rts->rkey;
         u->msg_size = rts->size;
@@ -158,6 +159,7 @@ void MPIDI_handle_rts(int peer, const void *hdr, size_t hdr_len, const void *dat
     }
     MPIDI_recv_set_envelope(rreq, &rts->m, peer, rts->size);
     rreq->rts.sreq = rts->m.sreq;
+    rreq->rts.has_addr = (rts->m.flags & MPIDI_MATCH_RDMA) != 0;
     rreq->rts.addr = rts->addr;
     rreq->rts.rkey = rts->rkey;
     rreq->rts.is_rndv = 1;
@@ -294,7 +296,7 @@ void MPIDI_handle_cancel_send(int peer, const void *hdr, size_t hdr_len, const v
     MPIDI_cancel_hdr_t resp = {.sreq = c->sreq, .seq = c->seq, .cancelled = u != NULL};
     if (u)
         MPIR_Request_release(u);
-    int err = MPIDI_am_send(peer, MPIDI_AM_CANCEL_RESP, &resp, sizeof(resp), NULL, 0, 0);
+    int err = MPIDI_am_send(peer, MPIDI_AM_CANCEL_RESP, &resp, sizeof(resp), NULL, 0, 0, 0);
     if (err)
         MPIDI_fatal("rank %d: cannot answer a cancel request of rank %d: %s", MPIDI_world.rank,
                     peer, MPIR_Err_string(err));

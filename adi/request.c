@@ -81,7 +81,7 @@ void MPIR_Request_release(MPIR_Request *req)
     MPIR_Datatype_release(req->seg.dt); /* the reference MPID_Isend/Irecv took */
     req->seg.dt = NULL;
     if (req->comm)
-        MPIR_Comm_release(req->comm);
+        MPIDI_upcalls.comm_release(req->comm);
     req->comm = NULL;
     req->cc = -1; /* marks it free for MPIR_Request_get */
     req->next = free_list;
@@ -95,6 +95,8 @@ void MPIDI_Request_complete_one(MPIR_Request *req)
         MPIDI_fatal("request %#x completed more often than it had events (cc=%d)",
                     (unsigned)req->handle, req->cc);
     if (--req->cc == 0) {
+        /* The protocol is over: no method touches the buffer any more. */
+        MPIDI_request_drop_rdma(req);
         if (req->on_complete)
             req->on_complete(req);
         MPIR_Request_release(req);

@@ -7,6 +7,7 @@
 #include "mpi.h"
 #include "comm.h"
 #include "segment.h"
+#include "method.h"
 
 typedef enum {
     MPIR_REQ_SEND,
@@ -18,11 +19,12 @@ typedef enum {
 } MPIR_Request_kind_t;
 
 /* What an unexpected message or a matched rendezvous receive learnt from its
- * first header. */
+ * first header (receive and unexpected requests only). */
 typedef struct MPIDI_rts_info {
     uint64_t sreq;    /* sender's request id, echoed in CTS/FIN/SYNC_ACK */
-    uint64_t addr;    /* sender's buffer for rdma_get; 0 if not offered */
+    uint64_t addr;    /* sender's buffer as its method names it (valid with has_addr) */
     uint64_t rkey;
+    int has_addr; /* the sender offered its buffer for rdma_get */
     int is_rndv;
     int sync;         /* sender waits for a match acknowledgement */
     uint16_t seq;     /* the sender's sequence number: with sreq, names the message for a
@@ -31,11 +33,49 @@ typedef struct MPIDI_rts_info {
 
 struct MPIR_Request;
 /* A continuation handed to a method as the cookie of an operation that may
- * finish later (MPIDI_INPROGRESS); MPIDU_op_done calls fn. */
+ * finish later (MPIDI_INPROGRESS); MPIDU_op_done calls fn with the cookie.
+ * index tells apart the cookies of one request (bounce-buffer slots). */
 typedef struct MPIDI_cb {
-    void (*fn)(struct MPIR_Request *req, int mpi_errno);
+    void (*fn)(struct MPIDI_cb *cb, int mpi_errno);
     struct MPIR_Request *req;
+    int index;
 } MPIDI_cb_t;
+
+/* A registration the request holds until it completes (method's mem_reg). */
+typedef struct MPIDI_reg {
+    MPIDI_mem_t mem;
+    int held;
+} MPIDI_reg_t;
+
+typedef enum { MPIDI_XFER_GET, MPIDI_XFER_PUT } MPIDI_xfer_kind_t;
+
+struct MPIDI_bounce;
+/* The rdma transfer a request drives: reads on the receiver (read mode), puts
+ * on the sender (write mode).  Stream bytes [next, end) of the request's
+ * buffer are still to be issued; byte k of the stream is remote_addr + k at
+ * the peer.  Pieces the method accepted but has not finished are counted in
+ * inflight.  See adi/rdma.c. */
+typedef struct MPIDI_xfer {
+    MPIDI_xfer_kind_t kind;
+    size_t next, end;
+    uint64_t remote_addr;
+    uint64_t rkey;
+    MPIDI_reg_t local;  /* the local buffer's registration, made for this transfer */
+    void *local_handle; /* what rdma_get/rdma_put get as local handle (NULL: none needed) */
+    int per_piece;      /* noncontiguous local buffer: one operation per piece */
+    int inflight;
+    int err;                     /* an operation failed: the transfer fails */
+    int refused;                 /* the method refused an operation: the protocol falls back */
+    int parked;                  /* waiting on the peer's deferred queue (the method said AGAIN) */
+    struct MPIDI_bounce *bounce; /* reads land in registered slots, then are unpacked */
+    /* Called once, when nothing is in flight any more and either every byte
+     * moved, or err or refused is set. */
+    void (*done)(struct MPIR_Request *req);
+    /* Optional: called once, when the method has accepted the last piece
+     * (FERRY_RNDV_FIN_FENCE sends FIN from here, fenced behind the reads). */
+    void (*issued)(struct MPIR_Request *req);
+    int fin_sent; /* the read's FIN went out already (fenced) */
+} MPIDI_xfer_t;
 
 /* The MPI layer's state of a persistent, generalized or composite request. */
 typedef struct MPIR_Preq {
@@ -77,22 +117,32 @@ typedef struct MPIR_Request {
     struct MPIR_Request *arr_next, *arr_prev;
     struct MPIDI_recvq_bin *rq_bin; /* the bin it is queued in, NULL if none */
     uint64_t post_seq;              /* posted receive: order among all posts */
-    /* Protocol state. */
-    size_t msg_size;     /* bytes the sender sent */
-    size_t bytes_done;   /* pipeline progress */
-    size_t bytes_needed; /* receive: bytes that will land in the buffer */
+    size_t msg_size; /* bytes the sender sends */
+    int is_sync;
+    int mode; /* rendezvous data mover in use (MPIDI_RNDV_*), on both sides */
+    int cancelled; /* withdrawn by MPI_Cancel (a receive before its match, a send the
+                      receiver had not matched) */
+
+    /* Receive and unexpected requests. */
+    size_t bytes_needed; /* bytes that will land in the buffer (less if truncated) */
+    size_t bytes_recvd;  /* DATA bytes arrived (pipeline) */
     MPIDI_rts_info_t rts;
     void *unexp_data;    /* unexpected eager payload, exactly msg_size bytes */
-    void *reg_handle;    /* method registration of the send buffer */
-    int mode;            /* rendezvous mode chosen (MPIDI_RNDV_*) */
-    int is_sync;
+    MPIDI_reg_t recv_reg; /* the receive buffer, registered for the sender's rdma_put */
     int in_posted;       /* on the posted queue, not matched yet */
-    int cancelled;
-    int is_rndv_send;    /* send: an RTS went out; the transfer's end is one event */
-    int cancel_pending;  /* send: a CANCEL_SEND awaits its answer (one event) */
-    uint16_t send_seq;   /* send: the sequence number its message carries */
-    MPIDI_cb_t cb_send;  /* payload of an am_send released */
-    MPIDI_cb_t cb_rdma;  /* rdma_get / rdma_put finished */
+
+    /* Send requests. */
+    uint64_t cts_rreq;    /* the receiver's request id from CTS, echoed in PUT_DONE */
+    size_t cts_len;       /* bytes CTS asked for */
+    MPIDI_reg_t send_reg; /* the send buffer, registered for the receiver's rdma_get */
+    int is_rndv_send;     /* an RTS went out; the transfer's end is one event */
+    int cancel_pending;   /* a CANCEL_SEND awaits its answer (one event) */
+    uint16_t send_seq;    /* the sequence number its message carries */
+
+    /* Either side. */
+    MPIDI_xfer_t xfer;
+    MPIDI_cb_t cb_send; /* payload of an am_send released */
+    MPIDI_cb_t cb_rdma; /* one rdma_get / rdma_put piece finished */
     /* Set by the MPI layer: called when cc reaches 0, before the device drops
      * its reference (a child telling its parent, a buffered send's space). */
     void (*on_complete)(struct MPIR_Request *req);

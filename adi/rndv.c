@@ -5,29 +5,24 @@
 
 MPIR_Request *MPIDI_lookup_request(uint64_t id, int is_send, int peer, const char *what);
 
-/* A noncontiguous buffer meets a contiguous one: one rdma call per contiguous
- * piece of it (MPIR_Segment_to_iov) moves the data without a copy.  Each call
- * costs about a system call (CMA), so it pays only for large pieces; below
- * this average the pipeline's pack and unpack copies are cheaper.  A mode
- * forced with FERRY_RNDV_PROTOCOL takes it whatever the pieces, so that the
- * variant tests cover it.  Methods that need registered memory are left to
- * the pipeline (a registration per piece would cost more than the copy). */
-#define MPIDI_RNDV_IOV_MIN_PIECE 16384
-
-int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced)
+MPIDI_rndv_want_t MPIDI_rndv_wanted(void)
 {
-    if (p->caps->needs_reg)
-        return 0;
-    return forced || seg->size / MPIR_Segment_pieces(seg) >= MPIDI_RNDV_IOV_MIN_PIECE;
+    /* config.c lists the choices as MPIDI_RNDV_WANT_NAMES, in enum order. */
+    return (MPIDI_rndv_want_t)MPIDI_config_int("FERRY_RNDV_PROTOCOL");
 }
 
-static void send_cts(MPIR_Request *rreq, void *addr)
+/* reg and addr: the receive buffer offered for the sender's rdma_put (write
+ * mode); addr NULL: pipeline, the sender streams DATA. */
+static void send_cts(MPIR_Request *rreq, const MPIDI_reg_t *reg, void *addr)
 {
-    MPIDI_cts_hdr_t c = {.sreq = rreq->rts.sreq,
-                         .rreq = (uint64_t)rreq->handle,
-                         .len = rreq->bytes_needed,
-                         .addr = (uint64_t)(uintptr_t)addr};
-    int err = MPIDI_am_send(rreq->peer, MPIDI_AM_CTS, &c, sizeof(c), NULL, 0, 0);
+    MPIDI_cts_hdr_t c = {
+        .sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle, .len = rreq->bytes_needed};
+    if (addr) {
+        c.flags = MPIDI_CTS_PUT;
+        c.addr = reg->held ? reg->mem.remote_addr : (uint64_t)(uintptr_t)addr;
+        c.rkey = reg->held ? reg->mem.key : 0;
+    }
+    int err = MPIDI_am_send(rreq->peer, MPIDI_AM_CTS, &c, sizeof(c), NULL, 0, 0, 0);
     if (err) {
         MPIR_Request_set_error(rreq, err);
         MPIDI_Request_complete_one(rreq);
@@ -37,13 +32,6 @@ static void send_cts(MPIR_Request *rreq, void *addr)
      * no DATA, so the receive is done already. */
     if (rreq->bytes_needed == 0 && !addr)
         MPIDI_Request_complete_one(rreq);
-}
-
-static void send_fin(MPIR_Request *rreq)
-{
-    MPIDI_ctrl_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle};
-    int err = MPIDI_am_send(rreq->peer, MPIDI_AM_FIN, &c, sizeof(c), NULL, 0, 0);
-    MPIR_Request_set_error(rreq, err);
 }
 
 static const char *const mover_name[] = {
@@ -66,67 +54,63 @@ static void start_pipeline(MPIR_Request *rreq, const char *fallback)
     MPIDI_COUNT(p, rndv_fallback, fallback != NULL);
     trace(rreq, MPIDI_RNDV_PIPELINE, fallback);
     rreq->mode = MPIDI_RNDV_PIPELINE;
-    send_cts(rreq, NULL);
+    rreq->bytes_recvd = 0;
+    send_cts(rreq, NULL, NULL);
 }
 
-static void read_done(MPIR_Request *rreq, int mpi_errno)
+/* The read is over: tell the sender, or fall back to DATA when the method
+ * refused to read. */
+static void read_done(MPIR_Request *rreq)
 {
-    if (mpi_errno != MPI_SUCCESS) {
-        /* The read was refused (e.g. CMA not permitted between these
-         * processes): nothing was written that matters, ask for DATA. */
-        if (MPIDI_config_int("FERRY_VERBOSE"))
-            fprintf(stderr, "ferry: rank %d: rdma_get from rank %d failed (%s); using pipeline\n",
-                    MPIDI_world.rank, rreq->peer, MPIR_Err_string(mpi_errno));
-        MPIDI_COUNT(&MPIDI_peers[rreq->peer], rndv_refused, 1);
+    MPIDI_xfer_t *x = &rreq->xfer;
+    if (x->refused) {
+        MPIDI_rndv_note_refused(rreq, "rdma_get", x->refused);
         start_pipeline(rreq, "fall-back: the read was refused");
         return;
     }
+    if (x->err) {
+        /* The data did not arrive.  The sender is not told: its request
+         * fails when its method reports the connection lost. */
+        MPIR_Request_set_error(rreq, x->err);
+        MPIDI_Request_complete_one(rreq);
+        return;
+    }
     MPIDI_COUNT(&MPIDI_peers[rreq->peer], rndv_read, 1);
-    send_fin(rreq);
+    if (!x->fin_sent) {
+        MPIDI_ctrl_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle};
+        MPIR_Request_set_error(
+            rreq, MPIDI_am_send(rreq->peer, MPIDI_AM_FIN, &c, sizeof(c), NULL, 0, 0, 0));
+    }
     MPIDI_Request_complete_one(rreq);
 }
 
-static void read_iov_done(MPIR_Request *rreq, int mpi_errno);
-
-/* Reads the sender's contiguous data into a noncontiguous receive buffer, one
- * rdma_get per contiguous piece; bytes_done is the next stream byte.  An
- * operation still in progress continues from read_iov_done. */
-static void read_iov_next(MPIR_Request *rreq)
+/* FERRY_RNDV_FIN_FENCE=1: FIN goes as soon as the method has taken the last
+ * read, fenced, so the method delivers it only after the reads (verbs
+ * IBV_SEND_FENCE): the sender learns of the end one completion earlier, at
+ * the price of a fence that stalls the sends queued behind it.  The default
+ * waits for the reads' completions and sends FIN unfenced; the bench
+ * compares the two (doc/methods/verbs.md). */
+static void read_issued(MPIR_Request *rreq)
 {
-    const MPIDI_peer_t *p = &MPIDI_peers[rreq->peer];
-    while (rreq->bytes_done < rreq->bytes_needed) {
-        struct iovec iov;
-        size_t off = rreq->bytes_done, end = rreq->bytes_needed;
-        MPIR_Segment_to_iov(&rreq->seg, off, &end, &iov, 1);
-        rreq->bytes_done = end;
-        rreq->cb_rdma.fn = read_iov_done;
-        int rc = p->method->rdma_get(rreq->peer, iov.iov_base, iov.iov_len, rreq->rts.addr + off,
-                                     rreq->rts.rkey, &rreq->cb_rdma);
-        if (rc == MPIDI_INPROGRESS)
-            return;
-        if (rc != MPI_SUCCESS) {
-            int err = rc == MPIDI_AGAIN ? MPIR_Err_create(MPI_ERR_OTHER, "rdma_get busy") : rc;
-            read_iov_done(rreq, err);
-            return;
-        }
-    }
-    read_done(rreq, MPI_SUCCESS);
-}
-
-static void read_iov_done(MPIR_Request *rreq, int mpi_errno)
-{
-    if (mpi_errno != MPI_SUCCESS) {
-        rreq->bytes_done = 0; /* the pipeline counts its DATA from the start */
-        read_done(rreq, mpi_errno);
-        return;
-    }
-    read_iov_next(rreq);
+    MPIDI_ctrl_hdr_t c = {.sreq = rreq->rts.sreq, .rreq = (uint64_t)rreq->handle};
+    int err = MPIDI_am_send(rreq->peer, MPIDI_AM_FIN, &c, sizeof(c), NULL, 0, 0, MPIDI_AM_FENCE);
+    rreq->xfer.fin_sent = 1;
+    MPIR_Request_set_error(rreq, err);
 }
 
 /* Chooses the data mover once the receive is matched, from what the sender
- * offered (an address to read), what the method can do, whether the user
- * buffer is one piece, and FERRY_RNDV_PROTOCOL.  A forced mode that is not
- * possible here falls back to the pipeline, which always works. */
+ * offered (its buffer for reading), what the method can do, the receive
+ * buffer's layout, and FERRY_RNDV_PROTOCOL.  A forced mode that is not
+ * possible here falls back to the pipeline, which always works.
+ *   read:  the sender offered its buffer and the method reads: into a
+ *          contiguous receive buffer directly; into a noncontiguous one
+ *          piece by piece (large pieces, caps.rndv_iov_min_piece) or through
+ *          registered bounce slots (methods that read only into registered
+ *          memory);
+ *   write: a contiguous receive buffer, offered in CTS (registered when the
+ *          method needs it); chosen by default only on methods without
+ *          registration, whose sender may also put piece by piece;
+ *   pipeline: everything else. */
 void MPIDI_rndv_recv_start(MPIR_Request *rreq)
 {
     int err = MPI_SUCCESS;
@@ -137,46 +121,49 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
         MPIDI_Request_complete_one(rreq);
         return;
     }
-    MPIDI_rndv_want_t want = MPIDI_config_int("FERRY_RNDV_PROTOCOL");
+    const MPIDI_method_caps_t *caps = p->caps;
+    MPIDI_rndv_want_t want = MPIDI_rndv_wanted();
     void *dst = MPIR_Segment_contig_ptr(&rreq->seg, 0);
-    int can_read =
-        rreq->rts.addr && dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get;
-    int can_write = dst && (p->caps->rndv_modes & MPIDI_RNDV_WRITE) && !p->caps->needs_reg;
-    /* A contiguous sender and a noncontiguous receive buffer: read piece by piece. */
-    int can_read_iov = rreq->rts.addr && !dst && (p->caps->rndv_modes & MPIDI_RNDV_READ) &&
-                       p->method->rdma_get && rreq->bytes_needed > 0 &&
-                       MPIDI_rndv_iov_ok(&rreq->seg, p, want == MPIDI_RNDV_WANT_READ);
-    int read_ok = want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ;
-    int write_ok = want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_WRITE;
-
-    if (can_read_iov && read_ok) {
-        trace(rreq, MPIDI_RNDV_READ, "piece by piece");
-        rreq->mode = MPIDI_RNDV_READ;
-        rreq->bytes_done = 0;
-        read_iov_next(rreq);
-        return;
-    }
-
-    if (can_read && read_ok) {
-        trace(rreq, MPIDI_RNDV_READ, NULL);
-        rreq->mode = MPIDI_RNDV_READ;
-        if (rreq->bytes_needed == 0) {
-            read_done(rreq, MPI_SUCCESS);
+    int may_read = (want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ) &&
+                   rreq->rts.has_addr && (caps->rndv_modes & MPIDI_RNDV_READ) &&
+                   p->method->rdma_get && rreq->bytes_needed > 0;
+    if (may_read) {
+        int per_piece = 0, bounce = 0;
+        if (!dst) {
+            per_piece = MPIDI_rndv_iov_ok(&rreq->seg, p, want == MPIDI_RNDV_WANT_READ);
+            bounce = !per_piece && caps->needs_local_reg;
+        }
+        if (dst || per_piece || bounce) {
+            trace(rreq, MPIDI_RNDV_READ,
+                  per_piece ? "piece by piece"
+                  : bounce  ? "through bounce buffers"
+                            : NULL);
+            rreq->mode = MPIDI_RNDV_READ;
+            MPIDI_xfer_start(rreq, MPIDI_XFER_GET, rreq->bytes_needed, rreq->rts.addr,
+                             rreq->rts.rkey, per_piece, bounce, read_done,
+                             MPIDI_config_int("FERRY_RNDV_FIN_FENCE") ? read_issued : NULL);
             return;
         }
-        rreq->cb_rdma.fn = read_done;
-        int rc = p->method->rdma_get(rreq->peer, dst, rreq->bytes_needed, rreq->rts.addr,
-                                     rreq->rts.rkey, &rreq->cb_rdma);
-        if (rc == MPIDI_INPROGRESS)
+    }
+    int may_write =
+        dst && rreq->bytes_needed > 0 && (caps->rndv_modes & MPIDI_RNDV_WRITE) &&
+        p->method->rdma_put &&
+        (want == MPIDI_RNDV_WANT_WRITE || (want == MPIDI_RNDV_WANT_AUTO && !caps->needs_reg));
+    if (may_write && caps->needs_reg) {
+        err =
+            MPIDI_reg_acquire(p, dst, rreq->bytes_needed, MPIDI_MEM_REMOTE_WRITE, &rreq->recv_reg);
+        if (err) {
+            MPIDI_rndv_note_refused(rreq, "registration for rdma_put", err);
+            start_pipeline(rreq, "fall-back: the receive buffer could not be registered");
             return;
-        read_done(rreq, rc == MPIDI_AGAIN ? MPIR_Err_create(MPI_ERR_OTHER, "rdma_get busy") : rc);
-        return;
+        }
     }
     /* Counted when PUT_DONE comes, or by the sender if it streams DATA instead. */
-    if (can_write && rreq->bytes_needed > 0 && write_ok) {
+    if (may_write) {
         trace(rreq, MPIDI_RNDV_WRITE, NULL);
         rreq->mode = MPIDI_RNDV_WRITE;
-        send_cts(rreq, dst);
+        rreq->bytes_recvd = 0;
+        send_cts(rreq, &rreq->recv_reg, dst);
         return;
     }
     if (want == MPIDI_RNDV_WANT_READ)
@@ -190,6 +177,9 @@ void MPIDI_rndv_recv_start(MPIR_Request *rreq)
 static MPIR_Request *data_request(int peer, const MPIDI_data_hdr_t *d, size_t len)
 {
     MPIR_Request *rreq = MPIDI_lookup_request(d->rreq, 0, peer, "DATA");
+    if (rreq->mode == MPIDI_RNDV_READ)
+        MPIDI_fatal("rank %d: DATA from rank %d for a receive that is reading the data",
+                    MPIDI_world.rank, peer);
     if (d->offset + len > rreq->bytes_needed)
         MPIDI_fatal("rank %d: DATA from rank %d for bytes [%llu, %llu) beyond the %zu expected",
                     MPIDI_world.rank, peer, (unsigned long long)d->offset,
@@ -218,8 +208,8 @@ MPIR_Request *MPIDI_data_recv_begin(int peer, const MPIDI_data_hdr_t *d, size_t 
  * a begun chunk: begin refuses chunks it cannot place). */
 void MPIDI_data_recv_done(MPIR_Request *rreq, const void *payload, size_t len)
 {
-    rreq->bytes_done += len;
-    if (rreq->bytes_done == rreq->bytes_needed)
+    rreq->bytes_recvd += len;
+    if (rreq->bytes_recvd == rreq->bytes_needed)
         MPIDI_Request_complete_one(rreq);
 }
 

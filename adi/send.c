@@ -13,8 +13,6 @@ static MPIR_Request *lookup(uint64_t id, MPIR_Request_kind_t kind, int peer, con
     return r;
 }
 
-int MPIDI_rndv_iov_ok(const MPIR_Segment *seg, const MPIDI_peer_t *p, int forced);
-
 MPIR_Request *MPIDI_lookup_request(uint64_t id, int is_send, int peer, const char *what)
 {
     return lookup(id, is_send ? MPIR_REQ_SEND : MPIR_REQ_RECV, peer, what);
@@ -58,28 +56,36 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
         MPIDI_count_eager(p, size);
         if (sync)
             sreq->cc++; /* the SYNC_ACK */
-        err = MPIDI_am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), sreq, 0, size);
+        err = MPIDI_am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), sreq, 0, size, 0);
         if (err && sync)
             MPIDI_Request_complete_one(sreq); /* no ack will come */
         return err;
     }
 
-    /* Rendezvous: the request's one event is the end of the data transfer. */
+    /* Rendezvous: the request's one event is the end of the data transfer.
+     * A contiguous buffer is offered for reading (registered first when the
+     * method needs it) unless the user forced another mode. */
     MPIDI_COUNT(p, rndv_sent, 1);
     sreq->is_rndv_send = 1;
     MPIDI_rts_hdr_t rts = {.m = m, .size = size};
-    MPIDI_rndv_want_t want = MPIDI_config_int("FERRY_RNDV_PROTOCOL");
+    MPIDI_rndv_want_t want = MPIDI_rndv_wanted();
     void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
     if (src && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get &&
         (want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ)) {
-        rts.addr = (uint64_t)(uintptr_t)src;
-        if (p->caps->needs_reg && p->method->mem_reg) {
-            err = p->method->mem_reg(src, size, &rts.rkey, &sreq->reg_handle);
-            if (err)
-                rts.addr = 0; /* the receiver will ask for the pipeline instead */
+        if (!p->caps->needs_reg) {
+            rts.m.flags |= MPIDI_MATCH_RDMA;
+            rts.addr = (uint64_t)(uintptr_t)src;
+        } else if ((err = MPIDI_reg_acquire(p, src, size, MPIDI_MEM_REMOTE_READ,
+                                            &sreq->send_reg)) == MPI_SUCCESS) {
+            rts.m.flags |= MPIDI_MATCH_RDMA;
+            rts.addr = sreq->send_reg.mem.remote_addr;
+            rts.rkey = sreq->send_reg.mem.key;
+        } else {
+            /* Not registrable: the receiver will ask for the pipeline. */
+            MPIDI_rndv_note_refused(sreq, "registration for rdma_get", err);
         }
     }
-    err = MPIDI_am_send(peer, MPIDI_AM_RTS, &rts, sizeof(rts), NULL, 0, 0);
+    err = MPIDI_am_send(peer, MPIDI_AM_RTS, &rts, sizeof(rts), NULL, 0, 0, 0);
     if (err) {
         MPIR_Request_set_error(sreq, err);
         MPIDI_Request_complete_one(sreq);
@@ -112,7 +118,7 @@ int MPID_Send(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int 
                            .tag = tag,
                            .context_id = comm->context_id + context_offset,
                            .seq = p->send_seq};
-    int rc = p->method->am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), &seg, 0, seg.size, NULL);
+    int rc = p->method->am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), &seg, 0, seg.size, 0, NULL);
     if (rc == MPIDI_AGAIN)
         return MPI_SUCCESS;
     if (rc == MPIDI_INPROGRESS)
@@ -126,39 +132,28 @@ int MPID_Send(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int 
     return MPI_SUCCESS;
 }
 
-static void send_rndv_done(MPIR_Request *sreq, int mpi_errno)
-{
-    MPIR_Request_set_error(sreq, mpi_errno);
-    if (sreq->reg_handle) {
-        MPIDI_peers[sreq->peer].method->mem_dereg(sreq->reg_handle);
-        sreq->reg_handle = NULL;
-    }
-    MPIDI_Request_complete_one(sreq);
-}
-
 void MPIDI_handle_sync_ack(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
     const MPIDI_ctrl_hdr_t *c = hdr;
     MPIDI_Request_complete_one(lookup(c->sreq, MPIR_REQ_SEND, peer, "SYNC_ACK"));
 }
 
+/* The receiver has read the data (its registration of our buffer is
+ * dropped when the request completes). */
 void MPIDI_handle_fin(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
     const MPIDI_ctrl_hdr_t *c = hdr;
-    send_rndv_done(lookup(c->sreq, MPIR_REQ_SEND, peer, "FIN"), MPI_SUCCESS);
+    MPIDI_Request_complete_one(lookup(c->sreq, MPIR_REQ_SEND, peer, "FIN"));
 }
 
-/* The put finished: tell the receiver its buffer is filled. */
-static void put_done(MPIR_Request *sreq, int mpi_errno)
+static void stream_data(MPIR_Request *sreq)
 {
-    if (mpi_errno == MPI_SUCCESS) {
-        MPIDI_ctrl_hdr_t c = {.sreq = (uint64_t)sreq->handle, .rreq = sreq->rts.sreq};
-        mpi_errno = MPIDI_am_send(sreq->peer, MPIDI_AM_PUT_DONE, &c, sizeof(c), NULL, 0, 0);
+    int err = MPIDI_am_stream(sreq->peer, sreq, sreq->cts_rreq, 0, sreq->cts_len);
+    if (err) {
+        MPIR_Request_set_error(sreq, err);
+        MPIDI_Request_complete_one(sreq);
     }
-    send_rndv_done(sreq, mpi_errno);
 }
-
-static void put_iov_done(MPIR_Request *sreq, int mpi_errno);
 
 /* The receiver offered its buffer for a write but the data goes as DATA chunks: counted here,
  * since only the sender knows (the receiver counts the writes that arrive).  refused: the
@@ -176,93 +171,51 @@ static void count_stream_instead_of_write(const MPIR_Request *sreq, int refused,
                 why ? why : "");
 }
 
-/* Writes a noncontiguous send buffer into the receiver's contiguous one, one
- * rdma_put per contiguous piece.  On a send request the rendezvous fields
- * hold the put's state: rts.addr and rts.rkey the receiver's buffer,
- * bytes_needed its length, bytes_done the next stream byte. */
-static void put_iov_next(MPIR_Request *sreq)
+/* The put is over: tell the receiver its buffer is filled, or, when the
+ * method refused, stream the data instead (the receiver takes DATA in write
+ * mode too, and the stream rewrites every byte from the start). */
+static void put_done(MPIR_Request *sreq)
 {
-    const MPIDI_peer_t *p = &MPIDI_peers[sreq->peer];
-    while (sreq->bytes_done < sreq->bytes_needed) {
-        struct iovec iov;
-        size_t off = sreq->bytes_done, end = sreq->bytes_needed;
-        MPIR_Segment_to_iov(&sreq->seg, off, &end, &iov, 1);
-        sreq->bytes_done = end;
-        sreq->cb_rdma.fn = put_iov_done;
-        int rc = p->method->rdma_put(sreq->peer, iov.iov_base, iov.iov_len, sreq->rts.addr + off,
-                                     sreq->rts.rkey, &sreq->cb_rdma);
-        if (rc == MPIDI_INPROGRESS)
-            return;
-        if (rc != MPI_SUCCESS) {
-            int err = rc == MPIDI_AGAIN ? MPIR_Err_create(MPI_ERR_OTHER, "rdma_put busy") : rc;
-            put_iov_done(sreq, err);
-            return;
-        }
-    }
-    put_done(sreq, MPI_SUCCESS);
-}
-
-static void put_iov_done(MPIR_Request *sreq, int mpi_errno)
-{
-    if (mpi_errno == MPI_SUCCESS) {
-        put_iov_next(sreq);
+    MPIDI_xfer_t *x = &sreq->xfer;
+    if (x->refused) {
+        MPIDI_rndv_note_refused(sreq, "rdma_put", x->refused);
+        count_stream_instead_of_write(sreq, 0, "the write was refused");
+        stream_data(sreq);
         return;
     }
-    /* Refused (CMA not permitted): the receiver accepts DATA in write mode
-     * too, and the stream rewrites every byte from the start. */
-    if (MPIDI_config_int("FERRY_VERBOSE"))
-        fprintf(stderr, "ferry: rank %d: rdma_put to rank %d failed (%s); using pipeline\n",
-                MPIDI_world.rank, sreq->peer, MPIR_Err_string(mpi_errno));
-    count_stream_instead_of_write(sreq, 1, "the write was refused");
-    int err = MPIDI_am_stream(sreq->peer, sreq, sreq->rts.sreq, 0, sreq->bytes_needed);
-    if (err)
-        send_rndv_done(sreq, err);
+    int err = x->err;
+    if (!err) {
+        MPIDI_ctrl_hdr_t c = {.sreq = (uint64_t)sreq->handle, .rreq = sreq->cts_rreq};
+        err = MPIDI_am_send(sreq->peer, MPIDI_AM_PUT_DONE, &c, sizeof(c), NULL, 0, 0, 0);
+    }
+    MPIR_Request_set_error(sreq, err);
+    MPIDI_Request_complete_one(sreq);
 }
 
 /* The receiver matched and is ready: put into its buffer when it offered one
- * and the method can write (piece by piece from a noncontiguous buffer when
- * the pieces are large), else stream the data as DATA chunks. */
+ * (from a contiguous send buffer, or piece by piece from a noncontiguous one
+ * when the method allows it), else stream the data as DATA chunks. */
 void MPIDI_handle_cts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
     const MPIDI_cts_hdr_t *c = hdr;
     MPIR_Request *sreq = lookup(c->sreq, MPIR_REQ_SEND, peer, "CTS");
     const MPIDI_peer_t *p = &MPIDI_peers[peer];
-    void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
-    int forced = MPIDI_config_int("FERRY_RNDV_PROTOCOL") == MPIDI_RNDV_WANT_WRITE;
-    if (c->addr && !src && c->len > 0 && p->method->rdma_put &&
-        MPIDI_rndv_iov_ok(&sreq->seg, p, forced)) {
-        sreq->rts.sreq = c->rreq; /* remembered for PUT_DONE */
-        sreq->rts.addr = c->addr;
-        sreq->rts.rkey = c->rkey;
-        sreq->bytes_needed = c->len;
-        sreq->bytes_done = 0;
-        put_iov_next(sreq);
-        return;
-    }
-    if (c->addr && src && p->method->rdma_put) {
-        sreq->rts.sreq = c->rreq; /* remembered for PUT_DONE */
-        sreq->cb_rdma.fn = put_done;
-        int rc = p->method->rdma_put(peer, src, c->len, c->addr, c->rkey, &sreq->cb_rdma);
-        if (rc == MPIDI_INPROGRESS)
-            return;
-        if (rc == MPI_SUCCESS) {
-            put_done(sreq, MPI_SUCCESS);
+    sreq->cts_rreq = c->rreq;
+    sreq->cts_len = c->len;
+    if ((c->flags & MPIDI_CTS_PUT) && c->len > 0 && p->method->rdma_put) {
+        int forced = MPIDI_rndv_wanted() == MPIDI_RNDV_WANT_WRITE;
+        int contig = MPIR_Segment_contig_ptr(&sreq->seg, 0) != NULL;
+        int per_piece = !contig && MPIDI_rndv_iov_ok(&sreq->seg, p, forced);
+        if (contig || per_piece) {
+            sreq->mode = MPIDI_RNDV_WRITE;
+            MPIDI_xfer_start(sreq, MPIDI_XFER_PUT, c->len, c->addr, c->rkey, per_piece, 0,
+                             put_done, NULL);
             return;
         }
-        /* The put was refused (e.g. CMA not permitted): the receiver takes
-         * DATA just as well, so fall back to the pipeline. */
-        if (MPIDI_config_int("FERRY_VERBOSE") && rc != MPIDI_AGAIN)
-            fprintf(stderr, "ferry: rank %d: rdma_put to rank %d failed (%s); using pipeline\n",
-                    MPIDI_world.rank, peer, MPIR_Err_string(rc));
-        count_stream_instead_of_write(sreq, rc != MPIDI_AGAIN,
-                                      rc == MPIDI_AGAIN ? "the write was busy"
-                                                        : "the write was refused");
-    } else if (c->addr) {
         count_stream_instead_of_write(sreq, 0, forced ? "cannot write from this buffer" : NULL);
     }
-    int err = MPIDI_am_stream(peer, sreq, c->rreq, 0, c->len);
-    if (err)
-        send_rndv_done(sreq, err);
+    sreq->mode = MPIDI_RNDV_PIPELINE;
+    stream_data(sreq);
 }
 
 /* Cancelling a send: the receiver alone knows whether the message has
@@ -279,7 +232,7 @@ int MPID_Cancel_send(MPIR_Request *sreq)
     sreq->cc++;
     sreq->cancel_pending = 1;
     MPIDI_cancel_hdr_t c = {.sreq = (uint64_t)sreq->handle, .seq = sreq->send_seq};
-    int err = MPIDI_am_send(sreq->peer, MPIDI_AM_CANCEL_SEND, &c, sizeof(c), NULL, 0, 0);
+    int err = MPIDI_am_send(sreq->peer, MPIDI_AM_CANCEL_SEND, &c, sizeof(c), NULL, 0, 0, 0);
     if (err) {
         /* The peer is gone: nothing will answer, and nothing is cancelled. */
         sreq->cancel_pending = 0;
@@ -304,7 +257,7 @@ void MPIDI_handle_cancel_resp(int peer, const void *hdr, size_t hdr_len, const v
         sreq->cancelled = 1;
         sreq->status.cancelled_ = 1;
         if (sreq->is_rndv_send)
-            send_rndv_done(sreq, MPI_SUCCESS);
+            MPIDI_Request_complete_one(sreq); /* the transfer (its registration goes too) */
         else if (sreq->is_sync)
             MPIDI_Request_complete_one(sreq); /* the SYNC_ACK that will not come */
     }

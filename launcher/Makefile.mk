@@ -2,11 +2,14 @@
 libmpi_la_SOURCES += launcher/pmi_wire.c launcher/pmi_wire.h launcher/pmi_mapping.c \
 	launcher/pmi_client.c launcher/pmi.h
 if FERRY_PMIX
-# The PMIx back end alone sees libpmix's headers, in a convenience library.
-noinst_LTLIBRARIES += libpmiclient_pmix.la
-libpmiclient_pmix_la_SOURCES = launcher/pmi_pmix.c launcher/pmi_pmix.h
-libpmiclient_pmix_la_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS)
-libmpi_la_LIBADD += libpmiclient_pmix.la $(PMIX_LIBS)
+# The PMIx back end alone sees libpmix's headers, in a module that the library opens only
+# when a PMIx server started the process (pmi_pmix_load.c says why).
+libmpi_la_SOURCES += launcher/pmi_pmix_load.c launcher/pmi_pmix.h
+pkglib_LTLIBRARIES = ferry_pmix.la
+ferry_pmix_la_SOURCES = launcher/pmi_pmix.c launcher/pmi_pmix.h
+ferry_pmix_la_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS)
+ferry_pmix_la_LDFLAGS = -module -avoid-version -shared
+ferry_pmix_la_LIBADD = $(PMIX_LIBS)
 endif
 
 bin_PROGRAMS += mpiexec
@@ -31,7 +34,7 @@ test_launcher_pmi_hello_SOURCES = test/launcher/pmi_hello.c launcher/pmi_client.
 	launcher/pmi_wire.c launcher/pmi_mapping.c launcher/pmi.h launcher/pmi_wire.h
 test_launcher_pmi_hello_CFLAGS = $(AM_CFLAGS)
 if FERRY_PMIX
-test_launcher_pmi_hello_LDADD = libpmiclient_pmix.la $(PMIX_LIBS)
+test_launcher_pmi_hello_SOURCES += launcher/pmi_pmix_load.c
 endif
 EXTRA_DIST += test/launcher/run.sh
 

@@ -205,6 +205,11 @@ static void event_loop(void)
             MPIEXEC_send_kill(MPIEXEC_now_ms());
             break;
         }
+        /* Ranks that died before this wake-up are accounted before anything
+         * they or the others said: a rank that aborts because it found a
+         * peer dead (shm's liveness watch) must not hide that peer's own
+         * death by a signal, which came first. */
+        MPIEXEC_reap();
         long long now = MPIEXEC_now_ms();
         for (int k = 0; k < n && rc > 0; k++) {
             if (pfds[k].revents == 0)

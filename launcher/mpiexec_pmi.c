@@ -32,8 +32,8 @@ static int write_some(rank_t *r, const char *buf, size_t len, size_t *done_p)
         if (n < 0) {
             /* A rank that died mid-request; its exit is handled by the reaper. */
             if (job.verbose)
-                fprintf(stderr, "mpiexec: reply to rank %d: %s (errno %d)\n",
-                        (int)(r - job.ranks), strerror(errno), errno);
+                fprintf(stderr, "mpiexec: reply to rank %d: %s (errno %d)\n", (int)(r - job.ranks),
+                        strerror(errno), errno);
             return -1;
         }
         *done_p += (size_t)n;
@@ -60,8 +60,9 @@ static void queue_rest(rank_t *r, const char *buf, size_t len)
             cap *= 2;
         char *q = realloc(r->outq, cap);
         if (!q) {
-            fprintf(stderr, "mpiexec: out of memory queueing a PMI reply to rank %d; killing the "
-                            "job\n",
+            fprintf(stderr,
+                    "mpiexec: out of memory queueing a PMI reply to rank %d; killing the "
+                    "job\n",
                     rank);
             MPIEXEC_kill_job(REASON_RANK, 1, 0);
             return;
@@ -270,7 +271,10 @@ static void do_abort(rank_t *r, const PMIU_cmd_t *cmd)
             text ? ")" : "", job.term_sent ? "" : "; killing the job");
     /* An exit status is 8 bits; a code that truncates to 0 must still fail. */
     code &= 0xff;
-    MPIEXEC_kill_job(REASON_ABORT, code ? code : 1, 0);
+    /* After a rank's death by a signal, an abort is most likely its
+     * consequence (the aborting rank lost that peer): the signal stays the
+     * job's status, as the first failure. */
+    MPIEXEC_kill_job(job.first_signal ? REASON_RANK : REASON_ABORT, code ? code : 1, 0);
 }
 
 static void handle_line(rank_t *r, const char *line, size_t len)

@@ -1,8 +1,9 @@
 /* pmi_pmix.c: the PMI client's PMIx back end: rank, size, key-value space, fence, locality and
- * abort through libpmix, for srun --mpi=pmix and Open MPI's mpirun. */
+ * abort through libpmix, for srun --mpi=pmix and Open MPI's mpirun.  Built as a module
+ * (ferry_pmix.so) that pmi_pmix_load.c opens only when a PMIx server started the process, so no
+ * other job loads libpmix with libevent and hwloc (a few milliseconds of every process's start). */
 #include "pmi.h"
 #include "pmi_pmix.h"
-#include "pmi_wire.h"
 
 #include <pmix.h>
 #include <stdbool.h>
@@ -19,6 +20,8 @@ static pmix_proc_t me;
  * PMI-1 client's lines ("send:"), so requests can be counted the same way;
  * the job-level gets are answered from the client's own copy and are not. */
 static int debug;
+/* The PMI client's error setter, handed over when the module is opened. */
+static PMIU_pmix_set_error_fn set_error;
 
 static void trace(const char *call, const char *arg)
 {
@@ -28,13 +31,8 @@ static void trace(const char *call, const char *arg)
 
 static int pmix_fail(const char *what, pmix_status_t rc)
 {
-    PMIU_set_error("%s: %s (PMIx status %d)", what, PMIx_Error_string(rc), (int)rc);
+    set_error("%s: %s (PMIx status %d)", what, PMIx_Error_string(rc), (int)rc);
     return PMI_FAIL;
-}
-
-int PMIU_pmix_launched(void)
-{
-    return getenv("PMIX_NAMESPACE") != NULL && getenv("PMIX_RANK") != NULL;
 }
 
 /* A job-level number (size, universe size) of our namespace. */
@@ -52,13 +50,13 @@ static int get_job_u32(const char *key, const char *what, int *out)
         *out = (int)val->data.uint32;
     PMIX_VALUE_RELEASE(val);
     if (type != PMIX_UINT32) {
-        PMIU_set_error("%s: PMIx value of type %d, expected uint32", what, type);
+        set_error("%s: PMIx value of type %d, expected uint32", what, type);
         return PMI_FAIL;
     }
     return PMI_SUCCESS;
 }
 
-int PMIU_pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size_t len)
+static int pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size_t len)
 {
     const char *d = getenv("PMI_DEBUG");
     debug = d && atoi(d) != 0;
@@ -71,7 +69,7 @@ int PMIU_pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size
     *rank_p = (int)me.rank;
     *spawned_p = 0;
     if (strlen(me.nspace) >= len) {
-        PMIU_set_error("PMIx namespace %s is longer than %zu bytes", me.nspace, len - 1);
+        set_error("PMIx namespace %s is longer than %zu bytes", me.nspace, len - 1);
         goto fn_fail;
     }
     strcpy(kvsname, me.nspace);
@@ -82,19 +80,19 @@ fn_fail:
     return PMI_FAIL;
 }
 
-int PMIU_pmix_finalize(void)
+static int pmix_finalize(void)
 {
     trace("PMIx_Finalize", NULL);
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
     return rc == PMIX_SUCCESS ? PMI_SUCCESS : pmix_fail("PMIx_Finalize", rc);
 }
 
-int PMIU_pmix_universe_size(int *size_p)
+static int pmix_universe_size(int *size_p)
 {
     return get_job_u32(PMIX_UNIV_SIZE, "PMIx_Get of the universe size", size_p);
 }
 
-int PMIU_pmix_appnum(int *appnum_p)
+static int pmix_appnum(int *appnum_p)
 {
     pmix_value_t *val = NULL;
     pmix_status_t rc = PMIx_Get(&me, PMIX_APPNUM, NULL, 0, &val);
@@ -105,7 +103,7 @@ int PMIU_pmix_appnum(int *appnum_p)
     return PMI_SUCCESS;
 }
 
-int PMIU_pmix_put(const char *key, const char *value)
+static int pmix_put(const char *key, const char *value)
 {
     pmix_value_t v;
     PMIX_VALUE_LOAD(&v, value, PMIX_STRING);
@@ -119,14 +117,14 @@ int PMIU_pmix_put(const char *key, const char *value)
     return PMI_SUCCESS;
 }
 
-int PMIU_pmix_commit(void)
+static int pmix_commit(void)
 {
     trace("PMIx_Commit", NULL);
     pmix_status_t rc = PMIx_Commit();
     return rc == PMIX_SUCCESS ? PMI_SUCCESS : pmix_fail("PMIx_Commit", rc);
 }
 
-int PMIU_pmix_fence(void)
+static int pmix_fence(void)
 {
     pmix_proc_t all;
     pmix_info_t info;
@@ -140,7 +138,7 @@ int PMIU_pmix_fence(void)
     return rc == PMIX_SUCCESS ? PMI_SUCCESS : pmix_fail("PMIx_Fence", rc);
 }
 
-int PMIU_pmix_get(const char *key, char *value, int length)
+static int pmix_get(const char *key, char *value, int length)
 {
     pmix_proc_t owner;
     pmix_value_t *val = NULL;
@@ -152,7 +150,7 @@ int PMIU_pmix_get(const char *key, char *value, int length)
     /* PMIx keeps each rank's keys apart: Ferry's keys name their owner. */
     long rank = key[0] == 'P' ? strtol(key + 1, &end, 10) : -1;
     if (rank < 0 || end == key + 1 || *end != '-') {
-        PMIU_set_error("PMI_KVS_Get key=%s: under PMIx a key must be P<rank>-<name>", key);
+        set_error("PMI_KVS_Get key=%s: under PMIx a key must be P<rank>-<name>", key);
         return PMI_FAIL;
     }
     PMIX_LOAD_PROCID(&owner, me.nspace, (pmix_rank_t)rank);
@@ -168,14 +166,14 @@ int PMIU_pmix_get(const char *key, char *value, int length)
     if (ok)
         strcpy(value, val->data.string);
     else
-        PMIU_set_error("%s: not a string that fits %d bytes", what, length);
+        set_error("%s: not a string that fits %d bytes", what, length);
     PMIX_VALUE_RELEASE(val);
     return ok ? PMI_SUCCESS : PMI_FAIL;
 }
 
 /* The job's nodes in the server's order, and the ranks on each: data every
  * client holds from PMIx_Init, so no request per rank. */
-int PMIU_pmix_node_map(int *node_of, int size, int *nnodes_p)
+static int pmix_node_map(int *node_of, int size, int *nnodes_p)
 {
     char *nodes = NULL, *save = NULL;
     int nnodes = 0, placed = 0;
@@ -204,8 +202,7 @@ int PMIU_pmix_node_map(int *node_of, int size, int *nnodes_p)
     }
     free(nodes);
     if (placed != size) {
-        PMIU_set_error("PMIx places %d of the job's %d ranks on its %d nodes", placed, size,
-                       nnodes);
+        set_error("PMIx places %d of the job's %d ranks on its %d nodes", placed, size, nnodes);
         return PMI_FAIL;
     }
     if (nnodes_p)
@@ -213,8 +210,27 @@ int PMIU_pmix_node_map(int *node_of, int size, int *nnodes_p)
     return PMI_SUCCESS;
 }
 
-void PMIU_pmix_abort(int exit_code, const char *msg)
+static void pmix_abort(int exit_code, const char *msg)
 {
     /* NULL procs: the whole namespace, as PMI's abort. */
     PMIx_Abort(exit_code, msg && msg[0] ? msg : "MPI_Abort", NULL, 0);
+}
+
+const PMIU_pmix_ops_t *PMIU_pmix_module(PMIU_pmix_set_error_fn set_error_fn)
+{
+    static const PMIU_pmix_ops_t ops = {
+        .version = PMIU_PMIX_MODULE_VERSION,
+        .init = pmix_init,
+        .finalize = pmix_finalize,
+        .universe_size = pmix_universe_size,
+        .appnum = pmix_appnum,
+        .put = pmix_put,
+        .commit = pmix_commit,
+        .fence = pmix_fence,
+        .get = pmix_get,
+        .node_map = pmix_node_map,
+        .abort = pmix_abort,
+    };
+    set_error = set_error_fn;
+    return &ops;
 }

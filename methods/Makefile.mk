@@ -3,5 +3,7 @@ libmpi_la_SOURCES += methods/method.h methods/methods.c methods/self/self.c
 if FERRY_STUB
 libmpi_la_SOURCES += methods/stub/stub.c
 endif
+include methods/util/Makefile.mk
 include methods/shm/Makefile.mk
 include methods/tcp/Makefile.mk
+include methods/verbs/Makefile.mk

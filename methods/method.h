@@ -14,10 +14,43 @@
  * rdma buffer); the method calls MPIDU_op_done(cookie, ...) when it stops. */
 #define MPIDI_INPROGRESS (-2)
 
-/* Rendezvous data movers a method offers. */
+/* Rendezvous data movers a method offers (bits of caps.rndv_modes). */
 #define MPIDI_RNDV_READ 0x1     /* rdma_get: receiver pulls from sender memory */
 #define MPIDI_RNDV_WRITE 0x2    /* rdma_put: sender pushes into receiver memory */
 #define MPIDI_RNDV_PIPELINE 0x4 /* CTS then DATA active messages (always possible) */
+
+/* How a peer names memory this method exposed (caps.addr_mode). */
+typedef enum {
+    MPIDI_ADDR_VIRTUAL, /* the published address is the virtual address (verbs, CMA) */
+    MPIDI_ADDR_OFFSET,  /* an offset from the registration's base (libfabric without
+                           FI_MR_VIRT_ADDR); needs mem_reg */
+} MPIDI_addr_mode_t;
+
+/* Flags of an operations table. */
+#define MPIDI_METHOD_ALWAYS                                                                        \
+    0x1 /* started whatever FERRY_METHODS says (self: a rank always                                \
+           reaches itself) */
+
+/* Flags of am_send. */
+#define MPIDI_AM_FENCE                                                                             \
+    0x1 /* deliver only after every rdma operation issued earlier to                               \
+           this peer has completed (verbs IBV_SEND_FENCE, FI_FENCE);                               \
+           a method whose rdma completes before returning ignores it */
+
+/* Access rights asked of mem_reg (a method may grant more). */
+#define MPIDI_MEM_LOCAL_WRITE 0x1  /* the method writes into it (destination of rdma_get) */
+#define MPIDI_MEM_REMOTE_READ 0x2  /* the peer reads it (the source an RTS offers) */
+#define MPIDI_MEM_REMOTE_WRITE 0x4 /* the peer writes it (the buffer a CTS offers) */
+
+/* One registration, as mem_reg returns it. */
+typedef struct MPIDI_mem {
+    void *handle;         /* the method's own object: given back to rdma_get/rdma_put as
+                             the local handle, and to mem_dereg */
+    uint64_t key;         /* what the peer passes as rkey (caps.key_size bytes matter) */
+    uint64_t remote_addr; /* how the peer names the registered address itself (a virtual
+                             address or an offset, caps.addr_mode); byte k of the buffer
+                             is remote_addr + k */
+} MPIDI_mem_t;
 
 /* What the core tells a method about the job at init. */
 typedef struct MPIDI_job {
@@ -30,6 +63,8 @@ typedef struct MPIDI_job {
     int local_index;        /* this rank's position among them */
     const int *local_ranks; /* world ranks on this node, ascending; nlocal entries */
     const int *node_of;     /* node id of every world rank; size entries */
+    int forced;             /* 1 when FERRY_METHODS names this method: it should reach every
+                               peer it can, also on its own node */
 } MPIDI_job_t;
 
 /* Which peers a method can reach at all, known from the job description
@@ -42,12 +77,28 @@ typedef enum {
 
 /* Limits and capabilities a method reports from init. */
 typedef struct MPIDI_method_caps {
-    size_t size;                /* sizeof(MPIDI_method_caps_t), so the struct can grow */
-    size_t max_hdr;             /* largest header am_send accepts */
-    size_t eager_limit;         /* default largest payload sent eagerly */
-    size_t max_send;            /* largest payload of one am_send (pipeline chunk bound) */
-    unsigned rndv_modes;        /* MPIDI_RNDV_* mask */
-    int needs_reg;              /* rdma needs mem_reg keys */
+    size_t size;         /* sizeof(MPIDI_method_caps_t), so the struct can grow */
+    size_t max_hdr;      /* largest header am_send accepts */
+    size_t eager_limit;  /* default largest payload sent eagerly */
+    size_t max_send;     /* largest payload of one am_send (pipeline chunk bound) */
+    unsigned rndv_modes; /* MPIDI_RNDV_* mask */
+    /* Remote memory access.  needs_reg: memory a peer reads or writes must be
+     * registered with mem_reg, and the peer needs its key and remote_addr.
+     * needs_local_reg: the local buffer of rdma_get/rdma_put needs a handle
+     * from mem_reg too (verbs lkey, FI_MR_LOCAL); otherwise the core passes
+     * NULL. */
+    int needs_reg;
+    int needs_local_reg;
+    unsigned key_size;           /* bytes of a key that matter (verbs 4, libfabric up to 8);
+                                    keys travel as 64 bits */
+    MPIDI_addr_mode_t addr_mode; /* MPIDI_ADDR_OFFSET requires needs_reg */
+    /* A noncontiguous buffer meets a contiguous one by one rdma operation per
+     * contiguous piece when the pieces average at least this many bytes
+     * (each operation has a fixed cost, a pack copy a cost per byte); 0: never,
+     * use the pipeline (or, for a read into registered memory, the bounce
+     * buffer).  A forced FERRY_RNDV_PROTOCOL takes the per-piece path
+     * whatever the average, where this is not 0. */
+    size_t rndv_iov_min_piece;
     int exclusivity;            /* among methods that reach a peer, the highest wins */
     MPIDI_method_scope_t scope; /* left 0: MPIDI_SCOPE_ANY */
     /* 1: reachable and connect need nothing from the peer (the job's node
@@ -59,6 +110,7 @@ typedef struct MPIDI_method_caps {
 typedef struct MPIDI_method_ops {
     size_t size; /* sizeof(MPIDI_method_ops_t), so the table can grow */
     const char *name;
+    unsigned flags; /* MPIDI_METHOD_* */
 
     /* Lifecycle.  init creates local resources; every rank's business card is
      * published as P<rank>-<name> before a barrier (unless caps.cardless),
@@ -80,25 +132,37 @@ typedef struct MPIDI_method_ops {
      * copied out too, MPIDI_INPROGRESS when the method still reads seg's
      * memory (it calls MPIDU_op_done(cookie) when done), MPIDI_AGAIN when it
      * took nothing, or an MPI error code.  Messages to one peer arrive in the
-     * order they were accepted.  cookie NULL: seg's memory is valid only
-     * during the call (a blocking send without a request, a control
-     * message), so the method copies what it keeps and never returns
-     * MPIDI_INPROGRESS. */
+     * order they were accepted.  flags: MPIDI_AM_*.  cookie NULL: seg's
+     * memory is valid only during the call (a blocking send without a
+     * request, a control message), so the method copies what it keeps and
+     * never returns MPIDI_INPROGRESS. */
     int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len, const MPIR_Segment *seg,
-                   size_t first, size_t last, void *cookie);
+                   size_t first, size_t last, unsigned flags, void *cookie);
 
     /* Polls the method and dispatches what arrived.  Sets *made_progress_p to 1
      * only when something really happened (a message or a completion). */
     int (*progress)(int *made_progress_p);
 
-    /* Optional rendezvous movers (see rndv_modes).  Same return convention
-     * as am_send; the cookie is given back through MPIDU_op_done. */
-    int (*rdma_get)(int peer, void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
-                    void *cookie);
-    int (*rdma_put)(int peer, const void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
-                    void *cookie);
-    /* Optional: register memory for rdma; *key_p goes to the peer. */
-    int (*mem_reg)(void *addr, size_t len, uint64_t *key_p, void **handle_p);
+    /* Optional rendezvous movers (see rndv_modes): len bytes between local
+     * (covered by local_handle, a registration from mem_reg, when
+     * caps.needs_local_reg; else NULL) and the peer's remote_addr, named with
+     * rkey, both as the peer's mem_reg published them.  The method splits
+     * what its device cannot do in one operation.  Returns MPI_SUCCESS (all
+     * done), MPIDI_INPROGRESS (MPIDU_op_done(cookie, err) follows: an error
+     * there fails the transfer), MPIDI_AGAIN (took nothing; the core retries
+     * it from progress, never falls back), or an MPI error code, which means
+     * the method refuses this transfer (CMA not permitted, no registration):
+     * the core falls back to the pipeline. */
+    int (*rdma_get)(int peer, void *local, size_t len, void *local_handle, uint64_t remote_addr,
+                    uint64_t rkey, void *cookie);
+    int (*rdma_put)(int peer, const void *local, size_t len, void *local_handle,
+                    uint64_t remote_addr, uint64_t rkey, void *cookie);
+    /* Optional (needs_reg): registers [addr, addr + len) with at least the
+     * MPIDI_MEM_* rights in access and fills *mem_p.  Methods keep a
+     * registration cache (methods/util/rcache.h), so this is cheap when the
+     * buffer was registered before.  An error means "not registrable": the
+     * core uses the pipeline. */
+    int (*mem_reg)(void *addr, size_t len, unsigned access, MPIDI_mem_t *mem_p);
     int (*mem_dereg)(void *handle);
 
     /* Optional, for ferry_info: whether the method can run on this machine,
@@ -107,6 +171,22 @@ typedef struct MPIDI_method_ops {
      * into buf, the first a summary, each later one a detail; returns 1 if
      * usable, 0 if not (the lines say why).  NULL: always usable. */
     int (*probe)(char *buf, size_t len);
+
+    /* Optional wait object: arms the method's notifications and returns a
+     * file descriptor that becomes readable when progress has work (a
+     * completion, a connection event), or -1 when it cannot block now.  The
+     * agent calls progress once more after arming before it sleeps, so an
+     * event that came just before is not missed; progress consumes what
+     * made the descriptor readable. */
+    int (*wait_fd)(void);
+
+    /* Optional: called after every progress pass, once the core has retried
+     * its deferred operations.  A method may hold back what it was asked to
+     * send during the pass and post it all here (verbs: one doorbell per
+     * connection for the replies of a completion batch and the sends its
+     * returned credits released).  What the application sends outside a
+     * pass must not wait for this. */
+    void (*progress_done)(void);
 } MPIDI_method_ops_t;
 
 /* ---- Upcalls into the core (implemented in adi/) ---- */
@@ -171,5 +251,11 @@ const char *MPIDU_config_str(const char *name);
 
 /* The methods compiled in (methods/methods.c). */
 extern const MPIDI_method_ops_t *const MPIDI_methods_all[];
+/* Adds a method from outside the library (a test's fake method), before
+ * MPI_Init; it is then chosen like the built-in ones.  Returns 0, or -1 when
+ * the table is full or it is too late. */
+int MPIDU_method_add(const MPIDI_method_ops_t *ops);
+/* The i-th method known (built in, then added), NULL past the end. */
+const MPIDI_method_ops_t *MPIDI_method_at(int i);
 
 #endif /* METHOD_H_INCLUDED */

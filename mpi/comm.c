@@ -627,26 +627,35 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         err = MPIR_Err_create(MPI_ERR_ARG, "newcomm is NULL");
     if (!err && c->is_inter)
         err = MPIR_Err_create(MPI_ERR_COMM, "MPI_Comm_create_group needs an intracommunicator");
-    int *members = NULL;
-    if (!err && (err = MPIR_Check_send_tag(tag)) == MPI_SUCCESS)
-        err = check_subgroup(c, g, &members);
-    if (!err && g->rank == MPI_UNDEFINED)
-        err = MPIR_Err_create(MPI_ERR_GROUP, "the caller is not in the group");
-    if (!err) {
-        /* comm itself with tags made from the user's: its ranks name the senders, so a message
-         * of a later creation over another group cannot match this one's receives. */
-        MPIR_Comm sub = *c;
-        sub.coll_tag_base = MPIR_TAG_FROM_USER(tag);
-        int ctx;
-        err = MPIR_Context_agree_group(&sub, members, g->size, g->rank, &ctx);
-        if (!err)
-            err = comm_from_group(ctx, g, &n);
-    }
-    free(members);
+    if (!err)
+        err = MPIR_Check_send_tag(tag);
+    if (!err)
+        err = MPIR_Comm_create_group_impl(c, g, MPIR_TAG_FROM_USER(tag), &n);
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_create_group", err);
     *newcomm = n->handle;
     return MPI_SUCCESS;
+}
+
+int MPIR_Comm_create_group_impl(MPIR_Comm *c, const MPIR_Group *g, int tag_base,
+                                MPIR_Comm **newcomm_p)
+{
+    int *members = NULL;
+    int err = check_subgroup(c, g, &members);
+    if (!err && g->rank == MPI_UNDEFINED)
+        err = MPIR_Err_create(MPI_ERR_GROUP, "the caller is not in the group");
+    if (!err) {
+        /* comm itself with tags made from the caller's: its ranks name the senders, so a
+         * message of a later creation over another group cannot match this one's receives. */
+        MPIR_Comm sub = *c;
+        sub.coll_tag_base = tag_base;
+        int ctx;
+        err = MPIR_Context_agree_group(&sub, members, g->size, g->rank, &ctx);
+        if (!err)
+            err = comm_from_group(ctx, g, newcomm_p);
+    }
+    free(members);
+    return err;
 }
 
 /* ---- Queries ---- */
@@ -747,16 +756,24 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     MPIR_CHECK_INIT("MPI_Comm_set_info");
     MPIR_Comm *c;
-    MPI_Info copy = MPI_INFO_NULL;
     int err = MPIR_Check_comm(comm, &c);
     if (!err)
-        err = MPIR_Info_dup_impl(info, &copy);
+        err = MPIR_Comm_set_hints(c, info);
+    return MPIR_Err_return(c, "MPI_Comm_set_info", err);
+}
+
+int MPIR_Comm_set_hints(MPIR_Comm *c, MPI_Info info)
+{
+    MPI_Info copy = MPI_INFO_NULL;
+    int err = MPIR_Info_dup_impl(info, &copy);
     /* Only the assertions MPI-4.1 defines for communicators are kept (and
      * returned by MPI_Comm_get_info); other keys are ignored, as allowed. */
     if (!err && copy != MPI_INFO_NULL)
         err = MPIR_Info_keep_only(copy, comm_hints);
-    if (err)
-        return MPIR_Err_return(c, "MPI_Comm_set_info", err);
+    if (err) {
+        MPIR_Info_release(copy);
+        return err;
+    }
     MPIR_Info_release(c->info);
     c->info = copy;
     return MPI_SUCCESS;

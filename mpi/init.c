@@ -16,7 +16,10 @@ int PMPI_Init(int *argc, char ***argv)
                 MPIR_initialized == 1 ? "twice" : "after MPI_Finalize");
         return MPI_ERR_OTHER;
     }
-    int err = MPID_Init();
+    static const MPID_upcalls_t upcalls = {.comm_release = MPIR_Comm_release};
+    int err = MPID_Init(&upcalls);
+    if (!err)
+        err = MPIR_Comm_init_builtins(MPIDI_world.rank, MPIDI_world.size);
     if (err) {
         /* No communicator exists yet, so the only handler is "fatal". */
         char msg[MPI_MAX_ERROR_STRING + 64];
@@ -72,6 +75,7 @@ int PMPI_Finalize(void)
         err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
     if (!err)
         err = MPID_Finalize();
+    MPIR_Comm_finalize_all();
     MPIR_Attr_finalize();
     MPIR_Group_finalize_all();
     MPIR_Info_finalize();

@@ -85,15 +85,26 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                               remote_leader, MPIR_Comm_peer_size(pc));
     if (leader && !err)
         err = MPIR_Check_send_tag(tag);
+    MPIR_Comm *n = NULL;
+    if (!err)
+        err = MPIR_Intercomm_create_impl(lc, local_leader, pc, remote_leader,
+                                         MPIR_TAG_FROM_USER(tag), &n);
     if (err)
         return MPIR_Err_return(lc, "MPI_Intercomm_create", err);
+    *newintercomm = n->handle;
+    return MPI_SUCCESS;
+}
 
+int MPIR_Intercomm_create_impl(MPIR_Comm *lc, int local_leader, MPIR_Comm *pc, int remote_leader,
+                               int tag_base, MPIR_Comm **newcomm_p)
+{
+    int err = MPI_SUCCESS, leader = lc->rank == local_leader;
     /* The leaders talk on peer_comm's collective context with tags made
-     * from the user's tag (a subset communicator that borrows it). */
+     * from the caller's tag (a subset communicator that borrows it). */
     MPIR_Comm peer = {0};
     if (leader) {
         peer = *pc;
-        peer.coll_tag_base = MPIR_TAG_FROM_USER(tag);
+        peer.coll_tag_base = tag_base;
     }
     int *local = MPIR_Comm_local_ranks(lc), *remote = NULL, nremote = 0;
     if (!local)
@@ -128,10 +139,9 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     }
     free(local);
     free(remote);
-    if (err)
-        return MPIR_Err_return(lc, "MPI_Intercomm_create", err);
-    *newintercomm = n->handle;
-    return MPI_SUCCESS;
+    if (!err)
+        *newcomm_p = n;
+    return err;
 }
 
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge

@@ -97,6 +97,9 @@ enum {
     MPIR_TAG_KINDS = 16
 };
 #define MPIR_TAG_FROM_USER(tag) (-MPIR_TAG_KINDS * (2 + ((tag)&0x03ffffff)))
+/* Below those, a base made from the hash of an MPI-4.0 string tag (Comm_create_from_group,
+ * Intercomm_create_from_groups), which cannot meet a user's integer tag. */
+#define MPIR_TAG_FROM_STRING(hash) (-MPIR_TAG_KINDS * (2 + (1 << 26) + (int)((hash)&0x01ffffff)))
 
 int MPIR_Coll_send(const void *buf, MPI_Aint count, MPI_Datatype type, int dst, int tag,
                    MPIR_Comm *comm);
@@ -165,6 +168,12 @@ int MPIR_Context_progress(void);
 #define MPIR_IDUP_TAGS (1 << 26)
 
 int MPIR_Comm_make_local(MPIR_Comm *inter);
+/* MPI_Intercomm_create's body: the leaders meet on peer's collective context (pc, used on the
+ * leader only) with tag_base added to its tags. */
+int MPIR_Intercomm_create_impl(MPIR_Comm *lc, int local_leader, MPIR_Comm *pc, int remote_leader,
+                               int tag_base, MPIR_Comm **newcomm_p);
+/* Keeps info's communicator assertions as comm's hints (MPI_Comm_set_info). */
+int MPIR_Comm_set_hints(MPIR_Comm *comm, MPI_Info info);
 int MPIR_Comm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);
 int MPIR_Intercomm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);
 
@@ -182,6 +191,10 @@ int MPIR_Group_new(int n, int *ranks, MPIR_Group **group_p);
 void MPIR_Group_finalize_all(void);
 int MPIR_Intercomm_create_from_group(MPIR_Comm *comm, const MPIR_Group *group,
                                      MPIR_Comm **newcomm_p);
+/* MPI_Comm_create_group's body: collective over g's members, on comm's collective context
+ * with tag_base added to its tags. */
+int MPIR_Comm_create_group_impl(MPIR_Comm *comm, const MPIR_Group *g, int tag_base,
+                                MPIR_Comm **newcomm_p);
 
 /* ---- Attributes (mpi/attr.c): keyed on the object's handle ---- */
 typedef enum { MPIR_ATTR_COMM, MPIR_ATTR_TYPE, MPIR_ATTR_WIN } MPIR_Attr_kind_t;

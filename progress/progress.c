@@ -1,5 +1,7 @@
 /* progress.c: the communication agent: polls every method, retries deferred work, waits. */
+#include <poll.h>
 #include <sched.h>
+#include <time.h>
 #include "adi_impl.h"
 #include "mpidi_config.h"
 
@@ -45,7 +47,36 @@ int MPID_Progress_test(void)
     }
     if (upper_hook)
         made |= upper_hook();
+    for (int i = 0; i < MPIDI_nactive; i++)
+        if (MPIDI_active[i].ops->progress_done)
+            MPIDI_active[i].ops->progress_done();
     return made;
+}
+
+/* Past the spinning, an idle wait sleeps in the methods' wait objects when
+ * they have them (verbs: its completion channel; a software RDMA device
+ * needs the CPU a polling rank would take from it), for at most 1 ms when
+ * every other method has one too, else for 50 us so that the methods
+ * without one are still polled; otherwise it yields the CPU. */
+static int sleep_in_methods(void)
+{
+    struct pollfd fds[16];
+    int n = 0, others = 0;
+    for (int i = 0; i < MPIDI_nactive && n < 16; i++) {
+        const MPIDI_method_ops_t *ops = MPIDI_active[i].ops;
+        int fd = ops->wait_fd ? ops->wait_fd() : -1;
+        if (fd >= 0)
+            fds[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+        else if (!(ops->flags & MPIDI_METHOD_ALWAYS))
+            others = 1;
+    }
+    if (n == 0)
+        return 0;
+    if (MPID_Progress_test())
+        return 1; /* something came while the notifications were armed */
+    struct timespec ts = {0, others ? 50000 : 1000000};
+    ppoll(fds, (nfds_t)n, &ts, NULL);
+    return 1;
 }
 
 void MPID_Progress_wait(int (*done)(void *arg), void *arg)
@@ -57,8 +88,10 @@ void MPID_Progress_wait(int (*done)(void *arg), void *arg)
             continue;
         }
         if (++idle > spins_before_yield) {
+            /* The CPU goes to others: slept in the methods' wait objects, or yielded. */
             MPIDI_stats.progress_yields++;
-            sched_yield();
+            if (!sleep_in_methods())
+                sched_yield();
         }
     }
 }

@@ -57,6 +57,9 @@ part variables 300 test/variables/run.sh "$inst"
 # The MPI test list over our mpiexec: defaults, then the variants of test/variants.
 part mpi $vlimit "${mpi_env[@]}" TESTDIR="$top/_build/mpitests" VARIANTS_FILE=test/variants \
     test/mpi/runtests ${variants:-}
+# Every protocol of the core against a fake method that answers AGAIN and INPROGRESS at random,
+# completes out of order and needs registration (test/chaos/).
+part chaos 600 bash test/chaos/run.sh "$top/_build" "$inst"
 # Messages beyond 2 GiB (MPI_Send_c ...): once, on shm, not under the variants.
 if [ "$quick" != 1 ]; then
     part mpi-large 1200 "${mpi_env[@]}" TESTDIR="$top/_build/mpitests-large" \
@@ -81,6 +84,10 @@ part harden 900 bash test/harden/run.sh "$inst"
 # libFuzzer on the parsers a stranger can reach (PMI wire, tcp handshake and frames, cards):
 # the regression inputs, then FUZZ_SECONDS (30) per target from the seed corpus.
 part fuzz 1200 bash test/fuzz/run.sh "$top/_build-fuzz"
+# verbs on a real (software) device: one Soft-RoCE VM runs test/verbs/testlist over verbs (with
+# test/verbs/variants unless TEST_QUICK), two hosts mixing shm and verbs, failures and errors;
+# here, a job without a device.  Skipped, with the reason, without the VM runner or libibverbs.
+part verbs 2700 env VERBS_QUICK="$quick" bash test/verbs/run.sh "$inst"
 
 if [ "$quick" != 1 ]; then
     # Slurm: a private two-node cluster on this machine (slurm-up), srun --mpi=pmi2 and

@@ -25,6 +25,9 @@ static int self_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps)
     caps->max_send = (size_t)1 << 40; /* a queue entry can be any size */
     caps->rndv_modes = MPIDI_RNDV_READ | MPIDI_RNDV_WRITE | MPIDI_RNDV_PIPELINE;
     caps->needs_reg = 0;
+    caps->addr_mode = MPIDI_ADDR_VIRTUAL;
+    /* A memcpy per piece costs no more than packing the piece would. */
+    caps->rndv_iov_min_piece = 1;
     caps->exclusivity = 1000; /* nothing beats a memcpy */
     caps->scope = MPIDI_SCOPE_SELF;
     caps->cardless = 1;
@@ -65,7 +68,8 @@ static int self_connect(int peer, const char *card)
 }
 
 static int self_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
-                        const MPIR_Segment *seg, size_t first, size_t last, void *cookie)
+                        const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
+                        void *cookie)
 {
     size_t len = last - first;
     self_msg_t *m = malloc(sizeof(*m) + hdr_len + len);
@@ -105,15 +109,17 @@ static int self_progress(int *made)
     return 0;
 }
 
-static int self_rdma_get(int peer, void *local, size_t len, uint64_t remote, uint64_t rkey,
-                         void *cookie)
+/* The published address is the virtual address (no registration), and the
+ * copy is done before returning, so MPIDI_AM_FENCE holds trivially. */
+static int self_rdma_get(int peer, void *local, size_t len, void *local_handle, uint64_t remote,
+                         uint64_t rkey, void *cookie)
 {
     memcpy(local, (const void *)(uintptr_t)remote, len);
     return 0;
 }
 
-static int self_rdma_put(int peer, const void *local, size_t len, uint64_t remote, uint64_t rkey,
-                         void *cookie)
+static int self_rdma_put(int peer, const void *local, size_t len, void *local_handle,
+                         uint64_t remote, uint64_t rkey, void *cookie)
 {
     memcpy((void *)(uintptr_t)remote, local, len);
     return 0;
@@ -122,6 +128,7 @@ static int self_rdma_put(int peer, const void *local, size_t len, uint64_t remot
 const MPIDI_method_ops_t MPIDI_self_ops = {
     .size = sizeof(MPIDI_method_ops_t),
     .name = "self",
+    .flags = MPIDI_METHOD_ALWAYS,
     .init = self_init,
     .get_business_card = self_card,
     .finalize = self_finalize,

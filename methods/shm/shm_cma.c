@@ -40,7 +40,7 @@ static int cma_copy(const char *what, cma_fn_t fn, int peer, void *local, size_t
         size_t piece = len - done < MPIDI_SHM_CMA_CHUNK ? len - done : MPIDI_SHM_CMA_CHUNK;
         struct iovec liov = {.iov_base = (char *)local + done, .iov_len = piece};
         struct iovec riov = {.iov_base = (void *)(uintptr_t)(remote_addr + done), .iov_len = piece};
-        ssize_t n = fn(st->pids[li], &liov, 1, &riov, 1, 0);
+        ssize_t n = fn(MPIDI_SHM_pid(li), &liov, 1, &riov, 1, 0);
 
         if (n < 0) {
             int err = errno;
@@ -61,17 +61,19 @@ static int cma_copy(const char *what, cma_fn_t fn, int peer, void *local, size_t
     return MPI_SUCCESS;
 }
 
-int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
-                       void *cookie)
+int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, uint64_t remote_addr,
+                       uint64_t rkey, void *cookie)
 {
-    (void)rkey;   /* CMA needs no registration key */
-    (void)cookie; /* completes before returning: no MPIDU_op_done */
+    (void)local_handle; /* nor registration of the local side */
+    (void)rkey;         /* CMA needs no registration key: addresses are virtual */
+    (void)cookie;       /* completes before returning: no MPIDU_op_done */
     return cma_copy("process_vm_readv", process_vm_readv, peer, local, len, remote_addr);
 }
 
-int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
-                       void *cookie)
+int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, void *local_handle,
+                       uint64_t remote_addr, uint64_t rkey, void *cookie)
 {
+    (void)local_handle;
     (void)rkey;
     (void)cookie;
     /* process_vm_writev only reads the local memory; the cast drops the const

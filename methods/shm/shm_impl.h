@@ -5,6 +5,7 @@
 #include "method.h"
 #include <stdatomic.h>
 #include <stddef.h>
+#include <poll.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -18,7 +19,6 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
 
 #define MPIDI_SHM_CACHELINE 64
 #define MPIDI_SHM_PAGE 4096
-#define MPIDI_SHM_MAGIC 0x46455252595348ULL /* "FERRYSH": a control block is ready */
 
 /* Largest active-message header.  The ADI's headers are a few dozen bytes;
  * 64 keeps the whole cell header in two cache lines. */
@@ -66,16 +66,30 @@ typedef struct MPIDI_SHM_queue {
 
 /* The start of each process's region; written by its owner at init. */
 typedef struct MPIDI_SHM_ctrl {
-    _Alignas(MPIDI_SHM_CACHELINE) _Atomic uint64_t magic; /* set last: region initialised */
-    uint64_t pid;                                         /* for process_vm_readv/writev */
-    uint64_t cell_size;                                   /* checked by every peer in post_init */
+    _Alignas(MPIDI_SHM_CACHELINE) uint64_t cell_size; /* checked against local rank 0's */
     uint64_t num_cells;
     uint64_t nlocal;
-    uint64_t ring_size;         /* checked too: the rings are part of the layout */
-    _Atomic uint32_t finalized; /* set by the owner's finalize: its exit is no failure */
+    uint64_t ring_size; /* checked too: the rings are part of the layout */
+    /* Only local rank 0's counts: how many local ranks have initialised their
+     * region (start-up waits on this one word, not on every region). */
+    _Atomic uint64_t nready;
+    /* Only local rank 0's counts: set by a rank that found the segment of
+     * another size (another geometry) before it counted itself. */
+    _Atomic uint32_t geometry_failed;
     MPIDI_SHM_queue_t recvq; /* cells sent to this process */
     MPIDI_SHM_queue_t freeq; /* this process's cells handed back by receivers */
 } MPIDI_SHM_ctrl_t;
+
+/* What a local peer's liveness watch needs of each process, in one table
+ * (local rank 0's region holds the node's): the watch reads a few pages,
+ * not a page of every region (which cost a page table per peer and made
+ * start-up and exit grow with the square of the ranks on the node). */
+typedef struct MPIDI_SHM_roster {
+    uint64_t pid;               /* for pidfd_open, kill and process_vm_readv/writev */
+    uint64_t pidns;             /* inode of its pid namespace (0: unknown) */
+    _Atomic uint32_t finalized; /* set by the owner's finalize: its exit is no failure */
+    uint32_t reserved;
+} MPIDI_SHM_roster_t;
 
 /* Cell header; the payload follows at MPIDI_SHM_CELL_HDR_SIZE.  Cells belong
  * to the sender's pool and go back to the sender's free queue after use. */
@@ -143,11 +157,12 @@ typedef struct MPIDI_SHM_state {
     int world_size;
     int *local_ranks;    /* local index -> world rank */
     int *world_to_local; /* world rank -> local index, -1 when not on this node */
-    pid_t *pids;         /* local index -> pid, filled by post_init */
+    pid_t *pids;         /* local index -> pid, 0 until first asked (MPIDI_SHM_pid) */
 
     size_t cell_size;
     size_t num_cells;
     size_t region_size; /* bytes per process region, page aligned */
+    size_t roster_off;  /* roster offset inside a region (only region 0's is used) */
     size_t rings_off;   /* ring array offset inside a region (ring s carries s -> owner) */
     size_t ring_size;   /* data bytes of each ring, a power of two; 0: no rings */
     size_t ring_mask;   /* ring_size - 1 */
@@ -176,8 +191,9 @@ typedef struct MPIDI_SHM_state {
     unsigned long stat_ring_wrap;      /* entries that went back to the start of a ring */
     unsigned long stat_cell_sent;      /* messages sent in a cell */
     /* Peer liveness (shm_liveness.c). */
-    long liveness_ms; /* FERRY_SHM_LIVENESS_MS; 0: not watching */
-    int *pidfds;      /* local index -> pidfd, -1 if none (kill(pid, 0) then) */
+    long liveness_ms;      /* FERRY_SHM_LIVENESS_MS; 0: not watching */
+    struct pollfd *pidfds; /* local index -> pidfd (fd -1: none, kill(pid, 0) then) */
+    int pidfds_opened;     /* pidfds are opened at the first check */
     MPIDI_SHM_peer_state_t *peer_state;
     MPIDI_SHM_off_t *drain_mark; /* DRAINING: the cell to dequeue before failing; 0: done */
     int ndraining;
@@ -203,6 +219,21 @@ static inline MPIDI_SHM_ctrl_t *MPIDI_SHM_ctrl(int local)
     return (MPIDI_SHM_ctrl_t *)(MPIDI_SHM_state.base + (size_t)local * MPIDI_SHM_state.region_size);
 }
 
+/* A local peer's pid, read from the roster at first use.  Written before
+ * the owner counts itself ready, which post_init's wait orders. */
+static inline MPIDI_SHM_roster_t *MPIDI_SHM_roster(int local)
+{
+    return (MPIDI_SHM_roster_t *)(MPIDI_SHM_state.base + MPIDI_SHM_state.roster_off) + local;
+}
+
+static inline pid_t MPIDI_SHM_pid(int local)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    if (st->pids[local] == 0)
+        st->pids[local] = (pid_t)MPIDI_SHM_roster(local)->pid;
+    return st->pids[local];
+}
+
 /* The ring in receiver's region that sender writes. */
 static inline MPIDI_SHM_ring_t *MPIDI_SHM_ring(int sender, int receiver)
 {
@@ -223,13 +254,14 @@ int MPIDI_SHM_connect(int peer, const char *card);
 
 /* Data path. */
 int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
-                      const MPIR_Segment *seg, size_t first, size_t last, void *cookie);
+                      const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
+                      void *cookie);
 int MPIDI_SHM_progress(int *made_progress_p);
 void MPIDI_SHM_reclaim_cells(void);
-int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
-                       void *cookie);
-int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, uint64_t remote_addr, uint64_t rkey,
-                       void *cookie);
+int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, uint64_t remote_addr,
+                       uint64_t rkey, void *cookie);
+int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, void *local_handle,
+                       uint64_t remote_addr, uint64_t rkey, void *cookie);
 
 /* Peer liveness (shm_liveness.c). */
 void MPIDI_SHM_liveness_init(void);

@@ -119,7 +119,9 @@ static int compute_layout(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
 
-    st->rings_off = round_up(sizeof(MPIDI_SHM_ctrl_t), MPIDI_SHM_CACHELINE);
+    st->roster_off = round_up(sizeof(MPIDI_SHM_ctrl_t), MPIDI_SHM_CACHELINE);
+    st->rings_off = round_up(st->roster_off + (size_t)st->nlocal * sizeof(MPIDI_SHM_roster_t),
+                             MPIDI_SHM_CACHELINE);
     /* Cells start on a page so large payload copies run on aligned memory. */
     st->cells_off = round_up(st->rings_off + (size_t)st->nlocal * st->ring_stride, MPIDI_SHM_PAGE);
     if (st->num_cells > (SIZE_MAX / 4 - st->cells_off) / st->cell_size)
@@ -184,39 +186,40 @@ static int alloc_private(const MPIDI_job_t *job)
 }
 
 /* Initialises this process's own region only: its control block, its two
- * queues, the rings it receives from, and its private list of free
- * cells.  Peers never write into it before the job-wide barrier that follows
- * init.  Cells need no initialisation: a sender writes every header field it
- * uses.  Explicit initialisation (rather than trusting a fresh segment to be
- * zero) also makes a stale segment left by a crashed job harmless. */
+ * queues, its roster entry, the private views of its rings, and its private
+ * list of free cells.  Peers never write into it before it counts itself
+ * ready.  The rings it receives from start empty because the segment is new
+ * (O_EXCL, sized by ftruncate: zero pages), never one left by another job:
+ * nothing consumed, and a 0 length where the receiver looks first (the rest
+ * needs no clearing: the sender writes a 0 after every entry it publishes,
+ * shm_ring.h).  Not clearing them keeps their pages untouched until a peer
+ * sends.  Cells need no initialisation: a sender writes every header field
+ * it uses. */
 static void init_own_region(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     MPIDI_SHM_ctrl_t *ctrl = MPIDI_SHM_ctrl(st->me);
     char *region = (char *)ctrl;
 
-    ctrl->pid = (uint64_t)getpid();
+    MPIDI_SHM_roster_t *me = MPIDI_SHM_roster(st->me);
+    struct stat ns;
     ctrl->cell_size = st->cell_size;
     ctrl->num_cells = st->num_cells;
     ctrl->nlocal = (uint64_t)st->nlocal;
     ctrl->ring_size = st->ring_size;
-    atomic_store_explicit(&ctrl->finalized, 0, memory_order_relaxed);
+    me->pid = (uint64_t)getpid();
+    me->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
+    atomic_store_explicit(&me->finalized, 0, memory_order_relaxed);
     MPIDI_SHM_queue_init(&ctrl->recvq);
     MPIDI_SHM_queue_init(&ctrl->freeq);
-    /* Each ring starts empty: nothing consumed, and a 0 length where the
-     * receiver looks first.  The rest of the data needs no clearing: the
-     * sender writes a 0 after every entry it publishes (shm_ring.h). */
     static uint32_t no_entry; /* what the ring from ourselves (or no ring) always shows: nothing */
     for (int s = 0; s < st->nlocal; s++) {
-        MPIDI_SHM_ring_t *ring = MPIDI_SHM_ring(s, st->me);
         st->ring_rx[s].data = (char *)&no_entry;
         if (st->ring_size == 0)
             continue;
-        atomic_store_explicit(&ring->consumed, 0, memory_order_relaxed);
-        atomic_store_explicit(&MPIDI_SHM_ring_entry(ring, 0)->len, 0, memory_order_relaxed);
-        st->ring_rx[s].ring = ring;
+        st->ring_rx[s].ring = MPIDI_SHM_ring(s, st->me);
         if (s != st->me) {
-            st->ring_rx[s].data = MPIDI_SHM_ring_data(ring);
+            st->ring_rx[s].data = MPIDI_SHM_ring_data(st->ring_rx[s].ring);
             st->ring_tx[s].ring = MPIDI_SHM_ring(st->me, s);
         }
     }
@@ -228,10 +231,10 @@ static void init_own_region(void)
     st->recvq_shadow = 0;
     st->freeq_shadow = 0;
 
-    /* Release: a peer that reads the magic (acquire, in post_init) sees the
-     * fields above.  The barrier between init and post_init orders them too;
-     * this keeps the check meaningful on its own. */
-    atomic_store_explicit(&ctrl->magic, MPIDI_SHM_MAGIC, memory_order_release);
+    /* Counted in local rank 0's block (zero since ftruncate made it, and
+     * never written by init_own_region).  Release: a rank that reads the
+     * full count (acquire) sees every region as its owner wrote it. */
+    atomic_fetch_add_explicit(&MPIDI_SHM_ctrl(0)->nready, 1, memory_order_release);
 }
 
 /* Sleeps 1 ms, unless start-up has waited MPIDI_SHM_ATTACH_WAIT_MS since t0
@@ -246,6 +249,31 @@ static int nap_or_give_up(const struct timespec *t0)
         return 1;
     nanosleep(&pause, NULL);
     return 0;
+}
+
+/* This rank found the segment of another size than its own geometry
+ * needs.  Removing the name at once would leave the local ranks that have
+ * not opened it yet waiting 30 s for it to appear; instead it counts itself
+ * in with the failure flag set (both in local rank 0's block, at the start
+ * of any size), so every rank's wait ends with an error once all are in,
+ * and waits for that itself before its error path removes the name. */
+static void arrive_failed(int fd, size_t size)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    if (size < sizeof(MPIDI_SHM_ctrl_t))
+        return;
+    MPIDI_SHM_ctrl_t *c0 = mmap(NULL, sizeof(*c0), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (c0 == MAP_FAILED)
+        return;
+    atomic_store_explicit(&c0->geometry_failed, 1, memory_order_relaxed);
+    /* Release: whoever reads the full count sees the flag. */
+    atomic_fetch_add_explicit(&c0->nready, 1, memory_order_release);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (atomic_load_explicit(&c0->nready, memory_order_acquire) < (uint64_t)st->nlocal &&
+           !nap_or_give_up(&t0))
+        ;
+    munmap(c0, sizeof(*c0));
 }
 
 /* Local rank 0 creates the segment (O_EXCL: never one that exists, whoever
@@ -305,14 +333,18 @@ static int open_segment(int *fd_p)
                 *fd_p = fd;
                 return MPI_SUCCESS;
             }
-            close(fd);
-            if (sb.st_size != 0)
+            if (sb.st_size != 0) {
+                arrive_failed(fd, (size_t)sb.st_size);
+                close(fd);
                 return MPIDU_err_create(MPI_ERR_OTHER,
                                         "shm segment %s has %lld bytes, rank %d needs %zu: "
                                         "local rank 0 (world rank %d) has other "
-                                        "FERRY_SHM_CELL_SIZE or FERRY_SHM_NUM_CELLS",
+                                        "FERRY_SHM_CELL_SIZE, FERRY_SHM_NUM_CELLS or "
+                                        "FERRY_SHM_RING_SIZE",
                                         st->name, (long long)sb.st_size, world_rank, st->seg_size,
                                         st->local_ranks[0]);
+            }
+            close(fd);
             /* created, not yet sized: wait */
         } else if (errno != ENOENT) {
             return MPIDU_err_create(MPI_ERR_OTHER, "shm_open(%s) on rank %d: %s (errno %d)",
@@ -389,6 +421,11 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     if (st->cma_enabled)
         caps_p->rndv_modes |= MPIDI_RNDV_READ | MPIDI_RNDV_WRITE;
     caps_p->needs_reg = 0;
+    caps_p->addr_mode = MPIDI_ADDR_VIRTUAL;
+    /* Each CMA call costs about a system call, so one per contiguous piece
+     * pays only for large pieces; below this average the pipeline's pack
+     * and unpack copies are cheaper. */
+    caps_p->rndv_iov_min_piece = 16384;
     /* Above any network method: when a peer shares the node, shm is both
      * faster and keeps node-local traffic off the NIC. */
     caps_p->exclusivity = 100;
@@ -416,25 +453,30 @@ fn_fail:
     return mpi_errno;
 }
 
-/* Waits until every local rank has initialised its region (its magic is
- * set), which is also when every one has mapped the segment: the node-local
- * barrier before the name may go.  A rank that fails instead removes the
- * name (nothing else removes it before this wait is over), which ends the
- * wait at once. */
+/* Waits until every local rank has initialised its region (the count in
+ * local rank 0's block is full), which is also when every one has mapped
+ * the segment: the node-local barrier before the name may go.  One word is
+ * read, not every region: start-up must not touch a page per local rank
+ * (with 256 ranks on a node that was most of the job's start-up time).  A
+ * rank that fails instead removes the name (nothing else removes it before
+ * this wait is over), which ends the wait at once. */
 static int wait_for_regions(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    _Atomic uint64_t *nready = &MPIDI_SHM_ctrl(0)->nready;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (unsigned polls = 0;; polls++) {
-        int ready = 0;
-        for (int i = 0; i < st->nlocal; i++)
-            /* Acquire: pairs with the owner's release store of its magic,
-             * so its region's fields are read as it wrote them. */
-            ready += atomic_load_explicit(&MPIDI_SHM_ctrl(i)->magic, memory_order_acquire) ==
-                     MPIDI_SHM_MAGIC;
-        if (ready == st->nlocal)
+        uint64_t ready = atomic_load_explicit(nready, memory_order_acquire);
+        if (ready == (uint64_t)st->nlocal) {
+            if (atomic_load_explicit(&MPIDI_SHM_ctrl(0)->geometry_failed, memory_order_relaxed))
+                return MPIDU_err_create(MPI_ERR_OTHER,
+                                        "shm: a rank on this node found %s of another size "
+                                        "(another FERRY_SHM_CELL_SIZE, FERRY_SHM_NUM_CELLS "
+                                        "or FERRY_SHM_RING_SIZE than local rank 0's)",
+                                        st->name);
             return MPI_SUCCESS;
+        }
         if (polls % 16 == 15) {
             int fd = shm_open(st->name, O_RDWR, 0);
             if (fd >= 0)
@@ -448,9 +490,9 @@ static int wait_for_regions(void)
         if (nap_or_give_up(&t0))
             return MPIDU_err_create(MPI_ERR_OTHER,
                                     "shm: rank %d waited %d s for the ranks of this node to "
-                                    "initialise %s (%d of %d ready)",
-                                    world_rank, MPIDI_SHM_ATTACH_WAIT_MS / 1000, st->name, ready,
-                                    st->nlocal);
+                                    "initialise %s (%llu of %d ready)",
+                                    world_rank, MPIDI_SHM_ATTACH_WAIT_MS / 1000, st->name,
+                                    (unsigned long long)ready, st->nlocal);
     }
 }
 
@@ -485,20 +527,19 @@ int MPIDI_SHM_post_init(void)
     }
     st->unlinked = 1;
 
-    for (int i = 0; i < st->nlocal; i++) {
-        MPIDI_SHM_ctrl_t *c = MPIDI_SHM_ctrl(i);
-        if (c->cell_size != st->cell_size || c->num_cells != st->num_cells ||
-            c->nlocal != (uint64_t)st->nlocal || c->ring_size != st->ring_size)
-            return MPIDU_err_create(MPI_ERR_OTHER,
-                                    "shm: rank %d has %llu cells of %llu bytes and rings of %llu "
-                                    "for %llu ranks, rank %d has %zu of %zu and %zu for %d",
-                                    st->local_ranks[i], (unsigned long long)c->num_cells,
-                                    (unsigned long long)c->cell_size,
-                                    (unsigned long long)c->ring_size, (unsigned long long)c->nlocal,
-                                    world_rank, st->num_cells, st->cell_size, st->ring_size,
-                                    st->nlocal);
-        st->pids[i] = (pid_t)c->pid;
-    }
+    /* Every rank compares itself with local rank 0 (the segment's size,
+     * checked when it was opened, does not tell every difference): a rank
+     * that differs fails its start with the reason, which ends the job. */
+    MPIDI_SHM_ctrl_t *c = MPIDI_SHM_ctrl(0);
+    if (c->cell_size != st->cell_size || c->num_cells != st->num_cells ||
+        c->nlocal != (uint64_t)st->nlocal || c->ring_size != st->ring_size)
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "shm: rank %d has %llu cells of %llu bytes and rings of %llu "
+                                "for %llu ranks, rank %d has %zu of %zu and %zu for %d",
+                                st->local_ranks[0], (unsigned long long)c->num_cells,
+                                (unsigned long long)c->cell_size, (unsigned long long)c->ring_size,
+                                (unsigned long long)c->nlocal, world_rank, st->num_cells,
+                                st->cell_size, st->ring_size, st->nlocal);
     MPIDI_SHM_liveness_init();
     return MPI_SUCCESS;
 
@@ -518,7 +559,7 @@ int MPIDI_SHM_finalize(void)
     if (st->base != NULL) {
         /* Release: peers that see us gone and then this flag (acquire) know
          * we exited in order, after everything we did in the segment. */
-        atomic_store_explicit(&MPIDI_SHM_ctrl(st->me)->finalized, 1, memory_order_release);
+        atomic_store_explicit(&MPIDI_SHM_roster(st->me)->finalized, 1, memory_order_release);
         if (!st->unlinked && shm_unlink(st->name) < 0 && errno != ENOENT)
             fprintf(stderr, "shm_unlink(%s): %s (errno %d)\n", st->name, strerror(errno), errno);
         munmap(st->base, st->seg_size);

@@ -29,8 +29,12 @@
  * consumer has dequeued that cell (or found the queue empty) and the ring
  * from the peer holds nothing that can be next, everything it sent has been
  * delivered, and then the core is told (MPIDU_peer_failed).  A peer that
- * ran shm's finalize first (it sets its ctrl's finalized flag) exited in
- * order. */
+ * ran shm's finalize first (it sets its finalized flag in the roster)
+ * exited in order.
+ *
+ * The pidfds are opened at the first check, not at start-up (a short job
+ * never pays for them), and one poll() asks about all of them, so a check
+ * costs one system call whatever the number of local peers. */
 
 static long long now_ms(void)
 {
@@ -45,7 +49,7 @@ void MPIDI_SHM_liveness_init(void)
     st->liveness_ms = MPIDU_config_int("FERRY_SHM_LIVENESS_MS");
     if (st->liveness_ms == 0)
         return;
-    st->pidfds = malloc(sizeof(int) * (size_t)st->nlocal);
+    st->pidfds = malloc(sizeof(*st->pidfds) * (size_t)st->nlocal);
     st->peer_state = calloc((size_t)st->nlocal, sizeof(*st->peer_state));
     st->drain_mark = calloc((size_t)st->nlocal, sizeof(*st->drain_mark));
     if (!st->pidfds || !st->peer_state || !st->drain_mark) {
@@ -53,17 +57,9 @@ void MPIDI_SHM_liveness_init(void)
         st->liveness_ms = 0; /* no watching without memory; the launcher still ends the job */
         return;
     }
-    for (int i = 0; i < st->nlocal; i++) {
-        st->pidfds[i] = -1;
-        if (i == st->me)
-            continue;
-#ifdef SYS_pidfd_open
-        st->pidfds[i] = (int)syscall(SYS_pidfd_open, st->pids[i], 0);
-        if (st->pidfds[i] < 0 && errno == ESRCH)
-            st->peer_state[i] =
-                MPIDI_SHM_PEER_UNWATCHED; /* another pid namespace: not ours to judge */
-#endif
-    }
+    for (int i = 0; i < st->nlocal; i++)
+        st->pidfds[i] = (struct pollfd){.fd = -1, .events = POLLIN};
+    st->pidfds_opened = 0;
     st->next_check_ms = now_ms() + st->liveness_ms;
 }
 
@@ -72,8 +68,8 @@ void MPIDI_SHM_liveness_finalize(void)
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     if (st->pidfds)
         for (int i = 0; i < st->nlocal; i++)
-            if (st->pidfds[i] >= 0)
-                close(st->pidfds[i]);
+            if (st->pidfds[i].fd >= 0)
+                close(st->pidfds[i].fd);
     free(st->pidfds);
     free(st->peer_state);
     free(st->drain_mark);
@@ -82,14 +78,35 @@ void MPIDI_SHM_liveness_finalize(void)
     st->drain_mark = NULL;
 }
 
+/* A peer in another pid namespace is not watched: its pid means nothing
+ * here.  Without pidfds (old kernel, or out of descriptors) kill(pid, 0)
+ * does the check. */
+static void open_pidfds(void)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    uint64_t my_ns = MPIDI_SHM_roster(st->me)->pidns;
+    st->pidfds_opened = 1;
+    for (int i = 0; i < st->nlocal; i++) {
+        uint64_t ns = MPIDI_SHM_roster(i)->pidns;
+        if (i == st->me)
+            continue;
+        if (ns != 0 && my_ns != 0 && ns != my_ns) {
+            st->peer_state[i] = MPIDI_SHM_PEER_UNWATCHED;
+            continue;
+        }
+#ifdef SYS_pidfd_open
+        st->pidfds[i].fd = (int)syscall(SYS_pidfd_open, MPIDI_SHM_pid(i), 0);
+#endif
+    }
+}
+
+/* After one poll() over the pidfds: has local peer i ended? */
 static int process_ended(int i)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    if (st->pidfds[i] >= 0) {
-        struct pollfd pfd = {.fd = st->pidfds[i], .events = POLLIN};
-        return poll(&pfd, 1, 0) == 1;
-    }
-    return kill(st->pids[i], 0) != 0 && errno == ESRCH;
+    if (st->pidfds[i].fd >= 0)
+        return (st->pidfds[i].revents & POLLIN) != 0;
+    return kill(MPIDI_SHM_pid(i), 0) != 0 && errno == ESRCH;
 }
 
 static void peer_died(int i)
@@ -101,7 +118,7 @@ static void peer_died(int i)
     snprintf(msg, sizeof(msg),
              "shm: rank %d (pid %ld, on this node) ended without finalizing; rank %d probably "
              "died",
-             st->local_ranks[i], (long)st->pids[i], st->local_ranks[i]);
+             st->local_ranks[i], (long)MPIDI_SHM_pid(i), st->local_ranks[i]);
     MPIDU_peer_failed(st->local_ranks[i], MPIDU_err_create(MPI_ERR_OTHER, "%s", msg), msg);
 }
 
@@ -124,14 +141,21 @@ void MPIDI_SHM_liveness_check(void)
     if (now < st->next_check_ms && st->ndraining == 0)
         return;
     MPIDI_SHM_queue_t *recvq = &MPIDI_SHM_ctrl(st->me)->recvq;
+    int checking = now >= st->next_check_ms;
+    if (checking) {
+        if (!st->pidfds_opened)
+            open_pidfds();
+        if (poll(st->pidfds, (nfds_t)st->nlocal, 0) < 0)
+            checking = 0; /* EINTR or ENOMEM: the next check asks again */
+    }
     for (int i = 0; i < st->nlocal; i++) {
         MPIDI_SHM_peer_state_t ps = st->peer_state[i];
         if (i == st->me || ps == MPIDI_SHM_PEER_FAILED || ps == MPIDI_SHM_PEER_UNWATCHED)
             continue;
-        if (ps == MPIDI_SHM_PEER_ALIVE && now >= st->next_check_ms && process_ended(i)) {
+        if (ps == MPIDI_SHM_PEER_ALIVE && checking && process_ended(i)) {
             /* Acquire: pairs with the owner's release store of the flag in
              * its finalize, which it made before exiting. */
-            if (atomic_load_explicit(&MPIDI_SHM_ctrl(i)->finalized, memory_order_acquire)) {
+            if (atomic_load_explicit(&MPIDI_SHM_roster(i)->finalized, memory_order_acquire)) {
                 st->peer_state[i] = MPIDI_SHM_PEER_UNWATCHED;
                 continue;
             }
@@ -167,5 +191,5 @@ int MPIDI_SHM_peer_failed(int li)
     if (!st->peer_state || st->peer_state[li] != MPIDI_SHM_PEER_FAILED)
         return MPI_SUCCESS;
     return MPIDU_err_create(MPI_ERR_OTHER, "shm: rank %d (pid %ld, on this node) is lost",
-                            st->local_ranks[li], (long)st->pids[li]);
+                            st->local_ranks[li], (long)MPIDI_SHM_pid(li));
 }

@@ -93,8 +93,10 @@ static int try_ring(int peer, int li, int handler, const void *hdr, size_t hdr_l
 }
 
 int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
-                      const MPIR_Segment *seg, size_t first, size_t last, void *cookie)
+                      const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
+                      void *cookie)
 {
+    (void)flags; /* rdma completes before returning, so MPIDI_AM_FENCE holds already */
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     int li = (st->base && peer >= 0 && peer < st->world_size) ? st->world_to_local[peer] : -1;
     int done, mpi_errno;

@@ -45,7 +45,8 @@ static int stub_connect(int peer, const char *card)
 /* Copy the header, pack [first, last) of seg into a send buffer, transmit;
  * return MPIDI_AGAIN when out of buffers. */
 static int stub_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
-                        const MPIR_Segment *seg, size_t first, size_t last, void *cookie)
+                        const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
+                        void *cookie)
 {
     return MPIDU_err_create(MPI_ERR_OTHER, "stub method cannot send to rank %d", peer);
 }

@@ -331,7 +331,8 @@ void MPIDI_TCP_peer_fail(int peer, const char *fmt, ...) __attribute__((format(p
 
 /* tcp_send.c: the send queue. */
 int MPIDI_TCP_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
-                      const MPIR_Segment *seg, size_t first, size_t last, void *cookie);
+                      const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
+                      void *cookie);
 /* Writes what the socket takes; returns 1 if anything was written.  On a
  * socket error the peer is failed. */
 int MPIDI_TCP_flush(int peer);

@@ -206,6 +206,7 @@ int MPIDI_TCP_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
      * pipeline, whose DATA frames are read straight into the user buffer. */
     caps_p->rndv_modes = MPIDI_RNDV_PIPELINE;
     caps_p->needs_reg = 0;
+    caps_p->rndv_iov_min_piece = 0;
     /* Below shm (100): on a node shm wins, between nodes tcp is the one. */
     caps_p->exclusivity = 10;
     if (MPIDU_config_int("FERRY_VERBOSE") >= 2)

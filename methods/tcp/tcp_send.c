@@ -204,7 +204,8 @@ static int enqueue_rest(MPIDI_TCP_peer_t *p, const struct iovec *iov, int niov, 
 }
 
 int MPIDI_TCP_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
-                      const MPIR_Segment *seg, size_t first, size_t last, void *cookie)
+                      const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
+                      void *cookie)
 {
     MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
     size_t len = last - first;

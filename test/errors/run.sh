@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 mpiexec=$prefix/bin/mpiexec
 
-for p in abort_rank1 segv_rank2 fatal_truncate fatal_bad_rank before_init hello; do
+for p in abort_rank1 segv_rank2 segv_then_abort fatal_truncate fatal_bad_rank before_init hello; do
     "$prefix/bin/mpicc" -o "$tmp/$p" "$here/$p.c" || { echo "FAIL build $p"; failed=$((failed + 1)); }
 done
 
@@ -38,6 +38,23 @@ check() {
         passed=$((passed + 1))
     fi
 }
+
+# mpiexec stopped while rank 2 dies and rank 0 then aborts: on waking it must account the death
+# first (status 11, the first failure), not take the abort for the cause.
+segv_then_abort() {
+    rm -f "$tmp/go" "$tmp/ready"
+    "$mpiexec" -n 4 "$tmp/segv_then_abort" "$tmp/go" "$tmp/ready" &
+    local p=$! i
+    for i in $(seq 1 500); do [ -e "$tmp/ready" ] && break; sleep 0.05; done
+    kill -STOP "$p"
+    touch "$tmp/go"
+    sleep 2
+    kill -CONT "$p"
+    wait "$p"
+}
+export -f segv_then_abort
+export tmp mpiexec
+check segv_then_abort 11 'rank 2.*(signal 11|Segmentation)' 20 bash -c segv_then_abort
 
 check abort_exit_code 7 'rank 1.*MPI_Abort|MPI_Abort.*rank 1' 10 "$mpiexec" -n 4 "$tmp/abort_rank1"
 check segv_named 11 'rank 2.*(signal 11|Segmentation)' 10 "$mpiexec" -n 4 "$tmp/segv_rank2"

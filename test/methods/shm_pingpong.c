@@ -326,7 +326,7 @@ static void send_retry(int peer, int handler, const void *hdr, size_t hdr_len,
                        const MPIR_Segment *seg, size_t first, size_t last)
 {
     for (;;) {
-        int rc = MPIDI_shm_ops.am_send(peer, handler, hdr, hdr_len, seg, first, last, NULL);
+        int rc = MPIDI_shm_ops.am_send(peer, handler, hdr, hdr_len, seg, first, last, 0, NULL);
         if (rc == MPI_SUCCESS)
             return;
         if (rc != MPIDI_AGAIN) {
@@ -441,7 +441,7 @@ static void flood(const char *name, const long *to_send, const long *expect_from
             size_t len, off;
             test_hdr_t *h = make_flood_msg(hbuf, d, seq_to[d], &len, &off);
             int rc =
-                MPIDI_shm_ops.am_send(d, H_FLOOD, hbuf, h->hdr_len, &seg, off, off + len, NULL);
+                MPIDI_shm_ops.am_send(d, H_FLOOD, hbuf, h->hdr_len, &seg, off, off + len, 0, NULL);
             if (rc == MPI_SUCCESS) {
                 seq_to[d]++;
                 sent_to[d]++;
@@ -480,17 +480,17 @@ static void check_arg_errors(void)
 
     MPIR_Segment_init(&seg, pattern[me], pattern_len, MPI_BYTE);
     quiet_errors = 1;
-    int rc = MPIDI_shm_ops.am_send(peer, H_FLOOD, hdr, caps.max_hdr + 1, NULL, 0, 0, NULL);
+    int rc = MPIDI_shm_ops.am_send(peer, H_FLOOD, hdr, caps.max_hdr + 1, NULL, 0, 0, 0, NULL);
     if (rc == MPI_SUCCESS || rc == MPIDI_AGAIN)
         FAIL("am_send with a %zu-byte header returned %d, expected an error", caps.max_hdr + 1, rc);
     if (caps.eager_limit + 1 <= sizeof(big)) {
         MPIR_Segment_init(&seg, big, sizeof(big), MPI_BYTE);
-        rc = MPIDI_shm_ops.am_send(peer, H_FLOOD, hdr, 32, &seg, 0, caps.max_send + 1, NULL);
+        rc = MPIDI_shm_ops.am_send(peer, H_FLOOD, hdr, 32, &seg, 0, caps.max_send + 1, 0, NULL);
         if (rc == MPI_SUCCESS || rc == MPIDI_AGAIN)
             FAIL("am_send of max_send+1 = %zu bytes returned %d, expected an error",
                  caps.max_send + 1, rc);
     }
-    rc = MPIDI_shm_ops.am_send(me, H_FLOOD, hdr, 32, NULL, 0, 0, NULL);
+    rc = MPIDI_shm_ops.am_send(me, H_FLOOD, hdr, 32, NULL, 0, 0, 0, NULL);
     if (rc == MPI_SUCCESS || rc == MPIDI_AGAIN)
         FAIL("am_send to self returned %d, expected an error", rc);
     quiet_errors = 0;
@@ -538,11 +538,11 @@ static void rdma_test(void)
             FAIL("setresuid(nobody): %s", strerror(errno));
         quiet_errors = 1;
         int before = errors_created;
-        int rc = MPIDI_shm_ops.rdma_get(1, l, len, rdma_info[0], 0, NULL);
+        int rc = MPIDI_shm_ops.rdma_get(1, l, len, NULL, rdma_info[0], 0, NULL);
         char first_error[512];
         snprintf(first_error, sizeof(first_error), "%s", last_error);
-        int rc2 = MPIDI_shm_ops.rdma_put(1, l, len, rdma_info[1], 0, NULL);
-        int rc3 = MPIDI_shm_ops.rdma_get(1, l, len, rdma_info[0], 0, NULL);
+        int rc2 = MPIDI_shm_ops.rdma_put(1, l, len, NULL, rdma_info[1], 0, NULL);
+        int rc3 = MPIDI_shm_ops.rdma_get(1, l, len, NULL, rdma_info[0], 0, NULL);
         quiet_errors = 0;
         if (rc == MPI_SUCCESS || rc == MPIDI_AGAIN || rc2 == MPI_SUCCESS || rc2 == MPIDI_AGAIN ||
             rc3 == MPI_SUCCESS || rc3 == MPIDI_AGAIN || errors_created != before + 3)
@@ -555,7 +555,7 @@ static void rdma_test(void)
             FAIL("the first refused rdma_get should report EPERM, got: %s", first_error);
     } else {
         double t0 = now_us();
-        int rc = MPIDI_shm_ops.rdma_get(1, l, len, rdma_info[0], 0, NULL);
+        int rc = MPIDI_shm_ops.rdma_get(1, l, len, NULL, rdma_info[0], 0, NULL);
         double t1 = now_us();
         if (rc != MPI_SUCCESS)
             FAIL("rdma_get of %zu bytes returned %d", len, rc);
@@ -568,7 +568,7 @@ static void rdma_test(void)
         for (size_t i = 0; i < len; i++)
             l[i] = (unsigned char)(i * 13 + 1);
         double t2 = now_us();
-        rc = MPIDI_shm_ops.rdma_put(1, l, len, rdma_info[1], 0, NULL);
+        rc = MPIDI_shm_ops.rdma_put(1, l, len, NULL, rdma_info[1], 0, NULL);
         double t3 = now_us();
         if (rc != MPI_SUCCESS)
             FAIL("rdma_put of %zu bytes returned %d", len, rc);

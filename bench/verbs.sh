@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# bench/verbs.sh: Ferry's verbs protocols compared on Soft-RoCE (rxe0 in the rxe-run VM):
+# latency, bandwidth and message rate (8 B messages, window 64) for eager send-receive against
+# rendezvous read, the read with FIN fenced, and the pipeline; then the model parameters
+# o_snd, o_rcv, L, G (and the per-message gap g) estimated from them.  rxe emulates the device
+# in software (and the VM its CPU), so these are comparisons between protocols, not figures of
+# a network.  MPICH (UCX) and Open MPI (openib) do not run over rxe in this VM, so there is no
+# ratio column (doc/methods/verbs.md).
+#
+# usage: bench/verbs.sh --ferry PREFIX [--quick] [--keep DIR]
+#   PREFIX must lie inside this tree (the VM sees only the tree); RXE_RUN names the VM runner.
+set -u -o pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/.." && pwd)
+prefix= quick=0 keep=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --ferry) prefix=$2; shift 2 ;;
+    --quick | -q) quick=1; shift ;;
+    --keep) keep=$2; shift 2 ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "verbs.sh: unknown argument '$1'" >&2; exit 2 ;;
+    esac
+done
+[ -n "$prefix" ] || { echo "verbs.sh: --ferry PREFIX is required" >&2; exit 2; }
+prefix=$(cd "$prefix" && pwd) || exit 2
+case $prefix/ in "$top"/*) ;; *) echo "verbs.sh: $prefix is outside $top (the VM sees only the tree)" >&2; exit 2 ;; esac
+rxe=${RXE_RUN:-}
+for c in "$top/../shared/tools/rxe-run" /work/shared/tools/rxe-run; do
+    [ -z "$rxe" ] && [ -x "$c" ] && rxe=$c
+done
+[ -x "$rxe" ] || { echo "verbs.sh: no VM runner (rxe-run; set RXE_RUN)" >&2; exit 2; }
+
+work=${keep:-$top/_build/bench-verbs}
+mkdir -p "$work" && work=$(cd "$work" && pwd)
+for p in latbw overhead; do
+    "$prefix/bin/mpicc" -O2 -o "$work/$p" "$here/$p.c" || exit 1
+done
+q=
+[ "$quick" = 1 ] && q=-q
+
+# What runs in the VM: one line per configuration.
+cat >"$work/vm.sh" <<EOF
+#!/bin/bash
+cd "$work" || exit 1
+export FERRY_METHODS=verbs
+run() { name=\$1; shift; echo "== \$name: \$*" >&2; env "\$@" "$prefix/bin/mpiexec" -n 2 ./latbw $q -m 8 -M 4M >"lat.\$name" 2>"err.\$name"; }
+run eager FERRY_EAGER_LIMIT=1G
+run read FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=read
+run read_fence FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=read FERRY_RNDV_FIN_FENCE=1
+run pipeline FERRY_EAGER_LIMIT=0 FERRY_RNDV_PROTOCOL=pipeline
+run default
+"$prefix/bin/mpiexec" -n 2 ./overhead 8 >overhead.eager 2>&1
+FERRY_EAGER_LIMIT=0 "$prefix/bin/mpiexec" -n 2 ./overhead 8 >overhead.read 2>&1
+EOF
+chmod +x "$work/vm.sh"
+load=$(cut -d' ' -f1 /proc/loadavg)
+export RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check} # (see test/verbs/run.sh)
+(cd "$top" && "$rxe" --timeout 3000 -- "$work/vm.sh") || { echo "verbs.sh: the VM run failed" >&2; exit 1; }
+
+# size -> latency and bandwidth per configuration (latbw prints "size latency_us bandwidth_MBps").
+cfgs="eager read read_fence pipeline default"
+echo "# Ferry over verbs on rxe0 (Soft-RoCE in a TCG VM); load average before: $load"
+echo "# latency_us (half round trip) | bandwidth_MBps (window of 64); eager capped at the 16312-byte buffer"
+printf '%-8s' size
+for c in $cfgs; do printf ' %11s' "lat_$c"; done
+for c in $cfgs; do printf ' %11s' "bw_$c"; done
+echo
+sizes=$(awk '/^[0-9]/ { print $1 }' "$work/lat.default")
+for s in $sizes; do
+    printf '%-8s' "$s"
+    for c in $cfgs; do printf ' %11s' "$(awk -v s="$s" '$1 == s { print $2 }' "$work/lat.$c" 2>/dev/null)"; done
+    for c in $cfgs; do printf ' %11s' "$(awk -v s="$s" '$1 == s { print $3 }' "$work/lat.$c" 2>/dev/null)"; done
+    echo
+done
+# Model parameters: latency(8) = o_snd + L + o_rcv; G from the largest message's bandwidth; g
+# from the 8-byte message rate.
+awk -v lat8="$(awk '$1 == 8 { print $2 }' "$work/lat.eager")" \
+    -v bw8="$(awk '$1 == 8 { print $3 }' "$work/lat.eager")" \
+    -v bwmax="$(awk '/^[0-9]/ { b = $3 } END { print b }' "$work/lat.read")" \
+    '/^size/ { os = $4; orr = $6 }
+     END {
+        printf "# message rate (8 B, window 64): %.3f M messages/s (g = %.2f us)\n", bw8 / 8, 8 / bw8
+        printf "# model (eager, 8 B): o_snd %.2f us, o_rcv %.2f us, L %.2f us; G %.5f us/byte (read, 4 MiB: %.1f MB/s)\n",
+               os, orr, lat8 - os - orr, 1 / bwmax, bwmax
+     }' "$work/overhead.eager"
+echo "# overhead with every message by rendezvous read: $(cat "$work/overhead.read" | grep '^size')"

@@ -1,0 +1,21 @@
+/* verbs_ops.c: the verbs method's function table. */
+#include "verbs_impl.h"
+
+const MPIDI_method_ops_t MPIDI_verbs_ops = {
+    .size = sizeof(MPIDI_method_ops_t),
+    .name = "verbs",
+    .init = MPIDI_VERBS_init,
+    .get_business_card = MPIDI_VERBS_get_business_card,
+    .finalize = MPIDI_VERBS_finalize,
+    .reachable = MPIDI_VERBS_reachable,
+    .connect = MPIDI_VERBS_connect,
+    .am_send = MPIDI_VERBS_am_send,
+    .progress = MPIDI_VERBS_progress,
+    .rdma_get = MPIDI_VERBS_rdma_get,
+    .rdma_put = MPIDI_VERBS_rdma_put,
+    .mem_reg = MPIDI_VERBS_mem_reg,
+    .mem_dereg = MPIDI_VERBS_mem_dereg,
+    .wait_fd = MPIDI_VERBS_wait_fd,
+    .progress_done = MPIDI_VERBS_progress_done,
+    .probe = MPIDI_VERBS_probe,
+};
