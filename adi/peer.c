@@ -239,26 +239,24 @@ static int bind_peer(int peer, MPIDI_peer_t *p, int *unreachable_p)
                            MPIDI_world.rank, peer, names);
 }
 
-MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)
+MPIDI_peer_t *MPIDI_peer_bind(int peer, int *errp)
 {
     MPIDI_peer_t *p = &MPIDI_peers[peer];
-    if (!p->method) {
-        if (p->failed_code) {
-            *errp = p->failed_code;
-            return NULL;
-        }
-        int unreachable = 0;
-        int err = bind_peer(peer, p, &unreachable);
-        if (err) {
-            /* Nothing can come from a peer that no method reaches either: the
-             * receives waiting for it fail (at the next progress), as for a
-             * lost peer, instead of waiting forever.  A connect that failed
-             * (out of descriptors) may work later: only this send fails. */
-            if (unreachable)
-                MPIDU_peer_failed(peer, err, MPIR_Err_string(err));
-            *errp = err;
-            return NULL;
-        }
+    if (p->failed_code) {
+        *errp = p->failed_code;
+        return NULL;
+    }
+    int unreachable = 0;
+    int err = bind_peer(peer, p, &unreachable);
+    if (err) {
+        /* Nothing can come from a peer that no method reaches either: the
+         * receives waiting for it fail (at the next progress), as for a
+         * lost peer, instead of waiting forever.  A connect that failed
+         * (out of descriptors) may work later: only this send fails. */
+        if (unreachable)
+            MPIDU_peer_failed(peer, err, MPIR_Err_string(err));
+        *errp = err;
+        return NULL;
     }
     return p;
 }
