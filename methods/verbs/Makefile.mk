@@ -12,6 +12,9 @@ libmpi_la_SOURCES += \
 	methods/verbs/verbs_send.c \
 	methods/verbs/verbs_rdma.c \
 	methods/verbs/verbs_mr.c \
-	methods/verbs/verbs_progress.c
+	methods/verbs/verbs_progress.c \
+	methods/verbs/verbs_ring.h \
+	methods/verbs/verbs_ring.c \
+	methods/verbs/verbs_ring_map.c
 libmpi_la_LIBADD += $(VERBS_LIBS)
 endif

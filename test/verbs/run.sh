@@ -46,7 +46,7 @@ build() { # OUTPUT SOURCES...
     "$MPICC" -O1 -g -I"$top/test/mpi" -o "$@" >"$work/build.log" 2>&1 ||
         { fail "build_${1##*/}" "$(show "$work/build.log")"; summary; }
 }
-for prog in $(sed -e 's/#.*//' "$here/testlist" | awk 'NF { print $1 }' | sort -u); do
+for prog in $(sed -e 's/#.*//' "$here/testlist" "$here/ring-testlist" | awk 'NF { print $1 }' | sort -u); do
     build "$vmwork/list/$prog" "$top/test/mpi/$prog.c" "$top/test/mpi/mtest.c"
 done
 for prog in sendrecv_allpairs sendrecv_sizes; do
