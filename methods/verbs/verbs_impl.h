@@ -112,12 +112,14 @@ typedef struct MPIDI_VERBS_tx {
 /* The ring channel of one connection (verbs_ring.c, doc/methods/verbs.md
  * "The ring channel"): our ring for the peer, our copy of the peer's ring,
  * and one registered page of control words. */
+#define MPIDI_VERBS_TAIL_SLOTS 8 /* landing words for reads of the peer's tail, in turn */
+#define MPIDI_VERBS_RING_REREADS 8 /* stale bytes read again this often before it is corruption */
 enum {
     MPIDI_VERBS_CTRL_OUT_TAIL, /* our ring's tail: the peer reads it */
     MPIDI_VERBS_CTRL_OUT_HEAD, /* the head of our ring: the peer writes it */
-    MPIDI_VERBS_CTRL_IN_TAIL,  /* where a read of the peer's tail lands */
     MPIDI_VERBS_CTRL_IN_HEAD,  /* the head we write back to the peer, from here */
-    MPIDI_VERBS_CTRL_WORDS
+    MPIDI_VERBS_CTRL_IN_TAIL,  /* where reads of the peer's tail land (TAIL_SLOTS words) */
+    MPIDI_VERBS_CTRL_WORDS = MPIDI_VERBS_CTRL_IN_TAIL + MPIDI_VERBS_TAIL_SLOTS
 };
 /* What a RING message carries: where the sender's ring and control words are. */
 typedef struct MPIDI_VERBS_ring_info {
@@ -139,6 +141,9 @@ typedef struct MPIDI_VERBS_rconn {
     MPIDI_VERBS_ring_info_t peer;
     int tail_out; /* a tail read is posted */
     int tail_landed;
+    int tail_slot;        /* the landing word of the last tail read posted */
+    uint64_t rereads_at;  /* where stale bytes were last read again */
+    int rereads;          /* how often there */
     int data_out; /* data reads posted */
     int empty;    /* tail reads in a row that found nothing new */
     double next_poll;
@@ -212,6 +217,7 @@ typedef struct MPIDI_VERBS_stats {
     unsigned long ring_sends, ring_full, ring_tail_reads, ring_tail_empty, ring_prefetches;
     unsigned long ring_data_reads, ring_data_bytes, ring_read_bytes_max, ring_bounded_reads;
     unsigned long ring_msgs, ring_straddles, ring_head_writes, ring_backoffs;
+    unsigned long ring_stale_tails, ring_rereads;
 } MPIDI_VERBS_stats_t;
 
 typedef struct MPIDI_VERBS_state {

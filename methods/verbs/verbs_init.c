@@ -183,6 +183,8 @@ static int register_stats(void)
         {"verbs_ring_msgs", &s->ring_msgs},
         {"verbs_ring_straddles", &s->ring_straddles},
         {"verbs_ring_head_writes", &s->ring_head_writes},
+        {"verbs_ring_stale_tails", &s->ring_stale_tails},
+        {"verbs_ring_rereads", &s->ring_rereads},
         {"verbs_rcache_hits", &rc->hits},
         {"verbs_rcache_misses", &rc->misses},
         {"verbs_rcache_evictions", &rc->evictions},

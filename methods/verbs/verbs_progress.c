@@ -63,7 +63,14 @@ static int send_completion(const struct ibv_wc *wc)
         return 0;
     int ring = c->ring[slot % (unsigned)c->sq_depth].kind >= MPIDI_VERBS_TX_RING_TAIL;
     int ok = wc->status == IBV_WC_SUCCESS;
-    if (!ok && wc->status != IBV_WC_WR_FLUSH_ERR)
+    if (!ok && ring && c->peer_closed) {
+        /* A ring read still in flight when the peer, having said BYE,
+         * closed: nothing was lost (it says BYE once we freed all). */
+        if (c->state != MPIDI_VERBS_CONN_FAILED) {
+            MPIDI_VERBS_conn_fail(c, "closed after its BYE");
+            c->fail_report = 0;
+        }
+    } else if (!ok && wc->status != IBV_WC_WR_FLUSH_ERR)
         MPIDI_VERBS_conn_fail(c, "%s failed: %s (status %d, vendor error %#x)",
                               op_name(&c->ring[slot % (unsigned)c->sq_depth]),
                               ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);

@@ -147,7 +147,7 @@ int MPIDI_VERBS_ring_send(MPIDI_VERBS_conn_t *c, int handler, const void *hdr, s
     }
     MPIDI_VERBS_rmsg_t m = {.len = (uint32_t)len,
                             .handler = (uint8_t)handler,
-                            .magic = MPIDI_VERBS_RMSG_MAGIC,
+                            .stamp = MPIDI_VERBS_ring_stamp(rc->out.tail, rc->out.size),
                             .hdr_len = (uint16_t)hdr_len};
     memcpy(at, &m, sizeof(m));
     memcpy(at + sizeof(m), hdr, hdr_len);
@@ -237,10 +237,24 @@ static void dispatch(MPIDI_VERBS_conn_t *c, int *made)
         MPIDI_VERBS_ring_free(in, pos);
         *made = 1;
     }
-    if (c->state == MPIDI_VERBS_CONN_UP && s == MPIDI_VERBS_MSG_CORRUPT)
+    if (c->state != MPIDI_VERBS_CONN_UP)
+        return;
+    if (s == MPIDI_VERBS_MSG_STALE && c->rc->data_out == 0) {
+        /* Read again; bytes that stay stale are corrupt after all. */
+        if (c->rc->rereads_at != in->read_ptr) {
+            c->rc->rereads_at = in->read_ptr;
+            c->rc->rereads = 0;
+        }
+        if (++c->rc->rereads <= MPIDI_VERBS_RING_REREADS) {
+            MPIDI_VERBS_ring_reread(in);
+            st->stats.ring_rereads++;
+            return;
+        }
+    }
+    if (s == MPIDI_VERBS_MSG_CORRUPT || (s == MPIDI_VERBS_MSG_STALE && c->rc->data_out == 0))
         MPIDI_VERBS_conn_fail(c, "the ring message at byte %llu has a corrupt header (length %u, "
-                                 "header %u, magic %#x)",
-                              (unsigned long long)in->read_ptr, m.len, m.hdr_len, m.magic);
+                                 "header %u, stamp %#x)",
+                              (unsigned long long)in->read_ptr, m.len, m.hdr_len, m.stamp);
 }
 
 /* The tail read landed: new bytes, or one more empty read (then the next
@@ -249,9 +263,13 @@ static void tail_landed(MPIDI_VERBS_conn_t *c, int *made, double *now_p)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     MPIDI_VERBS_rconn_t *rc = c->rc;
-    uint64_t t = __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_IN_TAIL], __ATOMIC_ACQUIRE);
+    uint64_t t = __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_IN_TAIL + rc->tail_slot],
+                                 __ATOMIC_ACQUIRE);
     rc->tail_landed = 0;
     switch (MPIDI_VERBS_ring_tail_seen(&rc->in, t)) {
+    case MPIDI_VERBS_TAIL_STALE:
+        st->stats.ring_stale_tails++;
+        return;
     case MPIDI_VERBS_TAIL_BAD:
         MPIDI_VERBS_conn_fail(c, "its ring's tail %llu is outside %llu..%llu",
                               (unsigned long long)t, (unsigned long long)rc->in.remote_tail,
@@ -347,9 +365,12 @@ static void ring_step(MPIDI_VERBS_conn_t *c, int *made, double *now_p)
             return;
     }
     rc->tail_out = 1;
+    /* Each read lands in the next of several words: a late duplicate of an
+     * older read cannot overwrite the answer to this one. */
+    rc->tail_slot = (rc->tail_slot + 1) % MPIDI_VERBS_TAIL_SLOTS;
     st->stats.ring_tail_reads++;
     st->stats.ring_prefetches += rc->data_out > 0;
-    post(c, MPIDI_VERBS_TX_RING_TAIL, (void *)&rc->ctrl[MPIDI_VERBS_CTRL_IN_TAIL],
+    post(c, MPIDI_VERBS_TX_RING_TAIL, (void *)&rc->ctrl[MPIDI_VERBS_CTRL_IN_TAIL + rc->tail_slot],
          rc->ctrl_mr->lkey, rc->peer.ctrl_addr + MPIDI_VERBS_CTRL_OUT_TAIL * sizeof(uint64_t),
          rc->peer.ctrl_rkey, sizeof(uint64_t), 0);
 }

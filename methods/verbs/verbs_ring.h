@@ -16,12 +16,19 @@
 typedef struct MPIDI_VERBS_rmsg {
     uint32_t len;     /* this header + core header + payload, unpadded */
     uint8_t handler;  /* the core's handler id */
-    uint8_t magic;    /* MPIDI_VERBS_RMSG_MAGIC: a cheap check against reading garbage */
+    uint8_t stamp;    /* MPIDI_VERBS_ring_stamp of where it starts: which lap of the ring */
     uint16_t hdr_len; /* core header bytes */
 } MPIDI_VERBS_rmsg_t;
 _Static_assert(sizeof(MPIDI_VERBS_rmsg_t) == 8, "ring message header (doc/methods/verbs.md)");
-#define MPIDI_VERBS_RMSG_MAGIC 0xa5
 #define MPIDI_VERBS_RING_ALIGN 8
+
+/* A message's stamp tells bytes of this lap from those an earlier lap left
+ * at the same place (a late duplicate of an old read can bring them back;
+ * rxe retransmitting under heavy load did). */
+static inline uint8_t MPIDI_VERBS_ring_stamp(uint64_t pos, uint64_t size)
+{
+    return (uint8_t)(0xa5 + pos / size);
+}
 
 /* Bytes a message of len (header included) takes in the ring. */
 static inline uint64_t MPIDI_VERBS_ring_footprint(uint64_t len)
@@ -80,12 +87,15 @@ typedef struct MPIDI_VERBS_ring_in {
 typedef enum {
     MPIDI_VERBS_TAIL_SAME,  /* nothing new */
     MPIDI_VERBS_TAIL_MOVED, /* new bytes to read */
-    MPIDI_VERBS_TAIL_BAD,   /* behind what we know, or beyond the room we returned: corrupt */
+    MPIDI_VERBS_TAIL_STALE, /* behind what we know: an old value (a late duplicate), ignored */
+    MPIDI_VERBS_TAIL_BAD,   /* beyond the room we returned: corrupt */
 } MPIDI_VERBS_tail_t;
 
 static inline MPIDI_VERBS_tail_t MPIDI_VERBS_ring_tail_seen(MPIDI_VERBS_ring_in_t *r, uint64_t tail)
 {
-    if (tail < r->remote_tail || tail - r->head > r->size)
+    if (tail < r->remote_tail)
+        return MPIDI_VERBS_TAIL_STALE;
+    if (tail - r->head > r->size)
         return MPIDI_VERBS_TAIL_BAD;
     if (tail == r->remote_tail)
         return MPIDI_VERBS_TAIL_SAME;
@@ -111,6 +121,7 @@ static inline uint64_t MPIDI_VERBS_ring_next_read(MPIDI_VERBS_ring_in_t *r, uint
 typedef enum {
     MPIDI_VERBS_MSG_NONE,    /* not landed whole yet */
     MPIDI_VERBS_MSG_READY,   /* *m and *at_p describe it */
+    MPIDI_VERBS_MSG_STALE,   /* an earlier lap's bytes where it should be: read it again */
     MPIDI_VERBS_MSG_CORRUPT, /* its header cannot be true */
 } MPIDI_VERBS_msg_state_t;
 
@@ -125,7 +136,9 @@ static inline MPIDI_VERBS_msg_state_t MPIDI_VERBS_ring_peek(const MPIDI_VERBS_ri
         return MPIDI_VERBS_MSG_NONE;
     char *at = r->base + r->read_ptr % r->size;
     memcpy(m, at, sizeof(*m));
-    if (m->magic != MPIDI_VERBS_RMSG_MAGIC || m->len < sizeof(*m) || m->len > max_len ||
+    if (m->stamp != MPIDI_VERBS_ring_stamp(r->read_ptr, r->size))
+        return MPIDI_VERBS_MSG_STALE;
+    if (m->len < sizeof(*m) || m->len > max_len ||
         (uint64_t)m->hdr_len + sizeof(*m) > m->len ||
         MPIDI_VERBS_ring_footprint(m->len) > r->remote_tail - r->read_ptr)
         return MPIDI_VERBS_MSG_CORRUPT;
@@ -160,6 +173,14 @@ static inline void MPIDI_VERBS_ring_free(MPIDI_VERBS_ring_in_t *r, uint64_t at)
         r->freed[unit] = 0;
         r->head += MPIDI_VERBS_ring_footprint(m.len);
     }
+}
+
+/* Bytes landed at read_ptr are an earlier lap's: ask for everything from
+ * read_ptr again (only when no data read is in flight, which would land
+ * over it). */
+static inline void MPIDI_VERBS_ring_reread(MPIDI_VERBS_ring_in_t *r)
+{
+    r->fetched = r->requested = r->read_ptr;
 }
 
 /* Whether the head goes back to the sender now: once `interval` bytes were

@@ -6,7 +6,8 @@
  * head advanced only over freed messages when they are freed out of order; the head write-back
  * rule; the back-off; and random schedules (tiny rings, reads landing late, frees held back)
  * in which every message arrives once, whole and in order, and the sender never stalls for
- * good.  Exits non-zero with a message on the first failure. */
+ * good, also when an earlier lap's header comes back where a message should be (a late
+ * duplicate read response: it must be read again, never handed out).  Exits non-zero with a message on the first failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "verbs_ring.h"
 
 static int failures;
+static long total_rereads; /* stale headers read again, over all random schedules */
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
@@ -71,7 +73,10 @@ static int send_msg(chan_t *ch, uint32_t seq, uint32_t payload)
     if (!at)
         return 0;
     MPIDI_VERBS_rmsg_t m = {
-        .len = len, .handler = (uint8_t)seq, .magic = MPIDI_VERBS_RMSG_MAGIC, .hdr_len = 4};
+        .len = len,
+        .handler = (uint8_t)seq,
+        .stamp = MPIDI_VERBS_ring_stamp(ch->out.tail, ch->out.size),
+        .hdr_len = 4};
     memcpy(at, &m, sizeof(m));
     memcpy(at + sizeof(m), &seq, 4);
     for (uint32_t i = 0; i < payload; i++)
@@ -212,8 +217,8 @@ static void test_room_and_reads(void)
     ch.head_at_sender = ch.in.head_sent = ch.in.head;
     CHECK(send_msg(&ch, 99, 120), "no room after the head came back");
     /* Impossible tails: behind, or beyond the room returned. */
-    CHECK(MPIDI_VERBS_ring_tail_seen(&ch.in, ch.in.remote_tail - 8) == MPIDI_VERBS_TAIL_BAD,
-          "a tail going back");
+    CHECK(MPIDI_VERBS_ring_tail_seen(&ch.in, ch.in.remote_tail - 8) == MPIDI_VERBS_TAIL_STALE,
+          "a tail going back is not taken as stale");
     CHECK(MPIDI_VERBS_ring_tail_seen(&ch.in, ch.in.head + size + 8) == MPIDI_VERBS_TAIL_BAD,
           "a tail beyond the room");
     CHECK(MPIDI_VERBS_ring_tail_seen(&ch.in, ch.in.remote_tail) == MPIDI_VERBS_TAIL_SAME,
@@ -224,12 +229,18 @@ static void test_room_and_reads(void)
     read_range(&ch, off, r);
     ch.in.fetched = ch.in.requested;
     ch.in.base[ch.in.read_ptr % size + 4] ^= 1; /* handler: still fine */
-    ch.in.base[ch.in.read_ptr % size + 5] ^= 1; /* magic */
+    ch.in.base[ch.in.read_ptr % size + 5] ^= 1; /* stamp: an earlier lap's bytes */
     MPIDI_VERBS_rmsg_t m;
     char *at = NULL;
-    CHECK(MPIDI_VERBS_ring_peek(&ch.in, size / 2, &m, &at) == MPIDI_VERBS_MSG_CORRUPT,
-          "a bad magic passed");
-    ch.in.base[ch.in.read_ptr % size + 5] ^= 1;
+    CHECK(MPIDI_VERBS_ring_peek(&ch.in, size / 2, &m, &at) == MPIDI_VERBS_MSG_STALE,
+          "a wrong stamp passed");
+    /* Read again, the message is right. */
+    MPIDI_VERBS_ring_reread(&ch.in);
+    r = MPIDI_VERBS_ring_next_read(&ch.in, size, &off);
+    read_range(&ch, off, r);
+    ch.in.fetched = ch.in.requested;
+    CHECK(MPIDI_VERBS_ring_peek(&ch.in, size / 2, &m, &at) == MPIDI_VERBS_MSG_READY,
+          "not ready after reading again");
     uint32_t big = (uint32_t)size;
     memcpy(ch.in.base + ch.in.read_ptr % size, &big, 4);
     CHECK(MPIDI_VERBS_ring_peek(&ch.in, size / 2, &m, &at) == MPIDI_VERBS_MSG_CORRUPT,
@@ -265,7 +276,7 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
     int npend = 0;
     uint64_t held[64];
     int nheld = 0;
-    long steps = 0;
+    long steps = 0, rereads = 0;
     while (got < (uint32_t)nmsg) {
         if (++steps > 50L * nmsg + 100000) {
             CHECK(0, "stalled: sent %u got %u (size %llu max_read %llu interval %llu hold %d)",
@@ -273,7 +284,7 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
                   (unsigned long long)interval, hold);
             break;
         }
-        switch (rnd(6)) {
+        switch (rnd(7)) {
         case 0: /* the sender */
             while (sent < (uint32_t)nmsg && rnd(4) &&
                    send_msg(&ch, sent, (uint32_t)rnd(max_payload + 1)))
@@ -298,6 +309,12 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
                 memmove(pending_end, pending_end + 1, (size_t)--npend * sizeof(uint64_t));
             }
             break;
+        case 5: /* a late duplicate of an old read brings an earlier lap's header back */
+            if (ch.in.fetched - ch.in.read_ptr >= 16 && rnd(4) == 0) {
+                ch.in.base[ch.in.read_ptr % size + 5] ^= (char)0x80; /* its stamp */
+                ch.in.base[ch.in.read_ptr % size + 8] ^= (char)0x55; /* and its contents */
+            }
+            break;
         case 4: { /* hand out what landed */
             MPIDI_VERBS_rmsg_t m;
             char *at = NULL;
@@ -309,6 +326,10 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
                 held[nheld++] = MPIDI_VERBS_ring_take(&ch.in, &m);
             }
             CHECK(nheld == hold || s != MPIDI_VERBS_MSG_CORRUPT, "a corrupt message");
+            if (s == MPIDI_VERBS_MSG_STALE && npend == 0) {
+                MPIDI_VERBS_ring_reread(&ch.in);
+                rereads++;
+            }
             break;
         }
         default: /* free held messages in random order, then maybe write the head back */
@@ -331,6 +352,7 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
         }
     }
     CHECK(got == (uint32_t)nmsg && sent == got, "sent %u got %u of %d", sent, got, nmsg);
+    total_rereads += rereads;
     chan_close(&ch);
 }
 
@@ -347,6 +369,7 @@ int main(void)
     test_random(small, 100, small, 32, 60, 20000);
     test_random(4 * small, 1000, small, 16, 1000, 20000);
     test_random(16 * small, 16 * small, 0, 64, 4000, 5000);
+    CHECK(total_rereads > 0, "no stale header was read again in any schedule");
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
         return 1;
