@@ -36,7 +36,7 @@ int MPIDI_VERBS_ring_open(MPIDI_VERBS_conn_t *c)
         !(rc->in.base = MPIDI_VERBS_ring_map(size, &why)))
         goto fn_fail;
     why = "calloc";
-    if (!(rc->in.freed = calloc(size / MPIDI_VERBS_RING_ALIGN, 1)))
+    if (!(rc->in.freed = calloc(size / MPIDI_VERBS_RING_ALIGN, sizeof(*rc->in.freed))))
         goto fn_fail;
     void *ctrl;
     why = "posix_memalign";
@@ -234,7 +234,7 @@ static void dispatch(MPIDI_VERBS_conn_t *c, int *made)
         size_t payload = m.len - sizeof(m) - m.hdr_len;
         MPIDU_am_dispatch(c->peer, m.handler, at + sizeof(m), m.hdr_len,
                           at + sizeof(m) + m.hdr_len, payload);
-        MPIDI_VERBS_ring_free(in, pos);
+        MPIDI_VERBS_ring_free(in, pos, &m);
         *made = 1;
     }
     if (c->state != MPIDI_VERBS_CONN_UP)

@@ -80,7 +80,8 @@ typedef struct MPIDI_VERBS_ring_in {
     uint64_t size;
     uint64_t head, read_ptr, fetched, requested, remote_tail;
     uint64_t head_sent; /* the head last written back to the sender */
-    uint8_t *freed;     /* per 8-byte unit: the message that starts there was freed */
+    uint32_t *freed;    /* per 8-byte unit: the footprint / 8 of the message that starts
+                           there once it is freed, else 0 */
 } MPIDI_VERBS_ring_in_t;
 
 /* What the last tail read means. */
@@ -157,21 +158,22 @@ static inline uint64_t MPIDI_VERBS_ring_take(MPIDI_VERBS_ring_in_t *r, const MPI
     return at;
 }
 
-/* The message that starts at `at` is freed (in any order): head moves over
- * every freed message at its front, and stops at the first one still held.
- * The length of each is read from the copy, which still holds it: nothing
- * is read into the range [head, remote_tail) again. */
-static inline void MPIDI_VERBS_ring_free(MPIDI_VERBS_ring_in_t *r, uint64_t at)
+/* The message m that starts at `at` is freed (in any order): head moves
+ * over every freed message at its front, and stops at the first one still
+ * held.  Each free records the message's size, so the head never depends on
+ * bytes of the copy read again later. */
+static inline void MPIDI_VERBS_ring_free(MPIDI_VERBS_ring_in_t *r, uint64_t at,
+                                         const MPIDI_VERBS_rmsg_t *m)
 {
-    r->freed[(at % r->size) / MPIDI_VERBS_RING_ALIGN] = 1;
+    r->freed[(at % r->size) / MPIDI_VERBS_RING_ALIGN] =
+        (uint32_t)(MPIDI_VERBS_ring_footprint(m->len) / MPIDI_VERBS_RING_ALIGN);
     while (r->head < r->read_ptr) {
         uint64_t unit = (r->head % r->size) / MPIDI_VERBS_RING_ALIGN;
-        if (!r->freed[unit])
+        uint32_t units = r->freed[unit];
+        if (!units)
             break;
-        MPIDI_VERBS_rmsg_t m;
-        memcpy(&m, r->base + r->head % r->size, sizeof(m));
         r->freed[unit] = 0;
-        r->head += MPIDI_VERBS_ring_footprint(m.len);
+        r->head += (uint64_t)units * MPIDI_VERBS_RING_ALIGN;
     }
 }
 

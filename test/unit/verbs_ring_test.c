@@ -50,7 +50,7 @@ static void chan_open(chan_t *ch, uint64_t size)
     ch->out.size = ch->in.size = size;
     ch->out.base = MPIDI_VERBS_ring_map(size, &why);
     ch->in.base = MPIDI_VERBS_ring_map(size, &why);
-    ch->in.freed = calloc(size / MPIDI_VERBS_RING_ALIGN, 1);
+    ch->in.freed = calloc(size / MPIDI_VERBS_RING_ALIGN, sizeof(*ch->in.freed));
     if (!ch->out.base || !ch->in.base || !ch->in.freed) {
         perror(why);
         exit(1);
@@ -155,7 +155,7 @@ static void test_straddle_every_offset(void)
             CHECK(at && check_msg(&m, at, 7), "payload %u straddling at offset %llu arrived wrong",
                   payload, (unsigned long long)start);
             uint64_t pos = MPIDI_VERBS_ring_take(&ch.in, &m);
-            MPIDI_VERBS_ring_free(&ch.in, pos);
+            MPIDI_VERBS_ring_free(&ch.in, pos, &m);
             CHECK(ch.in.head == start + foot, "head %llu after the straddling message",
                   (unsigned long long)ch.in.head);
             CHECK(MPIDI_VERBS_ring_head_due(&ch.in, size), "caught up, head not due");
@@ -204,15 +204,16 @@ static void test_room_and_reads(void)
     CHECK(!send_msg(&ch, 99, 120), "room without a head returned");
     /* Out of order: free 2, 0, 3, then 1; head stops at the first still held. */
     uint64_t starts[4] = {0, 136, 272, 408};
-    MPIDI_VERBS_ring_free(&ch.in, starts[2]);
+    MPIDI_VERBS_rmsg_t m136 = {.len = 136};
+    MPIDI_VERBS_ring_free(&ch.in, starts[2], &m136);
     CHECK(ch.in.head == 0, "head %llu after freeing message 2", (unsigned long long)ch.in.head);
-    MPIDI_VERBS_ring_free(&ch.in, starts[0]);
+    MPIDI_VERBS_ring_free(&ch.in, starts[0], &m136);
     CHECK(ch.in.head == 136, "head %llu after freeing 2, 0", (unsigned long long)ch.in.head);
-    MPIDI_VERBS_ring_free(&ch.in, starts[3]);
+    MPIDI_VERBS_ring_free(&ch.in, starts[3], &m136);
     CHECK(ch.in.head == 136, "head %llu after freeing 2, 0, 3", (unsigned long long)ch.in.head);
     CHECK(!MPIDI_VERBS_ring_head_due(&ch.in, 1000), "136 freed of 1000: not due");
     CHECK(MPIDI_VERBS_ring_head_due(&ch.in, 100), "136 freed of 100: due");
-    MPIDI_VERBS_ring_free(&ch.in, starts[1]);
+    MPIDI_VERBS_ring_free(&ch.in, starts[1], &m136);
     CHECK(ch.in.head == 544, "head %llu after freeing 0..3", (unsigned long long)ch.in.head);
     ch.head_at_sender = ch.in.head_sent = ch.in.head;
     CHECK(send_msg(&ch, 99, 120), "no room after the head came back");
@@ -275,6 +276,7 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
     uint64_t pending_end[64]; /* reads posted, not landed, in order */
     int npend = 0;
     uint64_t held[64];
+    MPIDI_VERBS_rmsg_t held_m[64];
     int nheld = 0;
     long steps = 0, rereads = 0;
     while (got < (uint32_t)nmsg) {
@@ -323,6 +325,7 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
                    (s = MPIDI_VERBS_ring_peek(&ch.in, size / 2, &m, &at)) == MPIDI_VERBS_MSG_READY) {
                 CHECK(check_msg(&m, at, got), "message %u arrived wrong", got);
                 got++;
+                held_m[nheld] = m;
                 held[nheld++] = MPIDI_VERBS_ring_take(&ch.in, &m);
             }
             CHECK(nheld == hold || s != MPIDI_VERBS_MSG_CORRUPT, "a corrupt message");
@@ -336,7 +339,8 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
             while (nheld && rnd(3)) {
                 int i = (int)rnd((uint64_t)nheld);
                 uint64_t before = ch.in.head;
-                MPIDI_VERBS_ring_free(&ch.in, held[i]);
+                MPIDI_VERBS_ring_free(&ch.in, held[i], &held_m[i]);
+                held_m[i] = held_m[nheld - 1];
                 held[i] = held[--nheld];
                 CHECK(ch.in.head >= before && ch.in.head <= ch.in.read_ptr, "head %llu",
                       (unsigned long long)ch.in.head);
