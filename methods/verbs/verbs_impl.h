@@ -112,7 +112,7 @@ typedef struct MPIDI_VERBS_tx {
 /* The ring channel of one connection (verbs_ring.c, doc/methods/verbs.md
  * "The ring channel"): our ring for the peer, our copy of the peer's ring,
  * and one registered page of control words. */
-#define MPIDI_VERBS_TAIL_SLOTS 8 /* landing words for reads of the peer's tail, in turn */
+#define MPIDI_VERBS_TAIL_SLOTS 8   /* landing words for reads of the peer's tail, in turn */
 #define MPIDI_VERBS_RING_REREADS 8 /* stale bytes read again this often before it is corruption */
 enum {
     MPIDI_VERBS_CTRL_OUT_TAIL, /* our ring's tail: the peer reads it */
@@ -141,11 +141,11 @@ typedef struct MPIDI_VERBS_rconn {
     MPIDI_VERBS_ring_info_t peer;
     int tail_out; /* a tail read is posted */
     int tail_landed;
-    int tail_slot;        /* the landing word of the last tail read posted */
-    uint64_t rereads_at;  /* where stale bytes were last read again */
-    int rereads;          /* how often there */
-    int data_out; /* data reads posted */
-    int empty;    /* tail reads in a row that found nothing new */
+    int tail_slot;       /* the landing word of the last tail read posted */
+    uint64_t rereads_at; /* where stale bytes were last read again */
+    int rereads;         /* how often there */
+    int data_out;        /* data reads posted */
+    int empty;           /* tail reads in a row that found nothing new */
     double next_poll;
 } MPIDI_VERBS_rconn_t;
 

@@ -51,10 +51,9 @@ static int read_ring_sizes(void)
                                 "(%ld bytes): the ring is mapped twice back to back",
                                 (unsigned long long)st->ring_size, page);
     if (st->ring_head_interval > st->ring_size)
-        return MPIDU_err_create(MPI_ERR_OTHER,
-                                "verbs: FERRY_RING_HEAD_INTERVAL=%llu exceeds FERRY_RING_SIZE=%llu",
-                                (unsigned long long)st->ring_head_interval,
-                                (unsigned long long)st->ring_size);
+        return MPIDU_err_create(
+            MPI_ERR_OTHER, "verbs: FERRY_RING_HEAD_INTERVAL=%llu exceeds FERRY_RING_SIZE=%llu",
+            (unsigned long long)st->ring_head_interval, (unsigned long long)st->ring_size);
     if (st->ring_head_interval == 0)
         st->ring_head_interval = st->ring_size / 4;
     if (st->ring_max_read > st->ring_size)
@@ -286,9 +285,9 @@ int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
                 "ferry: rank %d: verbs eager by the ring channel: %llu B per peer, reads of at "
                 "most %llu B, head back every %llu B, tail-poll back-off %.0f us per sender, "
                 "prefetch %s\n",
-                st->rank, (unsigned long long)st->ring_size,
-                (unsigned long long)st->ring_max_read, (unsigned long long)st->ring_head_interval,
-                st->ring_backoff_us, st->ring_prefetch ? "on" : "off");
+                st->rank, (unsigned long long)st->ring_size, (unsigned long long)st->ring_max_read,
+                (unsigned long long)st->ring_head_interval, st->ring_backoff_us,
+                st->ring_prefetch ? "on" : "off");
     if (st->verbose)
         fprintf(stderr,
                 "ferry: rank %d: verbs on %s port %d GID %d (%s), listening on %s port %d; "

@@ -46,18 +46,17 @@ int MPIDI_VERBS_ring_open(MPIDI_VERBS_conn_t *c)
     rc->ctrl = ctrl;
     /* The whole double mapping is registered: a read that crosses the end
      * is one read of contiguous addresses. */
-    if (!(rc->out_mr = reg(rc->out.base, 2 * size,
-                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, &why)) ||
+    if (!(rc->out_mr =
+              reg(rc->out.base, 2 * size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, &why)) ||
         !(rc->in_mr = reg(rc->in.base, 2 * size, IBV_ACCESS_LOCAL_WRITE, &why)) ||
-        !(rc->ctrl_mr = reg(ctrl, CTRL_BYTES,
-                            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-                                IBV_ACCESS_REMOTE_WRITE,
-                            &why)))
+        !(rc->ctrl_mr =
+              reg(ctrl, CTRL_BYTES,
+                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE, &why)))
         goto fn_fail;
     rc->info_due = 1;
     return MPI_SUCCESS;
 
-fn_fail: {
+fn_fail : {
     int e = errno;
     MPIDI_VERBS_ring_close(c);
     return MPIDU_err_create(MPI_ERR_NO_MEM,
@@ -94,7 +93,8 @@ void MPIDI_VERBS_ring_info_recv(MPIDI_VERBS_conn_t *c, const void *payload, size
     MPIDI_VERBS_rconn_t *rc = c->rc;
     MPIDI_VERBS_ring_info_t info;
     if (!rc || rc->info_seen || len != sizeof(info)) {
-        MPIDI_VERBS_conn_fail(c, "an unexpected RING message (%zu bytes; FERRY_VERBS_EAGER %s here)",
+        MPIDI_VERBS_conn_fail(c,
+                              "an unexpected RING message (%zu bytes; FERRY_VERBS_EAGER %s here)",
                               len, rc ? "ring" : "sr");
         return;
     }
@@ -232,8 +232,8 @@ static void dispatch(MPIDI_VERBS_conn_t *c, int *made)
         if (pos % in->size + m.len > in->size)
             st->stats.ring_straddles++;
         size_t payload = m.len - sizeof(m) - m.hdr_len;
-        MPIDU_am_dispatch(c->peer, m.handler, at + sizeof(m), m.hdr_len,
-                          at + sizeof(m) + m.hdr_len, payload);
+        MPIDU_am_dispatch(c->peer, m.handler, at + sizeof(m), m.hdr_len, at + sizeof(m) + m.hdr_len,
+                          payload);
         MPIDI_VERBS_ring_free(in, pos, &m);
         *made = 1;
     }
@@ -252,8 +252,9 @@ static void dispatch(MPIDI_VERBS_conn_t *c, int *made)
         }
     }
     if (s == MPIDI_VERBS_MSG_CORRUPT || (s == MPIDI_VERBS_MSG_STALE && c->rc->data_out == 0))
-        MPIDI_VERBS_conn_fail(c, "the ring message at byte %llu has a corrupt header (length %u, "
-                                 "header %u, stamp %#x)",
+        MPIDI_VERBS_conn_fail(c,
+                              "the ring message at byte %llu has a corrupt header (length %u, "
+                              "header %u, stamp %#x)",
                               (unsigned long long)in->read_ptr, m.len, m.hdr_len, m.stamp);
 }
 
@@ -263,8 +264,8 @@ static void tail_landed(MPIDI_VERBS_conn_t *c, int *made, double *now_p)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     MPIDI_VERBS_rconn_t *rc = c->rc;
-    uint64_t t = __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_IN_TAIL + rc->tail_slot],
-                                 __ATOMIC_ACQUIRE);
+    uint64_t t =
+        __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_IN_TAIL + rc->tail_slot], __ATOMIC_ACQUIRE);
     rc->tail_landed = 0;
     switch (MPIDI_VERBS_ring_tail_seen(&rc->in, t)) {
     case MPIDI_VERBS_TAIL_STALE:

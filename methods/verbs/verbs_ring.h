@@ -130,8 +130,8 @@ typedef enum {
  * start (header included) in *at_p.  max_len bounds a message's length
  * (what the sender may put in one). */
 static inline MPIDI_VERBS_msg_state_t MPIDI_VERBS_ring_peek(const MPIDI_VERBS_ring_in_t *r,
-                                                            uint64_t max_len,
-                                                            MPIDI_VERBS_rmsg_t *m, char **at_p)
+                                                            uint64_t max_len, MPIDI_VERBS_rmsg_t *m,
+                                                            char **at_p)
 {
     if (r->fetched - r->read_ptr < sizeof(*m))
         return MPIDI_VERBS_MSG_NONE;
@@ -139,8 +139,7 @@ static inline MPIDI_VERBS_msg_state_t MPIDI_VERBS_ring_peek(const MPIDI_VERBS_ri
     memcpy(m, at, sizeof(*m));
     if (m->stamp != MPIDI_VERBS_ring_stamp(r->read_ptr, r->size))
         return MPIDI_VERBS_MSG_STALE;
-    if (m->len < sizeof(*m) || m->len > max_len ||
-        (uint64_t)m->hdr_len + sizeof(*m) > m->len ||
+    if (m->len < sizeof(*m) || m->len > max_len || (uint64_t)m->hdr_len + sizeof(*m) > m->len ||
         MPIDI_VERBS_ring_footprint(m->len) > r->remote_tail - r->read_ptr)
         return MPIDI_VERBS_MSG_CORRUPT;
     if (MPIDI_VERBS_ring_footprint(m->len) > r->fetched - r->read_ptr)

@@ -29,7 +29,7 @@ char *MPIDI_VERBS_ring_map(uint64_t size, const char **why_p)
     close(fd); /* the mappings keep the memory */
     return base;
 
-fn_fail: {
+fn_fail : {
     int e = errno;
     if (base != MAP_FAILED)
         munmap(base, 2 * size);

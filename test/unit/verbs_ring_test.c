@@ -7,7 +7,8 @@
  * rule; the back-off; and random schedules (tiny rings, reads landing late, frees held back)
  * in which every message arrives once, whole and in order, and the sender never stalls for
  * good, also when an earlier lap's header comes back where a message should be (a late
- * duplicate read response: it must be read again, never handed out).  Exits non-zero with a message on the first failure. */
+ * duplicate read response: it must be read again, never handed out).  Exits non-zero with a message
+ * on the first failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static long total_rereads; /* stale headers read again, over all random schedule
             fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fprintf(stderr, "\n");                                                                 \
-            if (++failures > 20)                                                               \
+            if (++failures > 20)                                                                   \
                 exit(1);                                                                           \
         }                                                                                          \
     } while (0)
@@ -68,15 +69,14 @@ static void chan_close(chan_t *ch)
 static int send_msg(chan_t *ch, uint32_t seq, uint32_t payload)
 {
     uint32_t len = (uint32_t)sizeof(MPIDI_VERBS_rmsg_t) + 4 + payload;
-    char *at = MPIDI_VERBS_ring_reserve(&ch->out, ch->head_at_sender,
-                                        MPIDI_VERBS_ring_footprint(len));
+    char *at =
+        MPIDI_VERBS_ring_reserve(&ch->out, ch->head_at_sender, MPIDI_VERBS_ring_footprint(len));
     if (!at)
         return 0;
-    MPIDI_VERBS_rmsg_t m = {
-        .len = len,
-        .handler = (uint8_t)seq,
-        .stamp = MPIDI_VERBS_ring_stamp(ch->out.tail, ch->out.size),
-        .hdr_len = 4};
+    MPIDI_VERBS_rmsg_t m = {.len = len,
+                            .handler = (uint8_t)seq,
+                            .stamp = MPIDI_VERBS_ring_stamp(ch->out.tail, ch->out.size),
+                            .hdr_len = 4};
     memcpy(at, &m, sizeof(m));
     memcpy(at + sizeof(m), &seq, 4);
     for (uint32_t i = 0; i < payload; i++)
@@ -174,7 +174,8 @@ static void test_room_and_reads(void)
         n++;
     CHECK(n == (int)(size / 136), "%d messages of 136 bytes fit in %llu", n,
           (unsigned long long)size);
-    CHECK(ch.out.tail + 136 > size && ch.out.tail <= size, "tail %llu", (unsigned long long)ch.out.tail);
+    CHECK(ch.out.tail + 136 > size && ch.out.tail <= size, "tail %llu",
+          (unsigned long long)ch.out.tail);
     /* Reads of at most 1000 bytes cover the range exactly. */
     MPIDI_VERBS_ring_tail_seen(&ch.in, ch.out.tail);
     uint64_t covered = 0, off, r;
@@ -321,8 +322,8 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
             MPIDI_VERBS_rmsg_t m;
             char *at = NULL;
             MPIDI_VERBS_msg_state_t s = MPIDI_VERBS_MSG_NONE;
-            while (nheld < hold &&
-                   (s = MPIDI_VERBS_ring_peek(&ch.in, size / 2, &m, &at)) == MPIDI_VERBS_MSG_READY) {
+            while (nheld < hold && (s = MPIDI_VERBS_ring_peek(&ch.in, size / 2, &m, &at)) ==
+                                       MPIDI_VERBS_MSG_READY) {
                 CHECK(check_msg(&m, at, got), "message %u arrived wrong", got);
                 got++;
                 held_m[nheld] = m;
