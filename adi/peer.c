@@ -242,8 +242,16 @@ MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)
 {
     MPIDI_peer_t *p = &MPIDI_peers[peer];
     if (!p->method) {
+        if (p->failed_code) {
+            *errp = p->failed_code;
+            return NULL;
+        }
         int err = bind_peer(peer, p);
         if (err) {
+            /* Nothing can come from a peer that nothing reaches either: the
+             * receives waiting for it fail (at the next progress), as for a
+             * lost peer, instead of waiting forever. */
+            MPIDU_peer_failed(peer, err, MPIR_Err_string(err));
             *errp = err;
             return NULL;
         }

@@ -5,7 +5,7 @@ if FERRY_PMIX
 # The PMIx back end alone sees libpmix's headers, in a module that the library opens only
 # when a PMIx server started the process (pmi_pmix_load.c says why).
 libmpi_la_SOURCES += launcher/pmi_pmix_load.c launcher/pmi_pmix.h
-pkglib_LTLIBRARIES = ferry_pmix.la
+pkglib_LTLIBRARIES += ferry_pmix.la
 ferry_pmix_la_SOURCES = launcher/pmi_pmix.c launcher/pmi_pmix.h
 ferry_pmix_la_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS)
 ferry_pmix_la_LDFLAGS = -module -avoid-version -shared
@@ -34,7 +34,7 @@ test_launcher_pmi_hello_SOURCES = test/launcher/pmi_hello.c launcher/pmi_client.
 	launcher/pmi_wire.c launcher/pmi_mapping.c launcher/pmi.h launcher/pmi_wire.h
 test_launcher_pmi_hello_CFLAGS = $(AM_CFLAGS)
 if FERRY_PMIX
-test_launcher_pmi_hello_SOURCES += launcher/pmi_pmix_load.c
+test_launcher_pmi_hello_SOURCES += launcher/pmi_pmix_load.c adi/module_open.c adi/module_open.h
 endif
 EXTRA_DIST += test/launcher/run.sh
 

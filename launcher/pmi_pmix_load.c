@@ -5,13 +5,11 @@
  * libmpi, every process of every job paid for loading and relocating them (about 3 ms a
  * process here, 0.5 s of a 256-rank start on two cores), although only srun --mpi=pmix and
  * Open MPI's mpirun need them. */
-/* dladdr needs _GNU_SOURCE, which config.h defines. */
 #include <dlfcn.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "module_open.h"
 #include "pmi.h"
 #include "pmi_pmix.h"
 #include "pmi_wire.h"
@@ -23,41 +21,14 @@ int PMIU_pmix_launched(void)
     return getenv("PMIX_NAMESPACE") != NULL && getenv("PMIX_RANK") != NULL;
 }
 
-/* The module sits in ferry/ beside the library that holds this code (so an
- * installed tree that was moved still finds its own), else where configure
- * installed it. */
-static void *open_module(char *tried, size_t len)
-{
-    Dl_info info;
-    void *h = NULL;
-
-    tried[0] = '\0';
-    if (dladdr((void *)PMIU_pmix_launched, &info) != 0 && info.dli_fname != NULL) {
-        const char *slash = strrchr(info.dli_fname, '/');
-        if (slash != NULL) {
-            snprintf(tried, len, "%.*s/ferry/%s", (int)(slash - info.dli_fname), info.dli_fname,
-                     PMIU_PMIX_MODULE_NAME);
-            h = dlopen(tried, RTLD_NOW | RTLD_LOCAL);
-            if (h != NULL)
-                return h;
-        }
-    }
-    size_t n = strlen(tried);
-    snprintf(tried + n, len - n, "%s%s/%s", n ? " or " : "", FERRY_PKGLIBDIR,
-             PMIU_PMIX_MODULE_NAME);
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s", FERRY_PKGLIBDIR, PMIU_PMIX_MODULE_NAME);
-    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
-}
-
 int PMIU_pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size_t len)
 {
     char tried[2 * PATH_MAX];
-    void *h = open_module(tried, sizeof(tried));
+    void *h = MPIDU_module_open(PMIU_PMIX_MODULE_NAME, tried, sizeof(tried));
     if (h == NULL) {
-        PMIU_set_error("started by a PMIx launcher, but Ferry's PMIx module could not be loaded "
-                       "(tried %s): %s",
-                       tried, dlerror());
+        PMIU_set_error("started by a PMIx launcher, but Ferry's PMIx module could not be loaded: "
+                       "tried %s",
+                       tried);
         return PMI_FAIL;
     }
     const PMIU_pmix_ops_t *(*entry)(PMIU_pmix_set_error_fn) =
@@ -65,7 +36,7 @@ int PMIU_pmix_init(int *rank_p, int *size_p, int *spawned_p, char *kvsname, size
     const PMIU_pmix_ops_t *o = entry ? entry(PMIU_set_error) : NULL;
     if (o == NULL || o->version != PMIU_PMIX_MODULE_VERSION) {
         PMIU_set_error("Ferry's PMIx module (%s) does not match this library (%s): reinstall Ferry",
-                       tried, o ? "another version" : "no entry point");
+                       PMIU_PMIX_MODULE_NAME, o ? "another version" : "no entry point");
         dlclose(h);
         return PMI_FAIL;
     }

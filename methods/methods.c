@@ -9,7 +9,7 @@ extern const MPIDI_method_ops_t MPIDI_shm_ops;
 extern const MPIDI_method_ops_t MPIDI_tcp_ops;
 #endif
 #ifdef FERRY_HAVE_VERBS
-extern const MPIDI_method_ops_t MPIDI_verbs_ops;
+extern MPIDI_method_ops_t MPIDI_verbs_ops; /* filled from its module (methods/module.h) */
 #endif
 #ifdef FERRY_HAVE_STUB
 extern const MPIDI_method_ops_t MPIDI_stub_ops;

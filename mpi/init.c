@@ -75,13 +75,16 @@ int PMPI_Finalize(void)
         err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
     if (!err)
         err = MPID_Finalize();
+    /* Raised while the communicators and their handlers still exist: a
+     * program that asked for errors to be returned gets this one too. */
+    err = MPIR_Err_return(NULL, "MPI_Finalize", err);
     MPIR_Comm_finalize_all();
     MPIR_Attr_finalize();
     MPIR_Group_finalize_all();
     MPIR_Info_finalize();
     MPIR_Op_finalize();
     MPIR_initialized = 2;
-    return MPIR_Err_return(NULL, "MPI_Finalize", err);
+    return err;
 }
 
 #pragma weak MPI_Initialized = PMPI_Initialized

@@ -95,11 +95,12 @@ if [ "$quick" != 1 ]; then
     part slurm 900 bash test/slurm/run.sh "$inst"
 
     # AddressSanitizer + UBSan: library and tests instrumented, default and four variants
-    # (the last over tcp).
+    # (the last over tcp).  Built without verbs: this is also the check that Ferry builds and
+    # runs without rdma-core (the verbs code never runs on a host without a device anyway).
     san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
     echo "== build-asan (_build-asan, installed in _inst-asan)"
     if check build-asan 1800 test/build.sh "$top/_build-asan" "$top/_inst-asan" \
-        CFLAGS="-O1 -g $san" LDFLAGS="$san"; then
+        CFLAGS="-O1 -g $san" LDFLAGS="$san" --without-verbs; then
         part asan $vlimit env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 VARIANTS_FILE=test/asan-variants \
             MPICC="$top/_inst-asan/bin/mpicc $san" MPIEXEC="$top/_inst-asan/bin/mpiexec" \

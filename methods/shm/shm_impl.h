@@ -132,7 +132,6 @@ typedef struct MPIDI_SHM_state {
     int world_size;
     int *local_ranks;    /* local index -> world rank */
     int *world_to_local; /* world rank -> local index, -1 when not on this node */
-    pid_t *pids;         /* local index -> pid, 0 until first asked (MPIDI_SHM_pid) */
 
     size_t cell_size;
     size_t num_cells;
@@ -181,19 +180,17 @@ static inline MPIDI_SHM_ctrl_t *MPIDI_SHM_ctrl(int local)
     return (MPIDI_SHM_ctrl_t *)(MPIDI_SHM_state.base + (size_t)local * MPIDI_SHM_state.region_size);
 }
 
-/* A local peer's pid, read from the roster at first use.  Written before
- * the owner counts itself ready, which post_init's wait orders. */
 static inline MPIDI_SHM_roster_t *MPIDI_SHM_roster(int local)
 {
     return (MPIDI_SHM_roster_t *)(MPIDI_SHM_state.base + MPIDI_SHM_state.roster_off) + local;
 }
 
+/* A local peer's pid, read from the roster whenever asked: written once
+ * before its owner counts itself ready (post_init's wait orders it), then
+ * never changed, so there is nothing to cache privately. */
 static inline pid_t MPIDI_SHM_pid(int local)
 {
-    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    if (st->pids[local] == 0)
-        st->pids[local] = (pid_t)MPIDI_SHM_roster(local)->pid;
-    return st->pids[local];
+    return (pid_t)MPIDI_SHM_roster(local)->pid;
 }
 
 /* The fastbox in receiver's region that sender writes. */

@@ -101,7 +101,6 @@ static void free_private(void)
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     free(st->local_ranks);
     free(st->world_to_local);
-    free(st->pids);
     free(st->send_seq);
     free(st->recv_seq);
     free(st->free_stack);
@@ -115,11 +114,10 @@ static int alloc_private(const MPIDI_job_t *job)
 
     st->local_ranks = malloc(sizeof(int) * n);
     st->world_to_local = malloc(sizeof(int) * job->size);
-    st->pids = calloc(n, sizeof(pid_t));
     st->send_seq = calloc(n, sizeof(uint32_t));
     st->recv_seq = calloc(n, sizeof(uint32_t));
     st->free_stack = malloc(sizeof(MPIDI_SHM_off_t) * st->num_cells);
-    if (!st->local_ranks || !st->world_to_local || !st->pids || !st->send_seq || !st->recv_seq ||
+    if (!st->local_ranks || !st->world_to_local || !st->send_seq || !st->recv_seq ||
         !st->free_stack)
         return MPIDU_err_create(MPI_ERR_NO_MEM,
                                 "shm: out of memory for the state of %d local ranks", n);

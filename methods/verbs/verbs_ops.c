@@ -1,7 +1,9 @@
-/* verbs_ops.c: the verbs method's function table. */
+/* verbs_ops.c: the verbs method's function table, which the module hands to the library
+ * (verbs_load.c, methods/module.h). */
+#include "module.h"
 #include "verbs_impl.h"
 
-const MPIDI_method_ops_t MPIDI_verbs_ops = {
+static const MPIDI_method_ops_t ops = {
     .size = sizeof(MPIDI_method_ops_t),
     .name = "verbs",
     .init = MPIDI_VERBS_init,
@@ -19,3 +21,10 @@ const MPIDI_method_ops_t MPIDI_verbs_ops = {
     .progress_done = MPIDI_VERBS_progress_done,
     .probe = MPIDI_VERBS_probe,
 };
+
+const MPIDI_method_ops_t *ferry_method_ops(size_t ops_size);
+
+const MPIDI_method_ops_t *ferry_method_ops(size_t ops_size)
+{
+    return ops_size == sizeof(ops) ? &ops : NULL;
+}

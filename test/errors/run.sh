@@ -10,7 +10,8 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 mpiexec=$prefix/bin/mpiexec
 
-for p in abort_rank1 segv_rank2 segv_then_abort fatal_truncate fatal_bad_rank before_init hello; do
+for p in abort_rank1 segv_rank2 segv_then_abort fatal_truncate fatal_bad_rank before_init hello \
+    unreachable_nb; do
     "$prefix/bin/mpicc" -o "$tmp/$p" "$here/$p.c" || { echo "FAIL build $p"; failed=$((failed + 1)); }
 done
 
@@ -74,6 +75,19 @@ check misspelt_variable 0 'unknown variable FERRY_EAGER_LIMT' 10 \
 # A method list that leaves a peer unreachable is an error at the first send, not a hang.
 check unreachable_peer 1 'no method reaches rank [01] \(methods in use: self' 10 \
     env FERRY_METHODS=self "$mpiexec" -n 2 "$tmp/hello"
+# The same with nonblocking calls and errors returned: the receive posted before the failed send
+# fails too (class 15, MPI_ERR_OTHER; the wait MPI_ERR_IN_STATUS, 17), never waits forever.
+t0=$SECONDS
+timeout -k 5 20 env FERRY_METHODS=self "$mpiexec" -n 2 "$tmp/unreachable_nb" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc != 124 ] && [ $((SECONDS - t0)) -le 10 ] &&
+    [ "$(grep -cE '^rank [01]: send class (0|15), wait class 17, receive class 15$' "$tmp/out")" = 2 ]; then
+    echo "PASS unreachable_peer_nonblocking"
+    passed=$((passed + 1))
+else
+    echo "FAIL unreachable_peer_nonblocking: rc=$rc $((SECONDS - t0)) s; stdout: $(head -c 300 "$tmp/out"); stderr: $(head -c 300 "$tmp/err")"
+    failed=$((failed + 1))
+fi
 # A singleton (no launcher at all) works.
 check singleton 0 - 10 "$tmp/hello"
 

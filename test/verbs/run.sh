@@ -54,6 +54,7 @@ for prog in sendrecv_allpairs sendrecv_sizes; do
 done
 build "$vmwork/tcp_kill" "$top/test/tcp/tcp_kill.c"
 build "$vmwork/verbs_hold" "$here/verbs_hold.c"
+build "$vmwork/verbs_fault" "$here/verbs_fault.c"
 # The stranger is no MPI program: plain rdma-core.
 cc -O1 -o "$vmwork/verbs_stranger" "$here/verbs_stranger.c" -lrdmacm -libverbs \
     >"$work/build.log" 2>&1 || { fail build_verbs_stranger "$(show "$work/build.log")"; summary; }
@@ -82,6 +83,35 @@ else
     else
         fail no_device_one_line_verbose "$(details)"
     fi
+fi
+
+# ---- the module (methods/module.h): a library beside which sits a module that is not Ferry's ----
+# The loader looks in ferry/ beside libmpi first: a copy of libmpi with a foreign ferry_verbs.so
+# there (a shared object without Ferry's entry point) must stop a job that names verbs with a
+# clear error, and a job that does not name it must not even open it here (no device).
+moddir=$work/module-copy
+rm -rf "$moddir" && mkdir -p "$moddir/ferry"
+cp -L "$prefix/lib/libmpi.so.0" "$moddir/"
+echo 'int not_ferry(void) { return 0; }' >"$moddir/foreign.c"
+if cc -shared -fPIC -o "$moddir/ferry/ferry_verbs.so" "$moddir/foreign.c" 2>"$work/build.log"; then
+    run 60 env LD_LIBRARY_PATH="$moddir" FERRY_METHODS=verbs,shm,self "$MPIEXEC" -n 2 \
+        "$work/sendrecv_allpairs"
+    if [ $rc != 0 ] && [ $rc != 124 ] &&
+        grep -q "the verbs method's module ferry_verbs.so does not match this library (no entry point)" "$ERR"; then
+        pass module_foreign_refused
+    else
+        fail module_foreign_refused "$(details)"
+    fi
+    run 60 env LD_LIBRARY_PATH="$moddir" LD_DEBUG=files "$MPIEXEC" -n 1 "$work/sendrecv_allpairs"
+    if [ -e /dev/infiniband/uverbs0 ]; then
+        skip module_not_opened_without_device "this host has an RDMA device"
+    elif [ $rc = 0 ] && grep -q "$moddir/libmpi.so.0" "$ERR" && ! grep -q 'ferry_verbs.so\|libibverbs' "$ERR"; then
+        pass module_not_opened_without_device
+    else
+        fail module_not_opened_without_device "rc=$rc; libmpi copy used: $(grep -c "$moddir/libmpi.so.0" "$ERR"); module or libibverbs opened: $(grep -c 'ferry_verbs.so\|libibverbs' "$ERR")"
+    fi
+else
+    fail module_foreign_refused "cc -shared failed: $(show "$work/build.log")"
 fi
 
 # ---- the VM ----

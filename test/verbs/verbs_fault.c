@@ -1,0 +1,37 @@
+/* verbs_fault.c: rank 0 sends one rendezvous-sized message to rank 1 while the verbs method
+ * spoils the keys of its RDMA reads (FERRY_VERBS_FAULT=rkey, test/verbs/vm.sh).  Errors are
+ * returned, not fatal, so that each rank says what it saw and neither rank's abort can cut the
+ * other's message short: the reader (rank 1) must see the completion error itself, the sender
+ * (rank 0) only that its connection went (the responder's queue pair fails with it).
+ *
+ * Prints "rank R: error: MESSAGE" or "rank R: no error" and exits without MPI_Finalize (run it
+ * under mpiexec -disable-auto-cleanup): the connection between the two is gone. */
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    static char buf[1 << 20];
+    int rank, err;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (rank == 0)
+        err = MPI_Send(buf, sizeof(buf), MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+    else if (rank == 1)
+        err = MPI_Recv(buf, sizeof(buf), MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+        err = MPI_SUCCESS;
+    if (err != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(err, msg, &len);
+        printf("rank %d: error: %s\n", rank, msg);
+    } else {
+        printf("rank %d: no error\n", rank);
+    }
+    fflush(stdout);
+    _exit(0);
+}
