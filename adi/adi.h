@@ -38,6 +38,11 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
                MPIR_Comm *comm, int context_offset, int sync, MPIR_Request **req_p);
 int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
                int context_offset, MPIR_Request **req_p);
+/* A blocking standard send without a request, when it can complete at once:
+ * an eager message the peer's method takes whole.  *done_p 0: nothing was
+ * sent, take the MPID_Isend path; 1: sent, or failed with the error returned. */
+int MPID_Send(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
+              MPIR_Comm *comm, int context_offset, int *done_p);
 /* *flag 0 with an error: nothing matches and nothing can any more (the
  * source, or for MPI_ANY_SOURCE a member of comm, is lost). */
 int MPID_Iprobe(int rank, int tag, MPIR_Comm *comm, int context_offset, int *flag,

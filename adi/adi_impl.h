@@ -67,8 +67,15 @@ int MPIDI_node_of(int rank);
 int MPIDI_methods_publish(void);
 int MPIDI_methods_post_init(void);
 int MPIDI_methods_finalize(void);
-/* The peer, bound to a method; sets *errp and returns NULL if unreachable. */
-MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp);
+/* Binds a peer to a method at its first use (adi/peer.c). */
+MPIDI_peer_t *MPIDI_peer_bind(int peer, int *errp);
+/* The peer, bound to a method; sets *errp and returns NULL if unreachable.
+ * Inline: every message looks its peer up. */
+static inline MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[peer];
+    return p->method ? p : MPIDI_peer_bind(peer, errp);
+}
 
 /* Sends an active message now or queues it behind earlier ones to the same
  * peer.  With a req, [first, last) of its buffer is the payload and the
@@ -85,7 +92,11 @@ void MPIDI_submit_xfer(int peer, MPIR_Request *req);
 void MPIDI_send_payload_done(MPIDI_cb_t *cb, int mpi_errno);
 /* Retries deferred operations; returns 1 if any went out. */
 int MPIDI_deferred_progress(void);
-int MPIDI_deferred_pending(void);
+extern long MPIDI_ndeferred;
+static inline int MPIDI_deferred_pending(void)
+{
+    return MPIDI_ndeferred > 0;
+}
 
 /* Rendezvous transfers by rdma (adi/rdma.c).  MPIDI_xfer_start moves
  * [0, len) of req's buffer to or from the peer's (remote_addr, rkey) and

@@ -6,7 +6,9 @@
 #include "adi_impl.h"
 #include "mpidi_config.h"
 
-static long ndeferred; /* operations parked on any peer's queue */
+/* Operations parked on any peer's queue; read inline by the progress loop
+ * (MPIDI_deferred_pending), which then skips a call when it is 0. */
+long MPIDI_ndeferred;
 
 typedef void (*handler_fn_t)(int peer, const void *hdr, size_t hdr_len, const void *data,
                              size_t len);
@@ -32,8 +34,8 @@ void MPIDI_fatal(const char *fmt, ...)
     MPID_Abort(1, msg);
 }
 
-void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t payload_len)
+void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t payload_len)
 {
     if (handler < 0 || handler >= MPIDI_AM_NUM_HANDLERS || peer < 0 || peer >= MPIDI_world.size)
         MPIDI_fatal("rank %d: a method delivered handler %d from rank %d: corrupt message",
@@ -149,7 +151,7 @@ static void enqueue(MPIDI_peer_t *p, MPIDI_sendop_t *op)
     else
         p->deferred_head = op;
     p->deferred_tail = op;
-    ndeferred++;
+    MPIDI_ndeferred++;
     MPIDI_stats.deferred++;
 }
 
@@ -161,7 +163,9 @@ static void drop_op(MPIDI_sendop_t *op, int mpi_errno)
         MPIDI_send_payload_done(&op->req->cb_send, mpi_errno);
 }
 
-static int submit(int peer, MPIDI_sendop_t *proto)
+/* Parks the operation proto describes behind the peer's deferred queue; tried: the method has
+ * already answered AGAIN to it (so it is not offered again now). */
+static int submit(int peer, MPIDI_sendop_t *proto, int tried)
 {
     int err = MPI_SUCCESS;
     MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
@@ -173,7 +177,7 @@ static int submit(int peer, MPIDI_sendop_t *proto)
     }
     /* Anything already parked for this peer goes first: order per peer is
      * what MPI's non-overtaking rule rests on. */
-    if (!p->deferred_head) {
+    if (!p->deferred_head && !tried) {
         int rc = try_op(peer, p, proto);
         if (rc != MPIDI_AGAIN)
             return rc;
@@ -195,6 +199,24 @@ static int submit(int peer, MPIDI_sendop_t *proto)
 int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
                   size_t first, size_t last, unsigned flags)
 {
+    int err = MPI_SUCCESS, tried = 0;
+    MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
+    if (!p)
+        return err;
+    /* The common case goes straight to the method, without building the
+     * operation that only a parked message needs (issue 12's per-message
+     * budget): nothing is parked for the peer (order) and it is not lost.
+     * This is try_op's first case. */
+    if (!p->deferred_head && !p->failed_code) {
+        int rc = p->method->am_send(peer, handler, hdr, hdr_len, req ? &req->seg : NULL, first,
+                                    last, flags, req ? &req->cb_send : NULL);
+        if (rc != MPIDI_AGAIN) {
+            if (req && rc != MPIDI_INPROGRESS)
+                MPIDI_send_payload_done(&req->cb_send, rc);
+            return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
+        }
+        tried = 1; /* took nothing: park it */
+    }
     MPIDI_sendop_t op = {.kind = MPIDI_OP_AM,
                          .handler = handler,
                          .flags = flags,
@@ -203,7 +225,7 @@ int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_R
                          .first = first,
                          .last = last};
     memcpy(op.hdr.bytes, hdr, hdr_len);
-    return submit(peer, &op);
+    return submit(peer, &op, tried);
 }
 
 int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, size_t last)
@@ -223,7 +245,7 @@ int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, si
                          .last = last,
                          .chunk = chunk};
     op.hdr.data.rreq = rreq;
-    return submit(peer, &op);
+    return submit(peer, &op, 0);
 }
 
 void MPIDI_park_xfer(int peer, MPIR_Request *req)
@@ -244,7 +266,7 @@ void MPIDI_park_xfer(int peer, MPIR_Request *req)
 void MPIDI_submit_xfer(int peer, MPIR_Request *req)
 {
     MPIDI_sendop_t op = {.kind = MPIDI_OP_XFER, .req = req};
-    int err = submit(peer, &op);
+    int err = submit(peer, &op, 0);
     if (err) {
         /* The peer is lost, or no memory to park the transfer: it ends here. */
         if (!req->xfer.err)
@@ -255,7 +277,7 @@ void MPIDI_submit_xfer(int peer, MPIR_Request *req)
 
 int MPIDI_deferred_progress(void)
 {
-    if (ndeferred == 0)
+    if (MPIDI_ndeferred == 0)
         return 0;
     int made = 0;
     for (int i = 0; i < MPIDI_world.size; i++) {
@@ -273,7 +295,7 @@ int MPIDI_deferred_progress(void)
             p->deferred_head = op->next;
             if (!p->deferred_head)
                 p->deferred_tail = NULL;
-            ndeferred--;
+            MPIDI_ndeferred--;
             MPIR_Request *xreq = op->kind == MPIDI_OP_XFER ? op->req : NULL;
             free(op);
             made = 1;
@@ -287,8 +309,6 @@ int MPIDI_deferred_progress(void)
     }
     return made;
 }
-
-int MPIDI_deferred_pending(void) { return ndeferred > 0; }
 
 int *MPIDI_lost_peers;
 int MPIDI_nlost;
@@ -337,7 +357,7 @@ void MPIDI_lost_peers_fail(void)
         while (p->deferred_head) {
             MPIDI_sendop_t *op = p->deferred_head;
             p->deferred_head = op->next;
-            ndeferred--;
+            MPIDI_ndeferred--;
             drop_op(op, p->failed_code);
             free(op);
         }

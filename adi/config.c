@@ -51,6 +51,11 @@ static cfg_var_t vars[] = {
     {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,
      "bytes per shm cell, header included (the shm eager limit follows it)"},
     {"FERRY_SHM_NUM_CELLS", CFG_INT, "64", 4, 65536, NULL, "shm cells each rank owns"},
+    {"FERRY_SHM_RING_SIZE", CFG_SIZE, "-1", -1, 16L << 20, NULL,
+     "bytes of each per-pair shm ring, a power of two >= 1K (0: none, -1: 64K, less above 16 "
+     "ranks)"},
+    {"FERRY_SHM_RING_MAX", CFG_SIZE, "-1", -1, 16L << 20, NULL,
+     "largest payload sent through a shm ring (-1: what fits a quarter of the ring)"},
     {"FERRY_SHM_LIVENESS_MS", CFG_INT, "200", 0, 60000, NULL,
      "ms between checks that the ranks of this node are alive (0: never)"},
     {"FERRY_TCP_IF", CFG_STR, "", 0, 0, NULL,

@@ -197,7 +197,7 @@ static int in_scope(const MPIDI_method_caps_t *caps, int peer)
 /* Binds the peer to the first method, in preference order, that reaches it.
  * Called at the first message to or from the peer: the peer's card is
  * fetched then (one PMI get), not for every rank at start-up. */
-static int bind_peer(int peer, MPIDI_peer_t *p)
+static int bind_peer(int peer, MPIDI_peer_t *p, int *unreachable_p)
 {
     for (int i = 0; i < MPIDI_nactive; i++) {
         const MPIDI_method_ops_t *ops = MPIDI_active[i].ops;
@@ -228,6 +228,7 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
                     MPIDI_world.rank, peer, ops->name, p->eager_limit);
         return MPI_SUCCESS;
     }
+    *unreachable_p = 1;
     char names[256] = "";
     for (int i = 0; i < MPIDI_nactive; i++)
         snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? "," : "",
@@ -238,23 +239,24 @@ static int bind_peer(int peer, MPIDI_peer_t *p)
                            MPIDI_world.rank, peer, names);
 }
 
-MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)
+MPIDI_peer_t *MPIDI_peer_bind(int peer, int *errp)
 {
     MPIDI_peer_t *p = &MPIDI_peers[peer];
-    if (!p->method) {
-        if (p->failed_code) {
-            *errp = p->failed_code;
-            return NULL;
-        }
-        int err = bind_peer(peer, p);
-        if (err) {
-            /* Nothing can come from a peer that nothing reaches either: the
-             * receives waiting for it fail (at the next progress), as for a
-             * lost peer, instead of waiting forever. */
+    if (p->failed_code) {
+        *errp = p->failed_code;
+        return NULL;
+    }
+    int unreachable = 0;
+    int err = bind_peer(peer, p, &unreachable);
+    if (err) {
+        /* Nothing can come from a peer that no method reaches either: the
+         * receives waiting for it fail (at the next progress), as for a
+         * lost peer, instead of waiting forever.  A connect that failed
+         * (out of descriptors) may work later: only this send fails. */
+        if (unreachable)
             MPIDU_peer_failed(peer, err, MPIR_Err_string(err));
-            *errp = err;
-            return NULL;
-        }
+        *errp = err;
+        return NULL;
     }
     return p;
 }

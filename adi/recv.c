@@ -48,7 +48,12 @@ void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, in
                               const void *data, size_t len)
 {
     MPIDI_recv_set_envelope(rreq, m, peer, len);
-    MPIR_Segment_unpack(&rreq->seg, 0, rreq->bytes_needed, data);
+    if (rreq->seg.is_contig) { /* the common case, without the segment engine's call */
+        if (rreq->bytes_needed)
+            memcpy(rreq->seg.buf, data, rreq->bytes_needed);
+    } else {
+        MPIR_Segment_unpack(&rreq->seg, 0, rreq->bytes_needed, data);
+    }
     if (m->flags & MPIDI_MATCH_SYNC)
         send_sync_ack(peer, m->sreq);
     MPIDI_Request_complete_one(rreq);

@@ -6,12 +6,15 @@
 #include "datatype.h"
 
 /* Requests live in chunks that never move, so pointers handed to methods as
- * cookies stay valid; the handle's low bits index the chunk table. */
-#define CHUNK 256
-#define MAX_CHUNKS 16384
+ * cookies stay valid; the handle's low bits index the chunk table
+ * (MPIR_Request_get in request.h). */
+#define CHUNK MPIR_REQUEST_CHUNK
+#define MAX_CHUNKS MPIR_REQUEST_MAX_CHUNKS
+#define chunks MPIR_Request_chunks
+#define nchunks MPIR_Request_nchunks
 
-static MPIR_Request *chunks[MAX_CHUNKS];
-static int nchunks;
+MPIR_Request *chunks[MAX_CHUNKS];
+int nchunks;
 static MPIR_Request *free_list;
 static int live;
 
@@ -61,10 +64,15 @@ void MPIR_Request_release(MPIR_Request *req)
         return;
     if (req->ref < 0)
         MPIDI_fatal("request %#x released twice", (unsigned)req->handle);
-    free(req->unexp_data);
-    req->unexp_data = NULL;
-    free(req->tmpbuf);
-    req->tmpbuf = NULL;
+    /* Tested before the calls: most requests hold neither buffer. */
+    if (req->unexp_data) {
+        free(req->unexp_data);
+        req->unexp_data = NULL;
+    }
+    if (req->tmpbuf) {
+        free(req->tmpbuf);
+        req->tmpbuf = NULL;
+    }
     if (req->linked) {
         MPIR_Request *l = req->linked;
         req->linked = NULL;
@@ -81,17 +89,6 @@ void MPIR_Request_release(MPIR_Request *req)
     live--;
 }
 
-MPIR_Request *MPIR_Request_get(MPI_Request handle)
-{
-    if ((handle & 0xfc000000) != MPIR_HANDLE_KIND_REQUEST)
-        return NULL;
-    int idx = handle & 0x03ffffff;
-    if (idx <= 0 || idx / CHUNK >= nchunks)
-        return NULL;
-    MPIR_Request *r = &chunks[idx / CHUNK][idx % CHUNK];
-    return r->cc < 0 ? NULL : r;
-}
-
 void MPIDI_Request_complete_one(MPIR_Request *req)
 {
     if (req->cc <= 0)
@@ -106,13 +103,10 @@ void MPIDI_Request_complete_one(MPIR_Request *req)
     }
 }
 
-void MPIR_Request_set_error(MPIR_Request *req, int mpi_errno)
+int MPIR_Request_pool_live(void)
 {
-    if (mpi_errno != MPI_SUCCESS && req->status.MPI_ERROR == MPI_SUCCESS)
-        req->status.MPI_ERROR = mpi_errno;
+    return live;
 }
-
-int MPIR_Request_pool_live(void) { return live; }
 
 /* A lost peer will never send the events these requests wait for.  Methods
  * have dropped every operation toward it before reporting the loss, so no
@@ -135,9 +129,9 @@ void MPIDI_requests_fail_peer(int peer, int mpi_errno)
 /* The common start of every point-to-point request: buffer, envelope, and
  * the references (communicator, datatype) it holds until it is released.
  * A PROC_NULL operation is complete at once. */
-MPIR_Request *MPIDI_Request_create_pt2pt(MPIR_Request_kind_t kind, const void *buf,
-                                         MPI_Aint count, MPI_Datatype type, int rank, int tag,
-                                         MPIR_Comm *comm, int context_offset)
+MPIR_Request *MPIDI_Request_create_pt2pt(MPIR_Request_kind_t kind, const void *buf, MPI_Aint count,
+                                         MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
+                                         int context_offset)
 {
     MPIR_Request *req = MPIR_Request_create(kind);
     if (!req)

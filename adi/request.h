@@ -162,19 +162,43 @@ typedef struct MPIR_Request {
 MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind);
 /* A send or receive request with its buffer and envelope set (complete at
  * once for MPI_PROC_NULL); NULL when out of memory. */
-MPIR_Request *MPIDI_Request_create_pt2pt(MPIR_Request_kind_t kind, const void *buf,
-                                         MPI_Aint count, MPI_Datatype type, int rank, int tag,
-                                         MPIR_Comm *comm, int context_offset);
+MPIR_Request *MPIDI_Request_create_pt2pt(MPIR_Request_kind_t kind, const void *buf, MPI_Aint count,
+                                         MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
+                                         int context_offset);
 /* Drops one reference; the object returns to the pool at zero. */
 void MPIR_Request_release(MPIR_Request *req);
-/* Looks up a live request by handle (NULL if it is not one). */
-MPIR_Request *MPIR_Request_get(MPI_Request handle);
+
+/* The pool's chunks (request.c): a handle's low bits are chunk * CHUNK + slot. */
+#define MPIR_REQUEST_CHUNK 256
+#define MPIR_REQUEST_MAX_CHUNKS 16384
+extern MPIR_Request *MPIR_Request_chunks[MPIR_REQUEST_MAX_CHUNKS];
+extern int MPIR_Request_nchunks;
+
+/* Looks up a live request by handle (NULL if it is not one).  Inline: every
+ * wait and every protocol message naming a request does it. */
+static inline MPIR_Request *MPIR_Request_get(MPI_Request handle)
+{
+    if ((handle & 0xfc000000) != MPIR_HANDLE_KIND_REQUEST)
+        return NULL;
+    int idx = handle & 0x03ffffff;
+    if (idx <= 0 || idx / MPIR_REQUEST_CHUNK >= MPIR_Request_nchunks)
+        return NULL;
+    MPIR_Request *r = &MPIR_Request_chunks[idx / MPIR_REQUEST_CHUNK][idx % MPIR_REQUEST_CHUNK];
+    return r->cc < 0 ? NULL : r;
+}
 /* Counts one event as done; at zero the request is complete and the device
  * drops its reference. */
 void MPIDI_Request_complete_one(MPIR_Request *req);
-static inline int MPIR_Request_is_complete(const MPIR_Request *req) { return req->cc == 0; }
+static inline int MPIR_Request_is_complete(const MPIR_Request *req)
+{
+    return req->cc == 0;
+}
 /* Records the request's first error in status.MPI_ERROR. */
-void MPIR_Request_set_error(MPIR_Request *req, int mpi_errno);
+static inline void MPIR_Request_set_error(MPIR_Request *req, int mpi_errno)
+{
+    if (mpi_errno != MPI_SUCCESS && req->status.MPI_ERROR == MPI_SUCCESS)
+        req->status.MPI_ERROR = mpi_errno;
+}
 int MPIR_Request_pool_live(void);
 
 #endif /* REQUEST_H_INCLUDED */

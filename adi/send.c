@@ -93,6 +93,45 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     return err;
 }
 
+/* MPI_Send without a request (issue 12): an eager message that the peer's
+ * method takes at once is complete when am_send returns, because a method
+ * given no cookie copies the payload before it returns or takes nothing
+ * (doc/method-api.md).  So nothing is left to wait for, and the request a
+ * send would cost (creation, completion, release) is not made.  Anything
+ * else takes the request path: a message above the eager limit, something
+ * parked for the peer (order), a peer not bound yet or lost, or a method
+ * that had no room.  The message carries no request id: nothing answers it
+ * (not synchronous) and no cancel can name it (blocking). */
+int MPID_Send(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
+              MPIR_Comm *comm, int context_offset, int *done_p)
+{
+    *done_p = 0;
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    int peer = MPIR_Comm_world_rank(comm, rank);
+    MPIDI_peer_t *p = &MPIDI_peers[peer];
+    MPIR_Segment seg;
+    if (!p->method || p->deferred_head || p->failed_code ||
+        MPIR_Segment_init(&seg, buf, count, type) != MPI_SUCCESS || seg.size > p->eager_limit)
+        return MPI_SUCCESS;
+    MPIDI_match_hdr_t m = {.src = comm->rank,
+                           .tag = tag,
+                           .context_id = comm->context_id + context_offset,
+                           .seq = p->send_seq};
+    int rc = p->method->am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), &seg, 0, seg.size, 0, NULL);
+    if (rc == MPIDI_AGAIN)
+        return MPI_SUCCESS;
+    if (rc == MPIDI_INPROGRESS)
+        MPIDI_fatal("rank %d: method %s kept reading a payload it was given without a cookie",
+                    MPIDI_world.rank, p->method->name);
+    *done_p = 1;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    p->send_seq++;
+    MPIDI_count_eager(p, seg.size);
+    return MPI_SUCCESS;
+}
+
 void MPIDI_handle_sync_ack(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
     const MPIDI_ctrl_hdr_t *c = hdr;

@@ -1,9 +1,12 @@
 # bench/: MPI programs that also build against other MPI libraries
 # (bench/run.sh builds latbw.c with each library's own mpicc).
-EXTRA_DIST += bench/latbw.c bench/run.sh
+EXTRA_DIST += bench/latbw.c bench/run.sh bench/floor.c
 noinst_PROGRAMS += bench/latbw
 bench_latbw_SOURCES = bench/latbw.c
 bench_latbw_LDADD = libmpi.la
+# floor.c: two processes ping-pong a flag in shared memory (no MPI): shm latency's floor.
+noinst_PROGRAMS += bench/floor
+bench_floor_SOURCES = bench/floor.c
 # pack_bench.c: MPI_Pack/Unpack throughput of common shapes (bench/pack_run.sh compares libraries).
 EXTRA_DIST += bench/pack_bench.c bench/pack_run.sh
 noinst_PROGRAMS += bench/pack_bench

@@ -1,14 +1,20 @@
-/* latbw.c: point-to-point latency and bandwidth between two MPI ranks.
+/* latbw.c: point-to-point latency, bandwidth and message rate between two MPI ranks.
  *
  * For each message size (powers of two from -m to -M) it measures
  *   latency_us      half the round trip of a blocking ping-pong
  *                   (MPI_Send then MPI_Recv), in microseconds;
  *   bandwidth_MBps  rank 0 posts a window of 64 MPI_Isend to rank 1, which
  *                   receives them with 64 MPI_Irecv into distinct buffers and
- *                   answers each window with a small ack; 10^6 bytes per second.
- * Each measurement runs untimed warm-up iterations first; the iteration counts
- * shrink for big messages so every size takes a similar time.  Buffers are
- * page-aligned and touched before use, and the received data is checked
+ *                   answers each window with a small ack; 10^6 bytes per second;
+ *   bibw_MBps       both ranks at once: each posts a window of 64 MPI_Irecv and
+ *                   64 MPI_Isend and waits for all 128; bytes of both
+ *                   directions, 10^6 per second;
+ *   rate_Mmsgs, birate_Mmsgs  the same two windows as messages per second
+ *                   (10^6), the message rate of small sizes.
+ * -t picks the tests (lat, bw, bibw; all by default); a test left out prints
+ * "-".  Each measurement runs untimed warm-up iterations first; the iteration
+ * counts shrink for big messages so every size takes a similar time.  Buffers
+ * are page-aligned and touched before use, and the received data is checked
  * after every size (outside the timed loops).
  *
  * It uses only MPI-1 calls, so it builds against Ferry, MPICH and Open MPI
@@ -25,27 +31,32 @@
 #include <string.h>
 #include <unistd.h>
 
-#define WINDOW 64           /* Isends in flight per bandwidth window */
-#define LAT_FULL_UPTO 8192  /* latency: full iteration count up to this size */
-#define BW_FULL_UPTO 16384  /* bandwidth: full window count up to this size */
+#define WINDOW 64          /* Isends in flight per bandwidth window */
+#define LAT_FULL_UPTO 8192 /* latency: full iteration count up to this size */
+#define BW_FULL_UPTO 16384 /* bandwidth: full window count up to this size */
 #define TAG_LAT 1
 #define TAG_BW 2
 #define TAG_ACK 3
 
+/* The tests -t can select. */
+enum { TEST_LAT = 1, TEST_BW = 2, TEST_BIBW = 4, TEST_ALL = 7 };
+
 struct options {
     size_t min_size, max_size;
-    long iters;   /* latency iterations for small messages */
+    long iters; /* latency iterations for small messages */
     int quick;
+    int tests; /* TEST_* bits */
 };
 
 static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
-            "usage: mpiexec -n 2 %s [-m MIN] [-M MAX] [-i ITERS] [-q] [-h]\n"
+            "usage: mpiexec -n 2 %s [-m MIN] [-M MAX] [-i ITERS] [-t TESTS] [-q] [-h]\n"
             "  -m MIN    smallest message size in bytes (default 8; K, M suffixes allowed)\n"
             "  -M MAX    largest message size in bytes (default 4M)\n"
             "  -i ITERS  ping-pong iterations for sizes up to %d bytes (default 10000,\n"
             "            1000 with -q); bandwidth uses ITERS/10 windows of %d messages\n"
+            "  -t TESTS  comma list of lat, bw, bibw (default all three)\n"
             "  -q        quick run: fewer iterations\n"
             "Sizes are MIN, 2*MIN, 4*MIN ... up to MAX.\n",
             prog, LAT_FULL_UPTO, WINDOW);
@@ -60,15 +71,54 @@ static int parse_size(const char *s, size_t *out)
     if (errno || end == s || s[0] == '-')
         return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end != '\0' || v > (unsigned long long)INT_MAX)
         return -1;
     *out = (size_t)v;
     return 0;
+}
+
+/* "lat,bibw" -> TEST_LAT | TEST_BIBW.  Returns 0 on success. */
+static int parse_tests(const char *s, int *out)
+{
+    static const struct {
+        const char *name;
+        int bit;
+    } names[] = {{"lat", TEST_LAT}, {"bw", TEST_BW}, {"bibw", TEST_BIBW}};
+    *out = 0;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        int found = 0;
+        for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+            if (strlen(names[k].name) == len && strncmp(s, names[k].name, len) == 0) {
+                *out |= names[k].bit;
+                found = 1;
+            }
+        }
+        if (!found)
+            return -1;
+        s += len;
+        if (*s == ',')
+            s++;
+    }
+    return *out ? 0 : -1;
 }
 
 /* Returns 0 to run, 1 to exit successfully (-h), -1 on a usage error. */
@@ -79,15 +129,16 @@ static int parse_args(int argc, char **argv, struct options *o, int verbose)
     o->max_size = 4 << 20;
     o->iters = 0;
     o->quick = 0;
+    o->tests = TEST_ALL;
     opterr = 0;
-    while ((c = getopt(argc, argv, "m:M:i:qh")) != -1) {
+    while ((c = getopt(argc, argv, "m:M:i:t:qh")) != -1) {
         switch (c) {
         case 'm':
         case 'M':
             if (parse_size(optarg, c == 'm' ? &o->min_size : &o->max_size)) {
                 if (verbose)
-                    fprintf(stderr, "latbw: bad size '%s' for -%c (at most %d bytes)\n", optarg,
-                            c, INT_MAX);
+                    fprintf(stderr, "latbw: bad size '%s' for -%c (at most %d bytes)\n", optarg, c,
+                            INT_MAX);
                 return -1;
             }
             break;
@@ -102,6 +153,13 @@ static int parse_args(int argc, char **argv, struct options *o, int verbose)
             }
             break;
         }
+        case 't':
+            if (parse_tests(optarg, &o->tests)) {
+                if (verbose)
+                    fprintf(stderr, "latbw: bad test list '%s' (lat, bw, bibw)\n", optarg);
+                return -1;
+            }
+            break;
         case 'q':
             o->quick = 1;
             break;
@@ -252,6 +310,42 @@ static double run_bandwidth(int rank, unsigned char *sbuf, unsigned char *rbuf, 
     return (double)size * WINDOW * (double)loops / (t1 - t0) / 1e6;
 }
 
+/* Both directions at once: returns the bytes of both directions per second
+ * in MB/s (rank 0; 0 on rank 1).  Each rank receives message w of a window
+ * into rbuf + w * stride. */
+static double run_bibw(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t stride,
+                       size_t size, long loops, long warmup)
+{
+    const int count = (int)size, peer = 1 - rank;
+    MPI_Request req[2 * WINDOW];
+    static MPI_Status status[2 * WINDOW];
+    double t0 = 0.0, t1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (long l = 0; l < warmup + loops; l++) {
+        if (l == warmup)
+            t0 = MPI_Wtime();
+        for (int w = 0; w < WINDOW; w++)
+            MPI_Irecv(rbuf + (size_t)w * stride, count, MPI_BYTE, peer, TAG_BW, MPI_COMM_WORLD,
+                      &req[w]);
+        for (int w = 0; w < WINDOW; w++)
+            MPI_Isend(sbuf, count, MPI_BYTE, peer, TAG_BW, MPI_COMM_WORLD, &req[WINDOW + w]);
+        MPI_Waitall(2 * WINDOW, req, status);
+    }
+    t1 = MPI_Wtime();
+    if (rank != 0)
+        return 0.0;
+    return 2.0 * (double)size * WINDOW * (double)loops / (t1 - t0) / 1e6;
+}
+
+/* One column of the table: "-" when the test was not run. */
+static void print_col(int width, double v, int ran)
+{
+    if (ran)
+        printf(" %*.*f", width, v < 10 ? 3 : 2, v);
+    else
+        printf(" %*s", width, "-");
+}
+
 int main(int argc, char **argv)
 {
     int rank, nranks, version, subversion;
@@ -279,9 +373,9 @@ int main(int argc, char **argv)
 
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const size_t stride = ((opt.max_size ? opt.max_size : 1) + page - 1) / page * page;
-    /* rank 0: send buffer + ping-pong receive buffer; rank 1: send buffer +
-     * WINDOW receive slots (slot 0 also serves the ping-pong). */
-    const size_t rbytes = rank == 1 ? WINDOW * stride : stride;
+    /* Each rank: a send buffer and WINDOW receive slots (slot 0 also serves
+     * the ping-pong); rank 0 needs the slots only for bibw. */
+    const size_t rbytes = rank == 1 || (opt.tests & TEST_BIBW) ? WINDOW * stride : stride;
     unsigned char *sbuf = alloc_touched(stride, page);
     unsigned char *rbuf = alloc_touched(rbytes, page);
     int failed = sbuf == NULL || rbuf == NULL, any_failed = 0;
@@ -302,16 +396,22 @@ int main(int argc, char **argv)
     if (rank == 0) {
         MPI_Get_version(&version, &subversion);
         library_name(libname, sizeof libname);
-        printf("# latbw: MPI point-to-point latency and bandwidth between 2 ranks\n");
+        printf("# latbw: MPI point-to-point latency, bandwidth and message rate between 2 ranks\n");
         printf("# MPI library: %s (MPI standard %d.%d)\n", libname, version, subversion);
         printf("# latency_us: half the round trip of a blocking ping-pong, in microseconds;\n"
                "#   %ld iterations up to %d bytes, fewer above (at least %ld)\n",
                lat_full, LAT_FULL_UPTO, lat_floor);
-        printf("# bandwidth_MBps: windows of %d MPI_Isend from rank 0, each window acked by\n"
-               "#   rank 1, in 10^6 bytes/s; %ld windows up to %d bytes, fewer above (at least %ld)\n",
-               WINDOW, bw_full, BW_FULL_UPTO, bw_floor);
+        printf(
+            "# bandwidth_MBps: windows of %d MPI_Isend from rank 0, each window acked by\n"
+            "#   rank 1, in 10^6 bytes/s; %ld windows up to %d bytes, fewer above (at least %ld)\n",
+            WINDOW, bw_full, BW_FULL_UPTO, bw_floor);
+        printf("# bibw_MBps: both ranks post %d MPI_Irecv and %d MPI_Isend at once, bytes of\n"
+               "#   both directions; rate_Mmsgs and birate_Mmsgs: the same windows in 10^6\n"
+               "#   messages/s; '-': test not selected (-t)\n",
+               WINDOW, WINDOW);
         printf("# untimed warm-up before each measurement; page-aligned buffers; data checked\n");
-        printf("%-9s %11s %15s\n", "size", "latency_us", "bandwidth_MBps");
+        printf("%-9s %11s %15s %12s %11s %13s\n", "size", "latency_us", "bandwidth_MBps",
+               "bibw_MBps", "rate_Mmsgs", "birate_Mmsgs");
         fflush(stdout);
     }
 
@@ -324,22 +424,41 @@ int main(int argc, char **argv)
          * complement, so every byte a transfer misses is caught. */
         fill(sbuf, size, size, 0);
         fill(rbuf, size, size, 1);
-        double lat = run_latency(rank, sbuf, rbuf, size, lat_iters, max_long(lat_iters / 10, 2));
-        long bad = verify(rbuf, size, size);
-
-        if (rank == 1)
+        long bad = 0;
+        double lat = 0.0, bw = 0.0, bibw = 0.0;
+        if (opt.tests & TEST_LAT) {
+            lat = run_latency(rank, sbuf, rbuf, size, lat_iters, max_long(lat_iters / 10, 2));
+            bad += verify(rbuf, size, size);
+        }
+        if (opt.tests & TEST_BW) {
+            if (rank == 1)
+                for (int w = 0; w < WINDOW; w++)
+                    fill(rbuf + (size_t)w * stride, size, size, 1);
+            bw =
+                run_bandwidth(rank, sbuf, rbuf, stride, size, bw_loops, max_long(bw_loops / 10, 1));
+            if (rank == 1)
+                for (int w = 0; w < WINDOW; w++)
+                    bad += verify(rbuf + (size_t)w * stride, size, size);
+        }
+        if (opt.tests & TEST_BIBW) {
             for (int w = 0; w < WINDOW; w++)
                 fill(rbuf + (size_t)w * stride, size, size, 1);
-        double bw = run_bandwidth(rank, sbuf, rbuf, stride, size, bw_loops,
-                                  max_long(bw_loops / 10, 1));
-        if (rank == 1)
+            bibw = run_bibw(rank, sbuf, rbuf, stride, size, bw_loops, max_long(bw_loops / 10, 1));
             for (int w = 0; w < WINDOW; w++)
                 bad += verify(rbuf + (size_t)w * stride, size, size);
+        }
 
         long all_bad = 0;
         MPI_Allreduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         if (rank == 0) {
-            printf("%-9zu %11.2f %15.2f%s\n", size, lat, bw, all_bad ? "  DATA ERROR" : "");
+            printf("%-9zu", size);
+            print_col(11, lat, opt.tests & TEST_LAT);
+            print_col(15, bw, opt.tests & TEST_BW);
+            print_col(12, bibw, opt.tests & TEST_BIBW);
+            /* MB/s over bytes per message: 10^6 messages per second. */
+            print_col(11, size ? bw / (double)size : 0.0, size && (opt.tests & TEST_BW));
+            print_col(13, size ? bibw / (double)size : 0.0, size && (opt.tests & TEST_BIBW));
+            printf("%s\n", all_bad ? "  DATA ERROR" : "");
             fflush(stdout);
             if (all_bad)
                 fprintf(stderr, "latbw: %ld wrong bytes received at size %zu\n", all_bad, size);

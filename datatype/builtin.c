@@ -50,7 +50,7 @@
                                 .pair_first = first,                                               \
                                 .pair_off2 = offsetof(PAIR(T1), b)}
 
-static MPIR_Datatype builtins[MPIR_DT_BUILTIN_COUNT] = {
+MPIR_Datatype MPIR_Datatype_builtins[MPIR_DT_BUILTIN_COUNT] = {
     BT(MPI_CHAR, char, 1),
     BT(MPI_SIGNED_CHAR, signed char, 1),
     BT(MPI_UNSIGNED_CHAR, unsigned char, 1),
@@ -95,5 +95,5 @@ MPIR_Datatype *MPIR_Datatype_builtin(MPI_Datatype type)
 {
     if (!MPIR_Datatype_is_builtin(type))
         return NULL;
-    return &builtins[type & MPIR_DT_INDEX_MASK];
+    return &MPIR_Datatype_builtins[type & MPIR_DT_INDEX_MASK];
 }

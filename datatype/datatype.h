@@ -73,15 +73,35 @@ static inline int MPIR_Datatype_is_builtin(MPI_Datatype type)
            (type & MPIR_DT_INDEX_MASK) < MPIR_DT_BUILTIN_COUNT;
 }
 
-/* Returns the datatype object, or NULL for an invalid, null or freed handle. */
-MPIR_Datatype *MPIR_Datatype_get(MPI_Datatype type);
+/* The predefined types, indexed by their handles' low bits (builtin.c). */
+extern MPIR_Datatype MPIR_Datatype_builtins[];
+MPIR_Datatype *MPIR_Datatype_get_derived(MPI_Datatype type);
 MPIR_Datatype *MPIR_Datatype_builtin(MPI_Datatype type);
 
-/* References: no-ops for predefined types.  The object (and its handle) goes
- * away when the last one is dropped, so a pending request or a parent type
- * keeps a type alive after MPI_Type_free. */
-void MPIR_Datatype_add_ref(MPIR_Datatype *dt);
-void MPIR_Datatype_release(MPIR_Datatype *dt);
+/* Returns the datatype object, or NULL for an invalid, null or freed handle.
+ * Inline for the predefined types: every point-to-point call looks its type
+ * up two or three times (issue 12's per-message budget). */
+static inline MPIR_Datatype *MPIR_Datatype_get(MPI_Datatype type)
+{
+    if (MPIR_Datatype_is_builtin(type))
+        return &MPIR_Datatype_builtins[type & MPIR_DT_INDEX_MASK];
+    return MPIR_Datatype_get_derived(type);
+}
+
+/* References: no-ops for predefined types (inline, for the same reason).
+ * The object (and its handle) goes away when the last one is dropped, so a
+ * pending request or a parent type keeps a type alive after MPI_Type_free. */
+void MPIR_Datatype_destroy(MPIR_Datatype *dt);
+static inline void MPIR_Datatype_add_ref(MPIR_Datatype *dt)
+{
+    if (dt && dt->kind != MPIR_DT_BUILTIN)
+        dt->ref++;
+}
+static inline void MPIR_Datatype_release(MPIR_Datatype *dt)
+{
+    if (dt && dt->kind != MPIR_DT_BUILTIN && --dt->ref == 0)
+        MPIR_Datatype_destroy(dt);
+}
 /* Gives a new type a user handle.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int MPIR_Datatype_register(MPIR_Datatype *dt);
 int MPIR_Datatype_live(void); /* derived objects alive (leak checks in tests) */

@@ -14,10 +14,8 @@ static int nslots, slots_cap;
 static int *free_slots, nfree;
 static int live;
 
-MPIR_Datatype *MPIR_Datatype_get(MPI_Datatype type)
+MPIR_Datatype *MPIR_Datatype_get_derived(MPI_Datatype type)
 {
-    if (MPIR_Datatype_is_builtin(type))
-        return MPIR_Datatype_builtin(type);
     if ((type & 0xfc000000) != MPIR_HANDLE_KIND_DATATYPE)
         return NULL;
     int idx = (type & MPIR_DT_INDEX_MASK) - MPIR_DT_DERIVED_BASE;
@@ -58,13 +56,7 @@ int MPIR_Datatype_live(void)
     return live;
 }
 
-void MPIR_Datatype_add_ref(MPIR_Datatype *dt)
-{
-    if (dt && dt->kind != MPIR_DT_BUILTIN)
-        dt->ref++;
-}
-
-static void destroy(MPIR_Datatype *dt)
+void MPIR_Datatype_destroy(MPIR_Datatype *dt)
 {
     if (dt->handle) {
         int idx = (dt->handle & MPIR_DT_INDEX_MASK) - MPIR_DT_DERIVED_BASE;
@@ -87,12 +79,6 @@ static void destroy(MPIR_Datatype *dt)
     free(dt->displs);
     free(dt);
     live--;
-}
-
-void MPIR_Datatype_release(MPIR_Datatype *dt)
-{
-    if (dt && dt->kind != MPIR_DT_BUILTIN && --dt->ref == 0)
-        destroy(dt);
 }
 
 /* ---- bounds ---- */

@@ -132,7 +132,10 @@ typedef struct MPIDI_method_ops {
      * copied out too, MPIDI_INPROGRESS when the method still reads seg's
      * memory (it calls MPIDU_op_done(cookie) when done), MPIDI_AGAIN when it
      * took nothing, or an MPI error code.  Messages to one peer arrive in the
-     * order they were accepted.  flags: MPIDI_AM_*. */
+     * order they were accepted.  flags: MPIDI_AM_*.  cookie NULL: seg's
+     * memory is valid only during the call (a blocking send without a
+     * request, a control message), so the method copies what it keeps and
+     * never returns MPIDI_INPROGRESS. */
     int (*am_send)(int peer, int handler, const void *hdr, size_t hdr_len, const MPIR_Segment *seg,
                    size_t first, size_t last, unsigned flags, void *cookie);
 

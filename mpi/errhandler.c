@@ -232,6 +232,14 @@ int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int ran
                      MPIR_Comm *comm, int is_recv)
 {
     int err;
+    /* The common case in a few comparisons, without a call: a predefined
+     * type (always committed), a valid rank and tag.  Anything else takes
+     * the checks below, which say what is wrong. */
+    if (MPIR_Datatype_is_builtin(type) && count >= 0 && (buf || count == 0) &&
+        ((rank >= 0 && rank < MPIR_Comm_peer_size(comm)) || rank == MPI_PROC_NULL ||
+         (is_recv && rank == MPI_ANY_SOURCE)) &&
+        ((tag >= 0 && tag <= MPIR_TAG_UB) || (is_recv && tag == MPI_ANY_TAG)))
+        return MPI_SUCCESS;
     if ((err = MPIR_Check_count(count)) || (err = MPIR_Check_comm_type(type)) ||
         (err = MPIR_Check_typed_buf(buf, count, type)))
         return err;

@@ -65,6 +65,19 @@ static int wait_one(const char *fname, MPI_Comm comm, MPI_Request *request, MPI_
 static int send(const char *fname, const void *buf, MPI_Aint count, MPI_Datatype type, int dest,
                 int tag, MPI_Comm comm, MPIR_Send_mode_t mode)
 {
+    /* A standard (or ready) send that the device can complete at once needs
+     * no request (MPID_Send); otherwise the nonblocking path and a wait. */
+    if (mode == MPIR_MODE_STANDARD || mode == MPIR_MODE_READY) {
+        MPIR_Comm *c;
+        int done, err = MPIR_Check_comm(comm, &c);
+        if (!err)
+            err = MPIR_Check_pt2pt(buf, count, type, dest, tag, c, 0);
+        if (err)
+            return MPIR_Err_return(c, fname, err);
+        err = MPID_Send(buf, count, type, dest, tag, c, 0, &done);
+        if (done)
+            return err ? MPIR_Err_return(c, fname, err) : MPI_SUCCESS;
+    }
     MPI_Request r;
     int err = isend(fname, buf, count, type, dest, tag, comm, mode, &r);
     return err ? err : wait_one(fname, comm, &r, MPI_STATUS_IGNORE);

@@ -111,23 +111,38 @@ static int check_req(MPI_Request handle, MPIR_Request **req_p)
     return MPI_SUCCESS;
 }
 
-static int check_array(const char *fname, int count, MPI_Request reqs[], MPIR_Request ***objs_p)
+/* The request objects of an array call.  Up to MPIR_REQ_ARRAY_STACK of them
+ * live on the caller's stack: a window of nonblocking calls completed with
+ * one Waitall is the common case, and a malloc per call showed in the
+ * message rate (issue 12).  Larger arrays are allocated. */
+#define MPIR_REQ_ARRAY_STACK 64
+typedef struct {
+    MPIR_Request **objs;
+    MPIR_Request *stack[MPIR_REQ_ARRAY_STACK];
+} req_array_t;
+
+static void array_free(req_array_t *a)
+{
+    if (a->objs != a->stack)
+        free(a->objs);
+}
+
+static int check_array(const char *fname, int count, MPI_Request reqs[], req_array_t *a)
 {
     if (count < 0)
         return MPIR_Err_create(MPI_ERR_COUNT, "Negative count %d", count);
     if (count > 0 && !reqs)
         return MPIR_Err_create(MPI_ERR_ARG, "array_of_requests is NULL");
-    MPIR_Request **objs = malloc(sizeof(*objs) * (count ? count : 1));
-    if (!objs)
+    a->objs = count <= MPIR_REQ_ARRAY_STACK ? a->stack : malloc(sizeof(*a->objs) * count);
+    if (!a->objs)
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in %s", fname);
     for (int i = 0; i < count; i++) {
-        int err = check_req(reqs[i], &objs[i]);
+        int err = check_req(reqs[i], &a->objs[i]);
         if (err) {
-            free(objs);
+            array_free(a);
             return err;
         }
     }
-    *objs_p = objs;
     return MPI_SUCCESS;
 }
 
@@ -227,13 +242,17 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 typedef struct {
     int count;
     MPIR_Request **objs;
+    int first; /* the requests before it are known complete (or inactive) */
 } all_arg_t;
 
+/* Requests complete and stay complete, so each poll resumes at the first
+ * one not seen complete: a window of n requests costs n checks in all, not
+ * n per poll. */
 static int all_done(void *arg)
 {
     all_arg_t *a = arg;
-    for (int i = 0; i < a->count; i++)
-        if (!is_inactive(a->objs[i]) && !is_done(a->objs[i]))
+    for (; a->first < a->count; a->first++)
+        if (!is_inactive(a->objs[a->first]) && !is_done(a->objs[a->first]))
             return 0;
     return 1;
 }
@@ -283,14 +302,14 @@ static int finish_array(const char *fname, int count, MPI_Request reqs[], MPIR_R
 int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of_statuses)
 {
     MPIR_CHECK_INIT("MPI_Waitall");
-    MPIR_Request **objs;
-    int err = check_array("MPI_Waitall", count, array_of_requests, &objs);
+    req_array_t arr;
+    int err = check_array("MPI_Waitall", count, array_of_requests, &arr);
     if (err)
         return MPIR_Err_return(NULL, "MPI_Waitall", err);
-    all_arg_t a = {count, objs};
+    all_arg_t a = {count, arr.objs, 0};
     MPID_Progress_wait(all_done, &a);
-    err = finish_array("MPI_Waitall", count, array_of_requests, objs, NULL, array_of_statuses);
-    free(objs);
+    err = finish_array("MPI_Waitall", count, array_of_requests, arr.objs, NULL, array_of_statuses);
+    array_free(&arr);
     return err;
 }
 
@@ -299,18 +318,19 @@ int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
                  MPI_Status *array_of_statuses)
 {
     MPIR_CHECK_INIT("MPI_Testall");
-    MPIR_Request **objs;
-    int err = flag ? check_array("MPI_Testall", count, array_of_requests, &objs)
+    req_array_t arr;
+    int err = flag ? check_array("MPI_Testall", count, array_of_requests, &arr)
                    : MPIR_Err_create(MPI_ERR_ARG, "flag is NULL");
     if (err)
         return MPIR_Err_return(NULL, "MPI_Testall", err);
-    all_arg_t a = {count, objs};
+    all_arg_t a = {count, arr.objs, 0};
     if (!all_done(&a))
         MPID_Progress_test();
     *flag = all_done(&a);
     if (*flag)
-        err = finish_array("MPI_Testall", count, array_of_requests, objs, NULL, array_of_statuses);
-    free(objs);
+        err = finish_array("MPI_Testall", count, array_of_requests, arr.objs, NULL,
+                           array_of_statuses);
+    array_free(&arr);
     return err;
 }
 
@@ -343,13 +363,14 @@ static int nactive(int count, MPIR_Request **objs)
 static int complete_any(const char *fname, int count, MPI_Request reqs[], int *index, int *flag,
                         MPI_Status *status, int wait)
 {
-    MPIR_Request **objs;
-    int err = index ? check_array(fname, count, reqs, &objs)
+    req_array_t arr;
+    int err = index ? check_array(fname, count, reqs, &arr)
                     : MPIR_Err_create(MPI_ERR_ARG, "index is NULL");
     if (err)
         return MPIR_Err_return(NULL, fname, err);
+    MPIR_Request **objs = arr.objs;
     if (nactive(count, objs) == 0) {
-        free(objs);
+        array_free(&arr);
         *index = MPI_UNDEFINED;
         *flag = 1;
         MPIR_Status_empty(status);
@@ -363,7 +384,7 @@ static int complete_any(const char *fname, int count, MPI_Request reqs[], int *i
         any_done(&a);
     }
     MPIR_Request *req = a.index >= 0 ? objs[a.index] : NULL;
-    free(objs);
+    array_free(&arr);
     *flag = req != NULL;
     *index = req ? a.index : MPI_UNDEFINED;
     if (!req)
@@ -393,14 +414,15 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 static int complete_some(const char *fname, int incount, MPI_Request reqs[], int *outcount,
                          int indices[], MPI_Status statuses[], int wait)
 {
-    MPIR_Request **objs;
+    req_array_t arr;
     int err = outcount && (incount == 0 || indices)
-                  ? check_array(fname, incount, reqs, &objs)
+                  ? check_array(fname, incount, reqs, &arr)
                   : MPIR_Err_create(MPI_ERR_ARG, "outcount or array_of_indices is NULL");
     if (err)
         return MPIR_Err_return(NULL, fname, err);
+    MPIR_Request **objs = arr.objs;
     if (nactive(incount, objs) == 0) {
-        free(objs);
+        array_free(&arr);
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
@@ -415,7 +437,7 @@ static int complete_some(const char *fname, int incount, MPI_Request reqs[], int
             indices[n++] = i;
     *outcount = n;
     err = finish_array(fname, n, reqs, objs, indices, statuses);
-    free(objs);
+    array_free(&arr);
     return err;
 }
 

@@ -48,6 +48,8 @@ part unit 900 test/unit/run.sh "$top/_build"
 part launcher 600 bash test/launcher/run.sh _build/mpiexec _build/test/launcher/pmi_hello
 part shm-method 1200 env SHM_RUN_SLOW=$((1 - quick)) sh test/methods/shm_run.sh "$top/_build/shm-method"
 check install 300 test/install_check.sh "$inst"
+# bench/: the programs build against Ferry, MPICH and Open MPI; run.sh makes its tables and plot.
+part bench 600 bash test/bench/run.sh "$inst"
 part errors 300 bash test/errors/run.sh "$inst"
 # The profiling interface from outside: an LD_PRELOAD tool and a statically linked one.
 part profiling 300 bash test/profiling/run.sh "$inst"

@@ -28,15 +28,25 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
  * starve the other methods the communication agent polls. */
 #define MPIDI_SHM_POLL_BUDGET 32
 
-/* Fastbox: one single-slot mailbox per ordered pair.  512 bytes is 8 cache
- * lines: a typical 32-byte header plus a small payload fits in the first
- * line together with the flag, so a tiny message moves as one line. */
-#define MPIDI_SHM_FBOX_SIZE 512
+/* Per-pair rings (shm_ring.h): the default size of each, and the bounds of
+ * FERRY_SHM_RING_SIZE.  64 KiB holds a window of 64 messages of 512 bytes
+ * (576 bytes each with their headers), the message-rate test of bench/latbw;
+ * with more than 16 ranks on a node the default shrinks so that the rings of
+ * a node stay under MPIDI_SHM_RING_AUTO_TOTAL (nlocal^2 rings). */
+#define MPIDI_SHM_RING_SIZE_DEFAULT (64 * 1024)
+#define MPIDI_SHM_RING_SIZE_MIN 1024
+#define MPIDI_SHM_RING_SIZE_MAX (16L << 20)
+#define MPIDI_SHM_RING_AUTO_TOTAL (16L << 20)
+#define MPIDI_SHM_RING_AUTO_MIN 4096
 
 /* How long a local rank waits for local rank 0 to create the segment.  All
  * of them passed a job-wide barrier just before, so rank 0 is alive and
  * only needs its turn on a CPU; 30 s covers hundreds of ranks per core. */
 #define MPIDI_SHM_ATTACH_WAIT_MS 30000
+
+/* Progress calls between looks at the clock for the liveness check
+ * (shm_liveness.c): the busy path pays nothing measurable. */
+#define MPIDI_SHM_LIVENESS_POLL_EVERY 256
 
 /* Defaults of the tunables (doc/methods/shm.md, doc/tuning.md). */
 #define MPIDI_SHM_CELL_SIZE_DEFAULT 65536
@@ -59,6 +69,7 @@ typedef struct MPIDI_SHM_ctrl {
     _Alignas(MPIDI_SHM_CACHELINE) uint64_t cell_size; /* checked against local rank 0's */
     uint64_t num_cells;
     uint64_t nlocal;
+    uint64_t ring_size; /* checked too: the rings are part of the layout */
     /* Only local rank 0's counts: how many local ranks have initialised their
      * region (start-up waits on this one word, not on every region). */
     _Atomic uint64_t nready;
@@ -84,7 +95,7 @@ typedef struct MPIDI_SHM_roster {
  * to the sender's pool and go back to the sender's free queue after use. */
 typedef struct MPIDI_SHM_cell {
     _Atomic MPIDI_SHM_off_t next; /* queue link; only one queue holds a cell at a time */
-    uint32_t seq;                 /* per (sender, receiver) sequence, shared with fastboxes */
+    uint32_t seq;                 /* per (sender, receiver) sequence, shared with the rings */
     uint16_t src;                 /* sender's local index (also owner of the cell) */
     uint16_t hdr_len;
     int32_t handler;
@@ -95,19 +106,33 @@ typedef struct MPIDI_SHM_cell {
 #define MPIDI_SHM_CELL_HDR_SIZE sizeof(MPIDI_SHM_cell_t) /* payload is 64-byte aligned */
 _Static_assert(sizeof(MPIDI_SHM_cell_t) == 128, "cell header layout (doc/methods/shm.md)");
 
-/* Fastbox slot from one sender to one receiver; lives in the receiver's region. */
-typedef struct MPIDI_SHM_fbox {
-    _Alignas(MPIDI_SHM_CACHELINE) _Atomic uint32_t full; /* 0 empty (sender's turn), 1 full */
-    uint32_t seq;
-    int32_t handler;
-    uint16_t hdr_len;
-    uint16_t payload_len; /* payload at data + MPIDI_SHM_FBOX_PAYLOAD_OFF(hdr_len) */
-    char data[MPIDI_SHM_FBOX_SIZE - 16];
-} MPIDI_SHM_fbox_t;
-_Static_assert(sizeof(MPIDI_SHM_fbox_t) == MPIDI_SHM_FBOX_SIZE, "fastbox layout");
-#define MPIDI_SHM_FBOX_DATA sizeof(((MPIDI_SHM_fbox_t *)0)->data)
-/* Payload starts 8-byte aligned after the header so the consumer reads aligned words. */
-#define MPIDI_SHM_FBOX_PAYLOAD_OFF(hdr_len) (((size_t)(hdr_len) + 7) & ~(size_t)7)
+/* The shared part of the ring from one sender to one receiver (in the
+ * receiver's region): the receiver's count of bytes it has finished with,
+ * alone on its line, then ring_size bytes of entries (shm_ring.h). */
+typedef struct MPIDI_SHM_ring {
+    _Alignas(MPIDI_SHM_CACHELINE) _Atomic uint64_t consumed;
+} MPIDI_SHM_ring_t;
+#define MPIDI_SHM_RING_DATA_OFF MPIDI_SHM_CACHELINE
+
+/* The sender's private view of one ring: where it is, bytes written so far,
+ * and the receiver's consumed count as last read (re-read only when the ring
+ * looks full, so the sender does not pull the receiver's line on every
+ * message). */
+typedef struct MPIDI_SHM_ring_tx {
+    MPIDI_SHM_ring_t *ring; /* NULL for ourselves */
+    uint64_t head;
+    uint64_t consumed_seen;
+} MPIDI_SHM_ring_tx_t;
+
+/* The receiver's private view: where the ring is, the next byte to read, and
+ * what it last published in the ring's consumed.  The ring from ourselves
+ * points at a length word that stays 0, so the poll needs no test for it. */
+typedef struct MPIDI_SHM_ring_rx {
+    MPIDI_SHM_ring_t *ring;
+    char *data;
+    uint64_t tail;
+    uint64_t published;
+} MPIDI_SHM_ring_rx_t;
 
 /* What this process knows about a local peer's life (shm_liveness.c). */
 typedef enum {
@@ -137,12 +162,19 @@ typedef struct MPIDI_SHM_state {
     size_t num_cells;
     size_t region_size; /* bytes per process region, page aligned */
     size_t roster_off;  /* roster offset inside a region (only region 0's is used) */
-    size_t fbox_off;    /* fastbox array offset inside a region */
+    size_t rings_off;   /* ring array offset inside a region (ring s carries s -> owner) */
+    size_t ring_size;   /* data bytes of each ring, a power of two; 0: no rings */
+    size_t ring_mask;   /* ring_size - 1 */
+    size_t ring_stride; /* bytes from one ring to the next: MPIDI_SHM_RING_DATA_OFF + ring_size */
+    size_t ring_max;    /* largest entry (headers and payload) that goes through a ring */
     size_t cells_off;   /* first cell offset inside a region */
     int cma_enabled;    /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
 
     uint32_t *send_seq; /* next sequence to each local peer */
     uint32_t *recv_seq; /* next sequence expected from each local peer */
+    MPIDI_SHM_ring_tx_t *ring_tx; /* per local peer: our ring into its region */
+    MPIDI_SHM_ring_rx_t *ring_rx; /* per local peer: its ring into ours */
+    int ring_cursor;              /* where the next ring sweep starts (fairness) */
 
     MPIDI_SHM_off_t *free_stack; /* own free cells, private; num_cells entries */
     size_t nfree;
@@ -151,6 +183,12 @@ typedef struct MPIDI_SHM_state {
 
     int in_progress; /* re-entrancy guard: a handler that calls progress gets nothing */
 
+    /* Counters (FERRY_STATS_FILE, registered in init): which path messages took. */
+    unsigned long stat_ring_sent;      /* messages sent through a ring */
+    unsigned long stat_ring_bytes_max; /* the largest payload sent through a ring */
+    unsigned long stat_ring_full;      /* small enough for a ring, but it was full: a cell */
+    unsigned long stat_ring_wrap;      /* entries that went back to the start of a ring */
+    unsigned long stat_cell_sent;      /* messages sent in a cell */
     /* Peer liveness (shm_liveness.c). */
     long liveness_ms;      /* FERRY_SHM_LIVENESS_MS; 0: not watching */
     struct pollfd *pidfds; /* local index -> pidfd (fd -1: none, kill(pid, 0) then) */
@@ -193,12 +231,13 @@ static inline pid_t MPIDI_SHM_pid(int local)
     return (pid_t)MPIDI_SHM_roster(local)->pid;
 }
 
-/* The fastbox in receiver's region that sender writes. */
-static inline MPIDI_SHM_fbox_t *MPIDI_SHM_fbox(int sender, int receiver)
+/* The ring in receiver's region that sender writes. */
+static inline MPIDI_SHM_ring_t *MPIDI_SHM_ring(int sender, int receiver)
 {
-    return (MPIDI_SHM_fbox_t *)(MPIDI_SHM_state.base +
+    return (MPIDI_SHM_ring_t *)(MPIDI_SHM_state.base +
                                 (size_t)receiver * MPIDI_SHM_state.region_size +
-                                MPIDI_SHM_state.fbox_off + (size_t)sender * MPIDI_SHM_FBOX_SIZE);
+                                MPIDI_SHM_state.rings_off +
+                                (size_t)sender * MPIDI_SHM_state.ring_stride);
 }
 
 /* Lifecycle and connectivity (shm_init.c). */

@@ -12,6 +12,7 @@
 #include "mpi.h"
 #include "shm_impl.h"
 #include "shm_queue.h"
+#include "shm_ring.h"
 
 MPIDI_SHM_state_t MPIDI_SHM_state;
 
@@ -22,16 +23,32 @@ static size_t round_up(size_t x, size_t align)
     return (x + align - 1) / align * align;
 }
 
+/* The default size of each per-pair ring: MPIDI_SHM_RING_SIZE_DEFAULT, or
+ * less with many ranks on the node (nlocal^2 rings), down to
+ * MPIDI_SHM_RING_AUTO_MIN; a power of two. */
+static size_t auto_ring_size(int nlocal)
+{
+    size_t size = MPIDI_SHM_RING_SIZE_DEFAULT;
+    while (size > MPIDI_SHM_RING_AUTO_MIN &&
+           size * (size_t)nlocal * (size_t)nlocal > (size_t)MPIDI_SHM_RING_AUTO_TOTAL)
+        size /= 2;
+    return size;
+}
+
 /* Reads the tunables and checks their ranges (doc/methods/shm.md).
  *   FERRY_SHM_CELL_SIZE  bytes per cell including its 128-byte header, default 65536
  *   FERRY_SHM_NUM_CELLS  cells each process owns, default 64
- *   FERRY_SHM_CMA        1: offer single-copy rdma_get/put via CMA, 0: pipeline only */
-static int read_config(void)
+ *   FERRY_SHM_CMA        1: offer single-copy rdma_get/put via CMA, 0: pipeline only
+ *   FERRY_SHM_RING_SIZE  bytes of each per-pair ring, a power of two; 0: no rings; -1: auto
+ *   FERRY_SHM_RING_MAX   largest payload sent through a ring; -1: auto (a quarter ring) */
+static int read_config(int nlocal)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     long cell_size = MPIDU_config_int("FERRY_SHM_CELL_SIZE");
     long num_cells = MPIDU_config_int("FERRY_SHM_NUM_CELLS");
     long cma = MPIDU_config_int("FERRY_SHM_CMA");
+    long ring_size = MPIDU_config_int("FERRY_SHM_RING_SIZE");
+    long ring_max = MPIDU_config_int("FERRY_SHM_RING_MAX");
 
     if (cell_size < MPIDI_SHM_CELL_SIZE_MIN || cell_size > MPIDI_SHM_CELL_SIZE_MAX)
         return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_CELL_SIZE=%ld is outside [%d, %ld]",
@@ -44,6 +61,31 @@ static int read_config(void)
     st->cell_size = round_up((size_t)cell_size, MPIDI_SHM_CACHELINE);
     st->num_cells = (size_t)num_cells;
     st->cma_enabled = (cma != 0);
+
+    if (ring_size == -1)
+        ring_size = (long)auto_ring_size(nlocal);
+    if (ring_size != 0 &&
+        (ring_size < MPIDI_SHM_RING_SIZE_MIN || ring_size > MPIDI_SHM_RING_SIZE_MAX ||
+         (ring_size & (ring_size - 1)) != 0))
+        return MPIDU_err_create(
+            MPI_ERR_ARG, "FERRY_SHM_RING_SIZE=%ld is not 0, -1 or a power of two in [%d, %ld]",
+            ring_size, MPIDI_SHM_RING_SIZE_MIN, MPIDI_SHM_RING_SIZE_MAX);
+    if (ring_max < -1)
+        return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_RING_MAX=%ld is below -1", ring_max);
+    st->ring_size = (size_t)ring_size;
+    st->ring_mask = st->ring_size ? st->ring_size - 1 : 0;
+    st->ring_stride = MPIDI_SHM_RING_DATA_OFF + st->ring_size;
+    /* ring_max bounds a whole entry.  A quarter of the ring by default, so
+     * a few large messages do not push a stream of small ones into cells;
+     * never more than half, so an entry always fits beside one in flight. */
+    if (st->ring_size == 0)
+        st->ring_max = 0;
+    else if (ring_max == -1)
+        st->ring_max = st->ring_size / 4;
+    else
+        st->ring_max = MPIDI_SHM_ring_need(MPIDI_SHM_MAX_HDR, (size_t)ring_max);
+    if (st->ring_max > st->ring_size / 2)
+        st->ring_max = st->ring_size / 2;
 #if !defined(__linux__)
     st->cma_enabled = 0; /* process_vm_readv is Linux only */
 #endif
@@ -78,11 +120,10 @@ static int compute_layout(void)
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
 
     st->roster_off = round_up(sizeof(MPIDI_SHM_ctrl_t), MPIDI_SHM_CACHELINE);
-    st->fbox_off = round_up(st->roster_off + (size_t)st->nlocal * sizeof(MPIDI_SHM_roster_t),
-                            MPIDI_SHM_CACHELINE);
+    st->rings_off = round_up(st->roster_off + (size_t)st->nlocal * sizeof(MPIDI_SHM_roster_t),
+                             MPIDI_SHM_CACHELINE);
     /* Cells start on a page so large payload copies run on aligned memory. */
-    st->cells_off =
-        round_up(st->fbox_off + (size_t)st->nlocal * MPIDI_SHM_FBOX_SIZE, MPIDI_SHM_PAGE);
+    st->cells_off = round_up(st->rings_off + (size_t)st->nlocal * st->ring_stride, MPIDI_SHM_PAGE);
     if (st->num_cells > (SIZE_MAX / 4 - st->cells_off) / st->cell_size)
         return MPIDU_err_create(MPI_ERR_ARG,
                                 "shm: %zu cells of %zu bytes overflow the segment size",
@@ -103,6 +144,8 @@ static void free_private(void)
     free(st->world_to_local);
     free(st->send_seq);
     free(st->recv_seq);
+    free(st->ring_tx);
+    free(st->ring_rx);
     free(st->free_stack);
     memset(st, 0, sizeof(*st));
 }
@@ -116,9 +159,11 @@ static int alloc_private(const MPIDI_job_t *job)
     st->world_to_local = malloc(sizeof(int) * job->size);
     st->send_seq = calloc(n, sizeof(uint32_t));
     st->recv_seq = calloc(n, sizeof(uint32_t));
+    st->ring_tx = calloc(n, sizeof(MPIDI_SHM_ring_tx_t));
+    st->ring_rx = calloc(n, sizeof(MPIDI_SHM_ring_rx_t));
     st->free_stack = malloc(sizeof(MPIDI_SHM_off_t) * st->num_cells);
     if (!st->local_ranks || !st->world_to_local || !st->send_seq || !st->recv_seq ||
-        !st->free_stack)
+        !st->ring_tx || !st->ring_rx || !st->free_stack)
         return MPIDU_err_create(MPI_ERR_NO_MEM,
                                 "shm: out of memory for the state of %d local ranks", n);
     for (int r = 0; r < job->size; r++)
@@ -139,11 +184,13 @@ static int alloc_private(const MPIDI_job_t *job)
 }
 
 /* Initialises this process's own region only: its control block, its two
- * queues, its roster entry, and its private list of free cells.  Peers never
- * write into it before it counts itself ready.  The fastboxes it receives
- * from start empty because the segment is new (O_EXCL, sized by ftruncate:
- * zero pages), never one left by another job; not clearing them keeps
- * their pages untouched (a page per 8 local ranks, per rank) until a peer
+ * queues, its roster entry, the private views of its rings, and its private
+ * list of free cells.  Peers never write into it before it counts itself
+ * ready.  The rings it receives from start empty because the segment is new
+ * (O_EXCL, sized by ftruncate: zero pages), never one left by another job:
+ * nothing consumed, and a 0 length where the receiver looks first (the rest
+ * needs no clearing: the sender writes a 0 after every entry it publishes,
+ * shm_ring.h).  Not clearing them keeps their pages untouched until a peer
  * sends.  Cells need no initialisation: a sender writes every header field
  * it uses. */
 static void init_own_region(void)
@@ -157,11 +204,23 @@ static void init_own_region(void)
     ctrl->cell_size = st->cell_size;
     ctrl->num_cells = st->num_cells;
     ctrl->nlocal = (uint64_t)st->nlocal;
+    ctrl->ring_size = st->ring_size;
     me->pid = (uint64_t)getpid();
     me->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
     atomic_store_explicit(&me->finalized, 0, memory_order_relaxed);
     MPIDI_SHM_queue_init(&ctrl->recvq);
     MPIDI_SHM_queue_init(&ctrl->freeq);
+    static uint32_t no_entry; /* what the ring from ourselves (or no ring) always shows: nothing */
+    for (int s = 0; s < st->nlocal; s++) {
+        st->ring_rx[s].data = (char *)&no_entry;
+        if (st->ring_size == 0)
+            continue;
+        st->ring_rx[s].ring = MPIDI_SHM_ring(s, st->me);
+        if (s != st->me) {
+            st->ring_rx[s].data = MPIDI_SHM_ring_data(st->ring_rx[s].ring);
+            st->ring_tx[s].ring = MPIDI_SHM_ring(st->me, s);
+        }
+    }
 
     /* Pushed in reverse so the first cells used are the first in memory. */
     st->nfree = 0;
@@ -278,7 +337,8 @@ static int open_segment(int *fd_p)
                 return MPIDU_err_create(MPI_ERR_OTHER,
                                         "shm segment %s has %lld bytes, rank %d needs %zu: "
                                         "local rank 0 (world rank %d) has other "
-                                        "FERRY_SHM_CELL_SIZE or FERRY_SHM_NUM_CELLS",
+                                        "FERRY_SHM_CELL_SIZE, FERRY_SHM_NUM_CELLS or "
+                                        "FERRY_SHM_RING_SIZE",
                                         st->name, (long long)sb.st_size, world_rank, st->seg_size,
                                         st->local_ranks[0]);
             }
@@ -321,7 +381,7 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
 
     memset(st, 0, sizeof(*st));
     world_rank = job->rank;
-    mpi_errno = read_config();
+    mpi_errno = read_config(job->nlocal);
     if (mpi_errno)
         goto fn_fail;
     if (job->nlocal < 1 || job->nlocal > UINT16_MAX || job->local_index < 0 ||
@@ -334,6 +394,13 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     st->nlocal = job->nlocal;
     st->world_size = job->size;
     st->node_id = job->node_id;
+    /* The counters that tell tests which path messages took (doc/methods/shm.md). */
+    if ((mpi_errno = MPIDU_stat_register("shm_ring_sent", &st->stat_ring_sent)) ||
+        (mpi_errno = MPIDU_stat_register("shm_ring_bytes_max", &st->stat_ring_bytes_max)) ||
+        (mpi_errno = MPIDU_stat_register("shm_ring_full", &st->stat_ring_full)) ||
+        (mpi_errno = MPIDU_stat_register("shm_ring_wrap", &st->stat_ring_wrap)) ||
+        (mpi_errno = MPIDU_stat_register("shm_cell_sent", &st->stat_cell_sent)))
+        goto fn_fail;
 
     mpi_errno = alloc_private(job);
     if (mpi_errno)
@@ -403,8 +470,8 @@ static int wait_for_regions(void)
             if (atomic_load_explicit(&MPIDI_SHM_ctrl(0)->geometry_failed, memory_order_relaxed))
                 return MPIDU_err_create(MPI_ERR_OTHER,
                                         "shm: a rank on this node found %s of another size "
-                                        "(another FERRY_SHM_CELL_SIZE or FERRY_SHM_NUM_CELLS "
-                                        "than local rank 0's)",
+                                        "(another FERRY_SHM_CELL_SIZE, FERRY_SHM_NUM_CELLS "
+                                        "or FERRY_SHM_RING_SIZE than local rank 0's)",
                                         st->name);
             return MPI_SUCCESS;
         }
@@ -463,13 +530,14 @@ int MPIDI_SHM_post_init(void)
      * that differs fails its start with the reason, which ends the job. */
     MPIDI_SHM_ctrl_t *c = MPIDI_SHM_ctrl(0);
     if (c->cell_size != st->cell_size || c->num_cells != st->num_cells ||
-        c->nlocal != (uint64_t)st->nlocal)
+        c->nlocal != (uint64_t)st->nlocal || c->ring_size != st->ring_size)
         return MPIDU_err_create(MPI_ERR_OTHER,
-                                "shm: rank %d has %llu cells of %llu bytes for %llu ranks, "
-                                "rank %d has %zu of %zu for %d",
+                                "shm: rank %d has %llu cells of %llu bytes and rings of %llu "
+                                "for %llu ranks, rank %d has %zu of %zu and %zu for %d",
                                 st->local_ranks[0], (unsigned long long)c->num_cells,
-                                (unsigned long long)c->cell_size, (unsigned long long)c->nlocal,
-                                world_rank, st->num_cells, st->cell_size, st->nlocal);
+                                (unsigned long long)c->cell_size, (unsigned long long)c->ring_size,
+                                (unsigned long long)c->nlocal, world_rank, st->num_cells,
+                                st->cell_size, st->ring_size, st->nlocal);
     MPIDI_SHM_liveness_init();
     return MPI_SUCCESS;
 

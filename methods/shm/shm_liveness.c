@@ -12,6 +12,7 @@
 #include "mpi.h"
 #include "shm_impl.h"
 #include "shm_queue.h"
+#include "shm_ring.h"
 
 /* Why: a rank that dies leaves its peers waiting for messages that will
  * never come.  tcp sees the connection close; shm has no connection, so it
@@ -23,19 +24,17 @@
  * nothing measurable.
  *
  * A peer that ended is not failed at once: messages it sent before dying
- * may still wait in our queue or its fastbox, and MPI lets them be
- * received.  Its death is noted with the queue's tail at that moment; once
- * the consumer has dequeued that cell (or found the queue empty) and the
- * fastbox from the peer is empty, everything it sent has been delivered,
- * and then the core is told (MPIDU_peer_failed).  A peer that ran shm's
- * finalize first (it sets its finalized flag in the roster) exited in order.
+ * may still wait in our queue or its ring, and MPI lets them be received.
+ * Its death is noted with the queue's tail at that moment; once the
+ * consumer has dequeued that cell (or found the queue empty) and the ring
+ * from the peer holds nothing that can be next, everything it sent has been
+ * delivered, and then the core is told (MPIDU_peer_failed).  A peer that
+ * ran shm's finalize first (it sets its finalized flag in the roster)
+ * exited in order.
  *
  * The pidfds are opened at the first check, not at start-up (a short job
  * never pays for them), and one poll() asks about all of them, so a check
  * costs one system call whatever the number of local peers. */
-
-/* Progress calls between clock reads. */
-#define LIVENESS_POLL_EVERY 256
 
 static long long now_ms(void)
 {
@@ -136,8 +135,8 @@ void MPIDI_SHM_liveness_dequeued(MPIDI_SHM_off_t cell)
 void MPIDI_SHM_liveness_check(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    if (++st->live_polls % LIVENESS_POLL_EVERY != 0 && st->ndraining == 0)
-        return;
+    /* MPIDI_SHM_progress calls this every MPIDI_SHM_LIVENESS_POLL_EVERY-th
+     * time, or every time while a peer drains. */
     long long now = now_ms();
     if (now < st->next_check_ms && st->ndraining == 0)
         return;
@@ -172,13 +171,11 @@ void MPIDI_SHM_liveness_check(void)
         if (st->peer_state[i] == MPIDI_SHM_PEER_DRAINING) {
             if (!MPIDI_SHM_queue_maybe_nonempty(recvq, st->recvq_shadow))
                 st->drain_mark[i] = 0; /* the queue ran empty: the mark is behind us */
-            /* A fastbox message that is not the next expected one follows a
+            /* A ring entry that is not the next expected one follows a
              * cell that never made it (the peer died linking it): it can
              * never be delivered, so it is not waited for. */
-            MPIDI_SHM_fbox_t *fb = MPIDI_SHM_fbox(i, st->me);
-            if (st->drain_mark[i] == 0 &&
-                (atomic_load_explicit(&fb->full, memory_order_acquire) == 0 ||
-                 fb->seq != st->recv_seq[i])) {
+            const MPIDI_SHM_rent_t *e = st->ring_size ? MPIDI_SHM_ring_peek(i) : NULL;
+            if (st->drain_mark[i] == 0 && (e == NULL || e->seq != st->recv_seq[i])) {
                 st->ndraining--;
                 peer_died(i);
             }

@@ -1,49 +1,71 @@
-/* shm_progress.c: polls the fastboxes and the receive queue, dispatches in per-sender order. */
+/* shm_progress.c: polls the per-pair rings and the receive queue, dispatches in per-sender order.
+ */
 #include "mpi.h"
 #include "shm_impl.h"
 #include "shm_queue.h"
+#include "shm_ring.h"
 
 /* Ordering.  A sender stamps every message to a receiver with the next
- * value of a per-pair sequence number, whether it goes through the fastbox
- * or a cell.  The queue keeps one sender's cells in order, and the fastbox
- * holds at most one message, so the receiver only ever needs to decide
- * between the head of the line in the queue and the one fastbox message:
- * whichever carries the expected sequence number goes first. */
+ * value of a per-pair sequence number, whether it goes through the ring or
+ * a cell.  The ring and the queue each keep one sender's messages in order,
+ * so the receiver only ever decides between the head of the ring from s and
+ * the next cell from s: whichever carries the expected number goes first.
+ * A ring entry ahead of the expected number waits for a cell still in the
+ * queue; a cell ahead of it follows ring entries that are already visible
+ * (see deliver_cell). */
 
-static int fbox_cursor; /* where the next fastbox sweep starts (fairness under the budget) */
-
-static void deliver_fbox(int s, MPIDI_SHM_fbox_t *fb)
+static void deliver_ring(int s, MPIDI_SHM_rent_t *e)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    const char *base = (const char *)e;
 
     st->recv_seq[s]++;
-    MPIDU_am_dispatch(st->local_ranks[s], fb->handler, fb->data, fb->hdr_len,
-                      fb->data + MPIDI_SHM_FBOX_PAYLOAD_OFF(fb->hdr_len), fb->payload_len);
-    /* Release: every read of the slot (the dispatch above reads it in
-     * place) happens before the sender, whose acquire load sees 0, writes
-     * the next message into it. */
-    atomic_store_explicit(&fb->full, 0, memory_order_release);
+    MPIDU_am_dispatch(st->local_ranks[s], e->handler, base + MPIDI_SHM_RING_HDR_OFF, e->hdr_len,
+                      base + MPIDI_SHM_RING_PAYLOAD_OFF(e->hdr_len), e->payload_len);
+    MPIDI_SHM_ring_consume(s, e);
 }
 
-/* Delivers the fastbox message from local sender s if it is the next one
- * expected from s.  Returns 1 if it delivered. */
-static int poll_fbox(int s)
+/* A ring entry whose fields cannot be the sender's: the segment was
+ * overwritten (a stray write of the application, or a bug). */
+static int check_entry(int s, const MPIDI_SHM_rent_t *e)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    MPIDI_SHM_fbox_t *fb = MPIDI_SHM_fbox(s, st->me);
+    uint32_t len = atomic_load_explicit(&e->len, memory_order_relaxed);
+    size_t pos = (size_t)((const char *)e - st->ring_rx[s].data);
 
-    /* Acquire: pairs with the sender's release store of 1, so seq, header
-     * and payload read after this are the new message's. */
-    if (atomic_load_explicit(&fb->full, memory_order_acquire) == 0)
-        return 0;
-    if (fb->seq != st->recv_seq[s])
-        return 0; /* an earlier message from s is still in the queue */
-    deliver_fbox(s, fb);
-    return 1;
+    if (len % MPIDI_SHM_CACHELINE != 0 || len > st->ring_size - pos ||
+        e->hdr_len > MPIDI_SHM_MAX_HDR || MPIDI_SHM_ring_need(e->hdr_len, e->payload_len) != len)
+        return MPIDU_err_create(MPI_ERR_INTERN,
+                                "shm: corrupt ring entry from rank %d at offset %zu: length %u, "
+                                "header %u, payload %u",
+                                st->local_ranks[s], pos, len, e->hdr_len, e->payload_len);
+    return MPI_SUCCESS;
 }
 
-/* Delivers a dequeued cell (and first the fastbox message it must follow,
- * if any), then hands the cell back to its owner.  Adds to *count_p the
+/* Delivers the ring entries from local sender s that are next in order, at
+ * most budget of them.  Adds to *count_p the messages delivered. */
+static int poll_ring(int s, int budget, int *count_p)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    MPIDI_SHM_rent_t *e;
+    int n = 0, mpi_errno = MPI_SUCCESS;
+
+    while (n < budget && (e = MPIDI_SHM_ring_peek(s)) != NULL) {
+        if (e->seq != st->recv_seq[s])
+            break; /* an earlier message from s is still in the queue */
+        if ((mpi_errno = check_entry(s, e)))
+            break;
+        deliver_ring(s, e);
+        n++;
+    }
+    if (n)
+        MPIDI_SHM_ring_release(s);
+    *count_p += n;
+    return mpi_errno;
+}
+
+/* Delivers a dequeued cell (and first the ring entries it must follow, if
+ * any), then hands the cell back to its owner.  Adds to *count_p the
  * messages delivered. */
 static int deliver_cell(MPIDI_SHM_cell_t *cell, int *count_p)
 {
@@ -54,19 +76,22 @@ static int deliver_cell(MPIDI_SHM_cell_t *cell, int *count_p)
         return MPIDU_err_create(MPI_ERR_INTERN, "shm: cell at offset %llu names sender %d of %d",
                                 (unsigned long long)MPIDI_SHM_rel(cell), s, st->nlocal);
     if (cell->seq != st->recv_seq[s]) {
-        /* s sent the expected message through its fastbox before it
-         * enqueued this cell.  The fastbox store is visible: it is sequenced
-         * before the release store that linked this cell, which our dequeue
-         * read with acquire.  So the fastbox must hold exactly that message. */
-        if (!poll_fbox(s))
-            return MPIDU_err_create(MPI_ERR_INTERN,
-                                    "shm: message %u from rank %d arrived while %u was expected "
-                                    "and the fastbox does not hold it",
-                                    cell->seq, st->local_ranks[s], st->recv_seq[s]);
-        (*count_p)++;
+        /* s sent the messages from the expected number up to this cell's
+         * through its ring before it enqueued this cell.  They are visible:
+         * their release stores are sequenced before the release store that
+         * linked this cell, which our dequeue read with acquire.  So the ring
+         * must hold exactly them, in order. */
+        uint32_t missing = cell->seq - st->recv_seq[s];
+        int n = 0;
+        int mpi_errno =
+            poll_ring(s, (int)(missing < (uint32_t)INT32_MAX ? missing : INT32_MAX), &n);
+        if (mpi_errno)
+            return mpi_errno;
+        *count_p += n;
         if (cell->seq != st->recv_seq[s])
             return MPIDU_err_create(MPI_ERR_INTERN,
-                                    "shm: message %u from rank %d arrived while %u was expected",
+                                    "shm: message %u from rank %d arrived while %u was expected "
+                                    "and the ring does not hold the ones between",
                                     cell->seq, st->local_ranks[s], st->recv_seq[s]);
     }
 
@@ -80,32 +105,48 @@ static int deliver_cell(MPIDI_SHM_cell_t *cell, int *count_p)
     return MPI_SUCCESS;
 }
 
-int MPIDI_SHM_progress(int *made_progress_p)
+/* Is there anything to do?  The idle case of every progress call, kept to a
+ * few loads of lines that stay in our cache until a peer writes them and no
+ * call, so polling costs little when nothing arrives. */
+static inline int shm_idle(const MPIDI_SHM_state_t *st)
 {
-    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    for (int s = 0; s < st->nlocal; s++)
+        if (MPIDI_SHM_ring_ready(&st->ring_rx[s]))
+            return 0;
+    const MPIDI_SHM_ctrl_t *ctrl = MPIDI_SHM_ctrl(st->me);
+    return !MPIDI_SHM_queue_maybe_nonempty((MPIDI_SHM_queue_t *)&ctrl->recvq, st->recvq_shadow) &&
+           !MPIDI_SHM_queue_maybe_nonempty((MPIDI_SHM_queue_t *)&ctrl->freeq, st->freeq_shadow);
+}
+
+/* Not inlined: its register saves would otherwise be paid by every idle poll. */
+__attribute__((noinline)) static int shm_progress_busy(MPIDI_SHM_state_t *st, int *made_progress_p)
+{
     MPIDI_SHM_queue_t *recvq;
     int count = 0, mpi_errno = MPI_SUCCESS;
 
-    *made_progress_p = 0;
     /* A handler that calls progress again would deliver later messages
      * before the one it is handling; it gets nothing instead. */
-    if (st->base == NULL || st->in_progress)
+    if (st->in_progress)
         return MPI_SUCCESS;
     st->in_progress = 1;
 
-    /* Fastboxes first: they carry the latency-critical tiny messages.  At
-     * most half the budget, so the queue is never starved by many senders. */
-    int k;
-    for (k = 0; k < st->nlocal && count < MPIDI_SHM_POLL_BUDGET / 2; k++) {
-        int s = (fbox_cursor + k) % st->nlocal;
-        if (s != st->me)
-            count += poll_fbox(s);
+    /* Rings first: they carry the small, latency-critical messages.  At
+     * most half the budget, so the queue is never starved by many senders;
+     * the sweep starts where the last one stopped, for fairness. */
+    if (st->ring_size) {
+        int s = st->ring_cursor;
+        for (int k = 0; k < st->nlocal && count < MPIDI_SHM_POLL_BUDGET / 2; k++) {
+            if (MPIDI_SHM_ring_ready(&st->ring_rx[s]) &&
+                (mpi_errno = poll_ring(s, MPIDI_SHM_POLL_BUDGET / 2 - count, &count)))
+                goto fn_exit;
+            if (++s == st->nlocal)
+                s = 0;
+        }
+        st->ring_cursor = s;
     }
-    fbox_cursor = (fbox_cursor + k) % st->nlocal;
 
     recvq = &MPIDI_SHM_ctrl(st->me)->recvq;
-    /* A cell can bring the fastbox message it follows along: room for two. */
-    while (count + 2 <= MPIDI_SHM_POLL_BUDGET &&
+    while (count < MPIDI_SHM_POLL_BUDGET &&
            MPIDI_SHM_queue_maybe_nonempty(recvq, st->recvq_shadow)) {
         MPIDI_SHM_cell_t *cell = MPIDI_SHM_dequeue(recvq, &st->recvq_shadow);
         if (cell == NULL)
@@ -118,9 +159,27 @@ int MPIDI_SHM_progress(int *made_progress_p)
     }
 
     MPIDI_SHM_reclaim_cells();
-    if (st->liveness_ms && !mpi_errno)
-        MPIDI_SHM_liveness_check();
+fn_exit:
     st->in_progress = 0;
     *made_progress_p = (count > 0);
+    return mpi_errno;
+}
+
+int MPIDI_SHM_progress(int *made_progress_p)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    int mpi_errno = MPI_SUCCESS;
+
+    *made_progress_p = 0;
+    if (st->base == NULL)
+        return MPI_SUCCESS;
+    if (!shm_idle(st))
+        mpi_errno = shm_progress_busy(st, made_progress_p);
+    /* Idle polls count too: a dead peer is what an idle rank may be waiting
+     * for.  Throttled (shm_liveness.c); every call while a dead peer's
+     * messages drain.  Not from a handler's nested call. */
+    if (st->liveness_ms && !mpi_errno && !st->in_progress &&
+        (st->ndraining || ++st->live_polls % MPIDI_SHM_LIVENESS_POLL_EVERY == 0))
+        MPIDI_SHM_liveness_check();
     return mpi_errno;
 }

@@ -1,9 +1,10 @@
-/* shm_send.c: am_send through the fastbox or a cell, and the sender's pool of free cells. */
+/* shm_send.c: am_send through the per-pair ring or a cell, and the sender's pool of free cells. */
 #include <string.h>
 
 #include "mpi.h"
 #include "shm_impl.h"
 #include "shm_queue.h"
+#include "shm_ring.h"
 
 /* Moves cells that receivers handed back from our shared free queue to the
  * private free stack.  Bounded by the pool size; never waits for a producer
@@ -20,14 +21,17 @@ void MPIDI_SHM_reclaim_cells(void)
         st->free_stack[st->nfree++] = MPIDI_SHM_rel(cell);
 }
 
-static int check_args(int peer, int li, size_t hdr_len, const MPIR_Segment *seg, size_t first,
-                      size_t last)
+static int check_args(int peer, int li, int handler, size_t hdr_len, const MPIR_Segment *seg,
+                      size_t first, size_t last)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
 
     if (li < 0 || li == st->me)
         return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: not a peer on this node",
                                 peer);
+    if (handler < 0 || handler > UINT16_MAX)
+        return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: handler %d out of range",
+                                peer, handler);
     if (hdr_len > MPIDI_SHM_MAX_HDR)
         return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: header of %zu bytes > %d",
                                 peer, hdr_len, MPIDI_SHM_MAX_HDR);
@@ -53,36 +57,37 @@ static int pack(int peer, const MPIR_Segment *seg, size_t first, size_t last, vo
     return MPI_SUCCESS;
 }
 
-/* The fastbox path: only when the slot is empty.  Ordering against messages
- * still in the queue is the receiver's job: it delivers by sequence number. */
-static int try_fbox(int peer, int li, int handler, const void *hdr, size_t hdr_len,
+/* The ring path: when the entry is small enough and the ring has room.
+ * Ordering against messages still in the cell queue is the receiver's job:
+ * it delivers by sequence number. */
+static int try_ring(int peer, int li, int handler, const void *hdr, size_t hdr_len,
                     const MPIR_Segment *seg, size_t first, size_t last, int *done_p)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    MPIDI_SHM_fbox_t *fb = MPIDI_SHM_fbox(st->me, li);
-    size_t poff = MPIDI_SHM_FBOX_PAYLOAD_OFF(hdr_len);
+    size_t need = MPIDI_SHM_ring_need(hdr_len, last - first);
+    MPIDI_SHM_rent_t *e, *wrap;
 
     *done_p = 0;
-    if (poff + (last - first) > MPIDI_SHM_FBOX_DATA)
+    if (need > st->ring_max)
         return MPI_SUCCESS;
-    /* Acquire: pairs with the receiver's release store of 0 once it is done
-     * with the previous message, so its reads of the slot happen before our
-     * writes below overwrite them. */
-    if (atomic_load_explicit(&fb->full, memory_order_acquire) != 0)
+    e = MPIDI_SHM_ring_reserve(li, need, &wrap);
+    if (!e) {
+        st->stat_ring_full++;
         return MPI_SUCCESS;
-
-    fb->seq = st->send_seq[li];
-    fb->handler = handler;
-    fb->hdr_len = (uint16_t)hdr_len;
-    fb->payload_len = (uint16_t)(last - first);
-    memcpy(fb->data, hdr, hdr_len);
-    int mpi_errno = pack(peer, seg, first, last, fb->data + poff);
+    }
+    e->seq = st->send_seq[li];
+    e->handler = (uint16_t)handler;
+    e->hdr_len = (uint16_t)hdr_len;
+    e->payload_len = (uint32_t)(last - first);
+    memcpy((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
+    int mpi_errno = pack(peer, seg, first, last, (char *)e + MPIDI_SHM_RING_PAYLOAD_OFF(hdr_len));
     if (mpi_errno)
-        return mpi_errno;
-    /* Release: a receiver that sees full == 1 must also see the fields and
-     * data written above, never the previous message's. */
-    atomic_store_explicit(&fb->full, 1, memory_order_release);
+        return mpi_errno; /* nothing published: the ring is as it was */
+    MPIDI_SHM_ring_publish(li, e, need, wrap);
     st->send_seq[li]++;
+    st->stat_ring_sent++;
+    if (last - first > st->stat_ring_bytes_max)
+        st->stat_ring_bytes_max = last - first;
     *done_p = 1;
     return MPI_SUCCESS;
 }
@@ -97,14 +102,14 @@ int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     int done, mpi_errno;
 
     (void)cookie; /* the payload is copied before return: never MPIDI_INPROGRESS */
-    mpi_errno = check_args(peer, li, hdr_len, seg, first, last);
+    mpi_errno = check_args(peer, li, handler, hdr_len, seg, first, last);
     if (mpi_errno)
         return mpi_errno;
     /* Nobody would ever take a cell out of a dead process's queue. */
     if (st->nfailed && (mpi_errno = MPIDI_SHM_peer_failed(li)))
         return mpi_errno;
 
-    mpi_errno = try_fbox(peer, li, handler, hdr, hdr_len, seg, first, last, &done);
+    mpi_errno = try_ring(peer, li, handler, hdr, hdr_len, seg, first, last, &done);
     if (mpi_errno || done)
         return mpi_errno;
 
@@ -132,5 +137,6 @@ int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     /* The enqueue's release operations publish the cell contents. */
     MPIDI_SHM_enqueue(&MPIDI_SHM_ctrl(li)->recvq, cell);
     st->send_seq[li]++;
+    st->stat_cell_sent++;
     return MPI_SUCCESS;
 }

@@ -137,8 +137,9 @@ int MPIDI_TCP_flush(int peer)
 
 /* Queues what sendmsg did not take of a frame: iov[0] is the frame header
  * (hlen bytes), iov[1..niov) the payload (plen bytes), `sent` bytes are gone.
- * A payload in the caller's memory (inplace) is copied when little is left,
- * else the entry keeps reading it and MPIDI_INPROGRESS is returned. */
+ * A payload in the caller's memory (inplace) is copied when little is left
+ * or the caller gave no cookie, else the entry keeps reading it and
+ * MPIDI_INPROGRESS is returned. */
 static int enqueue_rest(MPIDI_TCP_peer_t *p, const struct iovec *iov, int niov, size_t plen,
                         int inplace, void *packed, size_t sent, void *cookie)
 {
@@ -146,8 +147,10 @@ static int enqueue_rest(MPIDI_TCP_peer_t *p, const struct iovec *iov, int niov, 
     size_t hsent = sent < hlen ? sent : hlen;
     size_t psent = sent - hsent, pleft = plen - psent;
     /* Copy the rest when it is small, and always from a stack buffer (not
-     * inplace and not packed: the caller's `small`). */
-    int copy = !packed && (!inplace || pleft <= MPIDI_TCP_COPY_MAX);
+     * inplace and not packed: the caller's `small`).  Without a cookie the
+     * caller may reuse its memory as soon as we return (MPID_Send's eager
+     * message, doc/method-api.md), so the rest is copied whatever its size. */
+    int copy = !packed && (!inplace || !cookie || pleft <= MPIDI_TCP_COPY_MAX);
     MPIDI_TCP_sendq_t *e = malloc(sizeof(*e) + (copy ? pleft : 0));
     if (!e) {
         free(packed);

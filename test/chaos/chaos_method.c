@@ -127,6 +127,10 @@ typedef struct am_entry {
     size_t first, last;
     unsigned flags;
     void *cookie; /* non-NULL: we answered INPROGRESS and owe an MPIDU_op_done */
+    /* Given no cookie, the caller's memory is valid only during the call
+     * (MPID_Send, doc/method-api.md): the payload is copied here. */
+    MPIR_Segment copy_seg;
+    char *copy;
 } am_entry_t;
 
 typedef struct peer {
@@ -277,6 +281,7 @@ static int flush_peer(int peer)
             MPIDU_op_done(e->cookie, rc);
         else if (rc > 0)
             die("shm am_send failed: %d", rc);
+        free(e->copy);
         free(e);
         made = 1;
     }
@@ -310,12 +315,23 @@ static int chaos_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     e->last = last;
     e->flags = flags;
     e->cookie = last > first ? cookie : NULL;
+    if (last > first && !cookie) {
+        e->copy = malloc(last - first);
+        if (!e->copy)
+            die("am_send: no memory to copy %zu bytes", last - first);
+        MPIR_Segment_pack(seg, first, last, e->copy);
+        if (MPIR_Segment_init(&e->copy_seg, e->copy, (MPI_Aint)(last - first), MPI_BYTE))
+            die("am_send: no segment over the copy of %zu bytes", last - first);
+        e->seg = &e->copy_seg;
+        e->first = 0;
+        e->last = last - first;
+    }
     if (p->tail)
         p->tail->next = e;
     else
         p->head = e;
     p->tail = e;
-    if (last > first) {
+    if (e->cookie) {
         counts[CHAOS_AM_INPROGRESS]++;
         return MPIDI_INPROGRESS;
     }

@@ -6,9 +6,13 @@
  * nothing is left in /dev/shm, also when ranks are killed after post_init.
  *
  * usage: shm_pingpong [-n nprocs] [-p roundtrips] [-m flood_msgs_per_rank]
- *                     [-o msgs_per_sender_to_rank0] [-r rdma_MiB] [-a] [-x] [-d]
- *                     [-k 1|2] [-g]
+ *                     [-o msgs_per_sender_to_rank0] [-r rdma_MiB] [-t max_flood_len]
+ *                     [-a] [-x] [-d] [-k 1|2] [-g] [-w] [-c]
+ *   -t  flood payloads of at most this many bytes (default: up to the eager limit)
  *   -a  require that some am_send returned MPIDI_AGAIN (use with a small pool)
+ *   -w  require that the rings wrapped around and were found full (a small
+ *       FERRY_SHM_RING_SIZE), and that messages went through both rings and cells
+ *   -c  require that no message went through a ring (FERRY_SHM_RING_SIZE=0)
  *   -x  expect CMA off (FERRY_SHM_CMA=0): caps without READ/WRITE, rdma_get fails
  *   -d  CMA denied at run time: the target is non-dumpable, the reader drops
  *       privileges; the first rdma_get must fail with EPERM, later ones too
@@ -48,6 +52,8 @@ static long rdma_mib = 64;
 static int bind_cpus;
 static int expect_init_error;
 static int want_again, expect_no_cma, cma_deny, kill_mode, geometry_mismatch;
+static int want_ring_limits, want_no_ring;
+static long max_flood_len = -1;
 
 /* ---- per-rank state ---- */
 static int me;
@@ -71,6 +77,7 @@ typedef struct {
     long again;
     long received;
     double latency_us;
+    unsigned long ring_sent, ring_full, ring_wrap, cell_sent; /* the method's counters */
 } stats_t;
 static stats_t *stats;
 
@@ -189,6 +196,8 @@ long MPIDU_config_int(const char *name)
         def = 64;
     else if (strcmp(name, "FERRY_SHM_CMA") == 0)
         def = 1;
+    else if (strcmp(name, "FERRY_SHM_RING_SIZE") == 0 || strcmp(name, "FERRY_SHM_RING_MAX") == 0)
+        def = -1;
     else if (strcmp(name, "FERRY_SHM_LIVENESS_MS") == 0)
         def = 200;
     else {
@@ -202,6 +211,36 @@ long MPIDU_config_int(const char *name)
 const char *MPIDU_config_str(const char *name)
 {
     return getenv(name);
+}
+
+/* The counters the method registers (the core's table, reduced to what the
+ * test reads). */
+static struct {
+    const char *name;
+    const unsigned long *counter;
+} counters[16];
+static int ncounters;
+
+int MPIDU_stat_register(const char *name, const unsigned long *counter_p)
+{
+    for (int i = 0; i < ncounters; i++)
+        if (strcmp(counters[i].name, name) == 0)
+            return MPIDU_err_create(MPI_ERR_INTERN, "counter %s registered twice", name);
+    if (ncounters == (int)(sizeof(counters) / sizeof(counters[0])))
+        return MPIDU_err_create(MPI_ERR_INTERN, "too many counters for the test (%s)", name);
+    counters[ncounters].name = name;
+    counters[ncounters].counter = counter_p;
+    ncounters++;
+    return MPI_SUCCESS;
+}
+
+static unsigned long counter(const char *name)
+{
+    for (int i = 0; i < ncounters; i++)
+        if (strcmp(counters[i].name, name) == 0)
+            return *counters[i].counter;
+    FAIL("the method registered no counter %s", name);
+    return 0;
 }
 
 /* ---- contiguous segment (segment.h) ---- */
@@ -348,10 +387,13 @@ static test_hdr_t *make_flood_msg(unsigned char *hbuf, int dst, uint32_t seq, si
 {
     test_hdr_t *h = (test_hdr_t *)hbuf;
     size_t hdr_len = sizeof(*h) + rnd() % (caps.max_hdr - sizeof(*h) + 1);
-    /* Half tiny (fastbox-sized), half anywhere up to the eager limit. */
-    size_t len = (rnd() & 1) ? rnd() % 600 : rnd() % (caps.eager_limit + 1);
-    if (len > caps.eager_limit)
-        len = caps.eager_limit;
+    /* Half small (ring-sized), half anywhere up to the eager limit (or -t). */
+    size_t max = max_flood_len >= 0 && (size_t)max_flood_len < caps.eager_limit
+                     ? (size_t)max_flood_len
+                     : caps.eager_limit;
+    size_t len = (rnd() & 1) ? rnd() % 600 : rnd() % (max + 1);
+    if (len > max)
+        len = max;
     size_t off = (seq * 7u) % 256;
 
     h->magic = TEST_MAGIC;
@@ -673,6 +715,10 @@ static int rank_main(void)
     rdma_test();
     barrier();
 
+    stats[me].ring_sent = counter("shm_ring_sent");
+    stats[me].ring_full = counter("shm_ring_full");
+    stats[me].ring_wrap = counter("shm_ring_wrap");
+    stats[me].cell_sent = counter("shm_cell_sent");
     if ((rc = MPIDI_shm_ops.finalize()) != MPI_SUCCESS)
         FAIL("finalize returned %d", rc);
     for (int s = 0; s < nprocs; s++)
@@ -720,7 +766,7 @@ static int leftovers(void)
 int main(int argc, char **argv)
 {
     int opt;
-    while ((opt = getopt(argc, argv, "n:p:m:o:r:axdk:gbe")) != -1) {
+    while ((opt = getopt(argc, argv, "n:p:m:o:r:t:axdk:gbewc")) != -1) {
         switch (opt) {
         case 'n':
             nprocs = atoi(optarg);
@@ -757,6 +803,15 @@ int main(int argc, char **argv)
             break;
         case 'e':
             expect_init_error = 1;
+            break;
+        case 't':
+            max_flood_len = atol(optarg);
+            break;
+        case 'w':
+            want_ring_limits = 1;
+            break;
+        case 'c':
+            want_no_ring = 1;
             break;
         default:
             fprintf(stderr, "usage: see the top of shm_pingpong.c\n");
@@ -856,11 +911,30 @@ int main(int argc, char **argv)
         }
     }
     long again = 0, received = 0;
+    unsigned long ring_sent = 0, ring_full = 0, ring_wrap = 0, cell_sent = 0;
     for (int i = 0; i < nprocs; i++) {
         again += stats[i].again;
         received += stats[i].received;
+        ring_sent += stats[i].ring_sent;
+        ring_full += stats[i].ring_full;
+        ring_wrap += stats[i].ring_wrap;
+        cell_sent += stats[i].cell_sent;
     }
     printf("messages received %ld, MPIDI_AGAIN returned %ld times\n", received, again);
+    printf("paths: %lu through rings (%lu wrapped around), %lu in cells (a ring was found full "
+           "%lu times)\n",
+           ring_sent, ring_wrap, cell_sent, ring_full);
+    if (want_ring_limits &&
+        (ring_wrap == 0 || ring_full == 0 || ring_sent == 0 || cell_sent == 0)) {
+        fprintf(stderr, "FAIL: -w given but the rings did not both wrap and fill, or one path "
+                        "carried nothing\n");
+        bad++;
+    }
+    if (want_no_ring && (ring_sent != 0 || cell_sent == 0)) {
+        fprintf(stderr, "FAIL: -c given but %lu messages went through rings, %lu in cells\n",
+                ring_sent, cell_sent);
+        bad++;
+    }
     if (want_again && again == 0) {
         fprintf(stderr, "FAIL: -a given but no am_send returned MPIDI_AGAIN\n");
         bad++;

@@ -34,7 +34,7 @@ run() {
     if env $envs timeout 600 "$@" >"$out" 2>&1 && grep -q "^ No Errors" "$out"; then
         passed=$((passed + 1))
         echo "PASS $name ($(($(date +%s) - start)) s)"
-        grep -E "pingpong:|rdma:|init failed" "$out" | sed 's/^/     /'
+        grep -E "pingpong:|rdma:|init failed|paths:" "$out" | sed 's/^/     /'
     else
         failed=$((failed + 1))
         echo "FAIL $name"
@@ -59,6 +59,14 @@ run n4-kill-all           -- "$pp" -n 4 -k 2
 run n3-geometry-mismatch  -- "$pp" -n 3 -g
 run n4-bad-cell-size      FERRY_SHM_CELL_SIZE=16 -- "$pp" -n 4 -e
 run n4-bad-num-cells      FERRY_SHM_NUM_CELLS=0 -- "$pp" -n 4 -e
+# The per-pair rings: a 1 KiB ring wraps around and fills up under a flood of small messages,
+# which then go through cells and must still arrive in order (-w checks both happened, the
+# flood checks the order and every byte); rings off; only empty payloads in rings; bad sizes.
+run n2-ring-wrap-full     FERRY_SHM_RING_SIZE=1024 -- "$pp" -n 2 -w -p 2000 -m 20000 -o 0 -t 300 -r 0
+run n16-ring-wrap-full    FERRY_SHM_RING_SIZE=1024 -- "$pp" -n 16 -w -p 1000 -m 3000 -o 500 -t 900 -r 0
+run n4-rings-off          FERRY_SHM_RING_SIZE=0 -- "$pp" -n 4 -c -p 2000 -m 4000 -r 0
+run n4-ring-max-0         FERRY_SHM_RING_MAX=0 -- "$pp" -n 4 -p 2000 -m 4000 -r 0
+run n4-bad-ring-size      FERRY_SHM_RING_SIZE=3000 -- "$pp" -n 4 -e
 
 if [ "${SHM_RUN_SLOW:-1}" != 0 ]; then
     # ThreadSanitizer sees only one process's accesses, but it still checks the atomics' use and

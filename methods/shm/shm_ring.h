@@ -1,0 +1,195 @@
+/* shm_ring.h: the per-pair ring of small messages (inline), with the reason for every barrier. */
+#ifndef SHM_RING_H_INCLUDED
+#define SHM_RING_H_INCLUDED
+
+#include "shm_impl.h"
+
+/* Each ordered pair (sender s, receiver r) has a single-producer
+ * single-consumer ring of ring_size bytes in r's region.  A message is one
+ * entry: a 16-byte entry header, the active-message header, the payload,
+ * rounded up to whole cache lines, so every entry starts a line and a
+ * message of a 32-byte header and 8 bytes of payload is one line.  Neither
+ * side ever does an atomic read-modify-write: the sender stores, the
+ * receiver loads, and the only line the receiver writes is its consumed
+ * count, which the sender reads only when the ring looks full.
+ *
+ * How the receiver knows an entry is complete.  The first word of an entry
+ * is its length; 0 means "nothing yet".  The sender writes the entry's body,
+ * then stores the length with release; the receiver loads it with acquire.
+ * But the bytes where the *next* entry will start may hold anything from
+ * the previous lap (the middle of an old payload), so before publishing an
+ * entry the sender stores 0 in the length word just past it: the
+ * terminator.  Its store comes before the release of the entry's length,
+ * so a receiver that has seen the entry sees the terminator or a newer
+ * length, never stale bytes.  Whenever the receiver is caught up, the word
+ * at its position is therefore 0, the length of a new entry, or WRAP.
+ *
+ * An entry that does not fit before the end of the data area goes to the
+ * start: the sender writes it (and its terminator) at offset 0, then stores
+ * WRAP with release where the receiver is looking, and the receiver skips
+ * to the start.  The sender counts the skipped bytes as used.
+ *
+ * Space.  head (sender, private) and tail (receiver, private) count bytes
+ * ever written and read, so head - consumed is what the receiver still has
+ * to read.  An entry of `need` bytes (plus the skip of a wrap) may be
+ * written only when head + need + one line for the terminator stays within
+ * consumed + ring_size: the terminator never lands on a line the receiver
+ * has not finished.  The receiver publishes tail in consumed (release)
+ * after it has dispatched the entries before it; the sender reads consumed
+ * with acquire before it writes over them.
+ *
+ * Order against cells.  A message that does not fit (too large, or the ring
+ * is full) goes through the cell queue instead.  Both carry the per-pair
+ * sequence number and the receiver delivers by it (shm_progress.c). */
+
+#define MPIDI_SHM_RING_WRAP 0xffffffffu /* length word: continue at the start of the data */
+#define MPIDI_SHM_RING_ENTRY_HDR 16
+
+typedef struct MPIDI_SHM_rent {
+    _Atomic uint32_t len; /* 0: nothing yet; WRAP; else bytes of the entry, a multiple of 64 */
+    uint32_t seq;         /* per (sender, receiver) sequence, shared with the cells */
+    uint16_t handler;
+    uint16_t hdr_len;
+    uint32_t payload_len; /* payload at MPIDI_SHM_RING_PAYLOAD_OFF(hdr_len) */
+} MPIDI_SHM_rent_t;
+_Static_assert(sizeof(MPIDI_SHM_rent_t) == MPIDI_SHM_RING_ENTRY_HDR, "ring entry header layout");
+
+/* The active-message header follows the entry header; the payload starts 8-byte aligned after it.
+ */
+#define MPIDI_SHM_RING_HDR_OFF MPIDI_SHM_RING_ENTRY_HDR
+#define MPIDI_SHM_RING_PAYLOAD_OFF(hdr_len)                                                        \
+    (MPIDI_SHM_RING_ENTRY_HDR + (((size_t)(hdr_len) + 7) & ~(size_t)7))
+
+/* Bytes an entry takes in the ring. */
+static inline size_t MPIDI_SHM_ring_need(size_t hdr_len, size_t payload_len)
+{
+    return (MPIDI_SHM_RING_PAYLOAD_OFF(hdr_len) + payload_len + MPIDI_SHM_CACHELINE - 1) &
+           ~(size_t)(MPIDI_SHM_CACHELINE - 1);
+}
+
+static inline char *MPIDI_SHM_ring_data(MPIDI_SHM_ring_t *ring)
+{
+    return (char *)ring + MPIDI_SHM_RING_DATA_OFF;
+}
+
+static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_entry(MPIDI_SHM_ring_t *ring, uint64_t pos)
+{
+    return (MPIDI_SHM_rent_t *)(MPIDI_SHM_ring_data(ring) + (pos & MPIDI_SHM_state.ring_mask));
+}
+
+/* Receiver: nonzero when the ring from s may hold something (one load of a
+ * line that stays in our cache until the sender writes it).  Relaxed: only
+ * a hint; MPIDI_SHM_ring_peek loads the length again with acquire. */
+static inline uint32_t MPIDI_SHM_ring_ready(const MPIDI_SHM_ring_rx_t *rx)
+{
+    return atomic_load_explicit(
+        (_Atomic uint32_t *)(rx->data + (rx->tail & MPIDI_SHM_state.ring_mask)),
+        memory_order_relaxed);
+}
+
+/* Sender: finds room for an entry of `need` bytes in the ring to local peer
+ * li.  Returns the entry to fill (at the start of the data when it does not
+ * fit before the end: *wrap_p then names the place of the WRAP), or NULL
+ * when the ring has no room.  Nothing changes until MPIDI_SHM_ring_publish,
+ * so a sender that gives up after this leaves the ring as it was. */
+static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_reserve(int li, size_t need,
+                                                       MPIDI_SHM_rent_t **wrap_p)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    MPIDI_SHM_ring_tx_t *tx = &st->ring_tx[li];
+    MPIDI_SHM_ring_t *ring = tx->ring;
+    size_t pos = tx->head & st->ring_mask;
+    size_t skip = pos + need > st->ring_size ? st->ring_size - pos : 0;
+    uint64_t limit = st->ring_size - MPIDI_SHM_CACHELINE; /* a line for the terminator */
+
+    if (tx->head + skip + need - tx->consumed_seen > limit) {
+        /* Acquire: pairs with the receiver's release store of consumed, so
+         * its reads of the entries it has finished with happen before we
+         * write over them. */
+        tx->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
+        if (tx->head + skip + need - tx->consumed_seen > limit)
+            return NULL;
+    }
+    *wrap_p = skip ? MPIDI_SHM_ring_entry(ring, tx->head) : NULL;
+    return MPIDI_SHM_ring_entry(ring, tx->head + skip);
+}
+
+/* Sender: publishes the entry reserve returned, once its body is written.
+ * need: its size; wrap: what reserve set in *wrap_p. */
+static inline void MPIDI_SHM_ring_publish(int li, MPIDI_SHM_rent_t *e, size_t need,
+                                          MPIDI_SHM_rent_t *wrap)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    MPIDI_SHM_ring_tx_t *tx = &st->ring_tx[li];
+    MPIDI_SHM_ring_t *ring = tx->ring;
+
+    if (wrap)
+        tx->head += st->ring_size - (tx->head & st->ring_mask);
+    /* The terminator.  Relaxed: the release store below orders it before
+     * the entry becomes visible, which is all the receiver relies on. */
+    atomic_store_explicit(&MPIDI_SHM_ring_entry(ring, tx->head + need)->len, 0,
+                          memory_order_relaxed);
+    tx->head += need;
+    if (wrap) {
+        /* Relaxed: the receiver reads this length only after it has seen
+         * the WRAP below with acquire, and the release of WRAP orders it. */
+        atomic_store_explicit(&e->len, (uint32_t)need, memory_order_relaxed);
+        /* Release: a receiver that sees WRAP sees the entry at the start,
+         * its terminator and its length. */
+        atomic_store_explicit(&wrap->len, MPIDI_SHM_RING_WRAP, memory_order_release);
+        st->stat_ring_wrap++;
+    } else {
+        /* Release: a receiver that sees the length sees the entry's body and
+         * the terminator after it, never bytes of an earlier lap. */
+        atomic_store_explicit(&e->len, (uint32_t)need, memory_order_release);
+    }
+}
+
+/* Receiver: the next entry from local sender s, or NULL when there is none
+ * yet.  Follows a WRAP (that moves the private tail only). */
+static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_peek(int s)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    MPIDI_SHM_ring_rx_t *rx = &st->ring_rx[s];
+    MPIDI_SHM_ring_t *ring = rx->ring;
+    MPIDI_SHM_rent_t *e = MPIDI_SHM_ring_entry(ring, rx->tail);
+    /* Acquire: pairs with the sender's release store of the length (or of
+     * WRAP), so the body read after this is the new entry's. */
+    uint32_t len = atomic_load_explicit(&e->len, memory_order_acquire);
+
+    if (len == 0)
+        return NULL;
+    if (len == MPIDI_SHM_RING_WRAP) {
+        rx->tail += st->ring_size - (rx->tail & st->ring_mask);
+        e = MPIDI_SHM_ring_entry(ring, rx->tail);
+        /* Acquire for symmetry; the WRAP's acquire already covers it. */
+        len = atomic_load_explicit(&e->len, memory_order_acquire);
+        if (len == 0)
+            return NULL; /* cannot happen: the sender wrote it before the WRAP */
+    }
+    return e;
+}
+
+/* Receiver: done with entry e from s (its reads are over).  The space is
+ * handed back in MPIDI_SHM_ring_release, once per sweep. */
+static inline void MPIDI_SHM_ring_consume(int s, const MPIDI_SHM_rent_t *e)
+{
+    MPIDI_SHM_state.ring_rx[s].tail += atomic_load_explicit(&e->len, memory_order_relaxed);
+}
+
+/* Receiver: hands the space of the consumed entries from s back to it. */
+static inline void MPIDI_SHM_ring_release(int s)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    MPIDI_SHM_ring_rx_t *rx = &st->ring_rx[s];
+
+    if (rx->published == rx->tail)
+        return;
+    rx->published = rx->tail;
+    /* Release: our reads of the consumed entries (the dispatch reads them in
+     * place) happen before the sender, whose acquire load sees this count,
+     * writes over them. */
+    atomic_store_explicit(&rx->ring->consumed, rx->tail, memory_order_release);
+}
+
+#endif /* SHM_RING_H_INCLUDED */
