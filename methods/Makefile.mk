@@ -8,3 +8,4 @@ include methods/util/Makefile.mk
 include methods/shm/Makefile.mk
 include methods/tcp/Makefile.mk
 include methods/verbs/Makefile.mk
+include methods/ofi/Makefile.mk

@@ -11,6 +11,9 @@ extern const MPIDI_method_ops_t MPIDI_tcp_ops;
 #ifdef FERRY_HAVE_VERBS
 extern MPIDI_method_ops_t MPIDI_verbs_ops; /* filled from its module (methods/module.h) */
 #endif
+#ifdef FERRY_HAVE_OFI
+extern const MPIDI_method_ops_t MPIDI_ofi_ops;
+#endif
 #ifdef FERRY_HAVE_STUB
 extern const MPIDI_method_ops_t MPIDI_stub_ops;
 #endif
@@ -25,6 +28,9 @@ const MPIDI_method_ops_t *const MPIDI_methods_all[] = {
 #endif
 #ifdef FERRY_HAVE_VERBS
     &MPIDI_verbs_ops,
+#endif
+#ifdef FERRY_HAVE_OFI
+    &MPIDI_ofi_ops,
 #endif
 #ifdef FERRY_HAVE_STUB
     &MPIDI_stub_ops,

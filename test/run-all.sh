@@ -88,6 +88,28 @@ part fuzz 1200 bash test/fuzz/run.sh "$top/_build-fuzz"
 # test/verbs/variants unless TEST_QUICK), two hosts mixing shm and verbs, failures and errors;
 # here, a job without a device.  Skipped, with the reason, without the VM runner or libibverbs.
 part verbs 2700 env VERBS_QUICK="$quick" bash test/verbs/run.sh "$inst"
+# libfabric (the ofi method), within CI's budget (test/README.md "ofi"): the test list whole over
+# FI_PROVIDER=tcp (tcp;ofi_rxm here, rxm's defaults: doc/methods/ofi.md "Message order"), and
+# over FI_PROVIDER=shm its marked lines, plain and under test/ofi/variants (read, write,
+# pipeline with single receive buffers); TEST_FULL=1 runs both lists whole under every variant.
+# Then the method end to end: no provider, shm and ofi in one job, a completion error, lost
+# peers, a stranger, and a small list over verbs;ofi_rxm on Soft-RoCE in the VM
+# (test/ofi/run.sh, test/ofi/vm.sh).  The shm list reuses the tcp list's programs.  The lists
+# are skipped, with the reason, when configure found no libfabric.
+if "$inst/bin/ferry_info" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
+    ofi_tcp_variants= ofi_shm_filter=(-filter variants)
+    [ "${TEST_FULL:-0}" = 1 ] && ofi_tcp_variants=$variants ofi_shm_filter=()
+    part ofi-tcp $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=tcp \
+        TESTDIR="$top/_build/mpitests-ofi" \
+        VARIANTS_FILE=test/ofi/variants test/mpi/runtests $ofi_tcp_variants
+    part ofi-shm $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=shm REUSE_BUILT=1 \
+        TESTDIR="$top/_build/mpitests-ofi" VARIANTS_FILE=test/ofi/variants test/mpi/runtests \
+        "${ofi_shm_filter[@]}" ${variants:-}
+else
+    skip_part ofi-tcp "Ferry was built without libfabric (configure: ofi method no)"
+    skip_part ofi-shm "Ferry was built without libfabric (configure: ofi method no)"
+fi
+part ofi 1800 env OFI_VM_FULL="${TEST_FULL:-0}" bash test/ofi/run.sh "$inst"
 
 if [ "$quick" != 1 ]; then
     # Slurm: a private two-node cluster on this machine (slurm-up), srun --mpi=pmi2 and

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# run.sh: the ofi method (libfabric) end to end, besides the test list (parts ofi-tcp and ofi-shm
+# of test/run-all.sh): no provider (quiet, one verbose line), FI_PROVIDER="tcp;ofi_rxm" spelled
+# out, a job mixing Ferry's shm (inside a node) with ofi (between nodes), a completion error
+# with the provider's text, lost peers over the tcp and shm providers, a stranger's message; then
+# a small list over FI_PROVIDER="verbs;ofi_rxm" in the Soft-RoCE VM (test/ofi/vm.sh; OFI_VM_FULL=1
+# runs verbs' subset list and a read variant instead; RXE_RUN names the runner, RXE_TIMEOUT
+# bounds it).
+#
+#   test/ofi/run.sh PREFIX        (PREFIX: an installed Ferry inside the tree, for the VM)
+#
+# Prints PASS/FAIL/SKIP lines and "N passed, N failed, N skipped"; every check is skipped, with
+# the reason, when Ferry was built without libfabric.
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+prefix=${1:-}
+MPICC=${MPICC:-${prefix:+$prefix/bin/}mpicc}
+MPIEXEC=${MPIEXEC:-${prefix:+$prefix/bin/}mpiexec}
+INFO=${prefix:+$prefix/bin/}ferry_info
+
+passed=0 failed=0 skipped=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ferry-ofi.XXXXXX")
+OUT=$TMP/out
+ERR=$TMP/err
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+pass() { echo "PASS $1 (${secs}s)"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
+show() { tr '\n' '|' <"$1" | cut -c1-600; }
+summary() {
+    echo "$passed passed, $failed failed, $skipped skipped"
+    [ "$failed" = 0 ]
+    exit
+}
+secs=0
+run() {
+    local limit=$1 t0
+    shift
+    t0=$(date +%s)
+    rm -f "$TMP"/stats.*
+    timeout -k 5 "$limit" "$@" >"$OUT" 2>"$ERR"
+    rc=$?
+    secs=$(($(date +%s) - t0))
+}
+no_errors() { [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; }
+details() { echo "rc=$rc ${secs}s stdout='$(show "$OUT")' stderr='$(show "$ERR")'"; }
+counter() { cat "$TMP"/stats.* 2>/dev/null | awk -v n="$1" '$1 == n { s += $2 } END { print s + 0 }'; }
+
+checks="no_provider_quiet no_provider_verbose_one_line ofi_only_no_provider_fails
+    tcp_rxm_spelled_out shm_and_ofi_two_nodes completion_error_reported peer_lost_tcp
+    peer_lost_shm stranger_dropped crash_keeps_signal"
+if ! "$INFO" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
+    for c in $checks; do skip "$c" "Ferry was built without libfabric (configure: ofi method no)"; done
+    summary
+fi
+
+for prog in tcp/tcp_exchange harden/peer_lost errors/hello errors/segv_rank2 ofi/ofi_stranger_victim; do
+    # shellcheck disable=SC2086
+    if ! $MPICC -O2 -Wall -o "$TMP/${prog#*/}" "$here/../$prog.c" >"$TMP/build.log" 2>&1; then
+        fail "build_${prog#*/}" "$(show "$TMP/build.log")"
+        summary
+    fi
+done
+if ! ${CC:-cc} -O2 -Wall -o "$TMP/ofi_stranger" "$here/ofi_stranger.c" -lfabric \
+    >"$TMP/build.log" 2>&1; then
+    fail build_ofi_stranger "$(show "$TMP/build.log")"
+    summary
+fi
+EXCHANGE=$TMP/tcp_exchange
+
+# ---- no usable provider: ofi reaches nobody, says nothing, the job runs on shm ----
+run 120 env FI_PROVIDER=nosuch FERRY_METHODS=shm,ofi "$MPIEXEC" -n 2 "$EXCHANGE" 1
+if no_errors && [ ! -s "$ERR" ]; then
+    pass no_provider_quiet
+else
+    fail no_provider_quiet "$(details)"
+fi
+run 120 env FI_PROVIDER=nosuch FERRY_METHODS=shm,ofi FERRY_VERBOSE=1 "$MPIEXEC" -n 2 "$EXCHANGE" 1
+n=$(grep -c 'ofi unavailable: fi_getinfo found no provider .*(FI_PROVIDER=nosuch): No data available' "$ERR")
+if no_errors && [ "$n" = 2 ] && ! grep -q 'by ofi' "$ERR"; then
+    pass no_provider_verbose_one_line
+else
+    fail no_provider_verbose_one_line "$n lines; $(details)"
+fi
+# ofi alone without a provider: no method reaches the peer, a clear error, no hang.  (A
+# barrier: tcp_exchange's MPI_Waitall over receives from and sends to a peer that nothing
+# reaches hangs, on every method: doc/methods/ofi.md.)
+run 120 env FI_PROVIDER=nosuch FERRY_METHODS=ofi "$MPIEXEC" -n 2 "$TMP/hello"
+if [ $rc != 0 ] && [ $rc != 124 ] && grep -q 'no method reaches rank [01] (methods in use: self,ofi' "$ERR"; then
+    pass ofi_only_no_provider_fails
+else
+    fail ofi_only_no_provider_fails "$(details)"
+fi
+
+# ---- the provider named as libfabric lists it ----
+run 240 env FI_PROVIDER="tcp;ofi_rxm" FERRY_METHODS=ofi FERRY_VERBOSE=1 \
+    FERRY_STATS_FILE="$TMP/stats" "$MPIEXEC" -n 4 "$EXCHANGE" 1
+if no_errors && grep -q 'rank 0: ofi on tcp;ofi_rxm' "$ERR" &&
+    grep -q 'rank 3 reaches rank 0 by ofi' "$ERR" && [ "$(counter ofi_rndv_read)" -gt 0 ] &&
+    [ "$(counter ofi_injects)" -gt 0 ] && [ "$(counter ofi_sends)" -gt 0 ]; then
+    pass tcp_rxm_spelled_out
+else
+    fail tcp_rxm_spelled_out "$(details)"
+fi
+
+# ---- Ferry's shm inside a node, ofi between nodes, one job ----
+# fakehost runs each rank here under another host name, so mpiexec's node map puts ranks 0,1
+# on one node and 2,3 on the other; every rank exchanges with every other, wildcards included.
+run 300 env FERRY_METHODS=shm,ofi FI_PROVIDER=tcp FERRY_VERBOSE=1 FERRY_STATS_FILE="$TMP/stats" \
+    "$MPIEXEC" -hosts nodeA,nodeB -ppn 2 -launcher ssh -launcher-exec "$here/../verbs/fakehost" \
+    "$EXCHANGE" 1
+if no_errors && grep -q 'rank 0 reaches rank 1 by shm' "$ERR" &&
+    grep -q 'rank 0 reaches rank 2 by ofi' "$ERR" && grep -q 'rank 3 reaches rank 1 by ofi' "$ERR" &&
+    [ "$(counter shm_eager_sent)" -gt 0 ] && [ "$(counter ofi_eager_sent)" -gt 0 ] &&
+    [ "$(counter ofi_rndv_read)" -gt 0 ]; then
+    pass shm_and_ofi_two_nodes
+else
+    fail shm_and_ofi_two_nodes "$(details)"
+fi
+
+# ---- a completion error: fi_cq_readerr's error, the provider's text, peer and operation ----
+run 120 env FERRY_METHODS=ofi FI_PROVIDER=tcp FERRY_EAGER_LIMIT=0 FERRY_OFI_FAULT=rkey \
+    "$MPIEXEC" -n 2 "$EXCHANGE" 1
+if [ $rc != 0 ] && [ $rc != 124 ] &&
+    grep -q 'ofi: fi_read from rank [01] on tcp;ofi_rxm failed: .*(provider: ' "$ERR"; then
+    pass completion_error_reported
+else
+    fail completion_error_reported "$(details)"
+fi
+
+# ---- a rank dies: the survivor's receives fail naming it, no hang (test/harden/peer_lost.c) ----
+for p in tcp shm; do
+    run 120 env FERRY_METHODS=ofi FI_PROVIDER=$p "$MPIEXEC" -disable-auto-cleanup -n 2 \
+        "$TMP/peer_lost"
+    if grep -q '^ No Errors$' "$OUT" && [ "$(grep -c 'failed after' "$OUT")" = 5 ]; then
+        pass "peer_lost_$p"
+    else
+        fail "peer_lost_$p" "$(details)"
+    fi
+done
+
+# ---- a stranger's message (no token) is dropped and counted; the job's traffic goes on ----
+# The victim job prints rank 0's endpoint name; the stranger (a plain libfabric program, not
+# a rank) sends it messages claiming to come from rank 1, with a wrong token and with none.
+victim_err=$TMP/victim.err
+: >"$victim_err"
+env FERRY_METHODS=ofi FI_PROVIDER=tcp FERRY_STATS_FILE="$TMP/vstats" OFI_VICTIM_READY="$TMP/ready" \
+    OFI_VICTIM_GO="$TMP/go" timeout -k 5 120 "$MPIEXEC" -n 2 "$TMP/ofi_stranger_victim" \
+    >"$OUT" 2>"$victim_err" &
+victim=$!
+for _ in $(seq 600); do [ -s "$TMP/ready" ] && break; sleep 0.1; done
+FI_PROVIDER=tcp timeout 30 "$TMP/ofi_stranger" "$(cat "$TMP/ready" 2>/dev/null)" >"$TMP/stranger.out" 2>&1
+srv=$?
+touch "$TMP/go"
+wait $victim
+rc=$?
+strangers=$(cat "$TMP"/vstats.* 2>/dev/null | awk '$1 == "ofi_strangers" { s += $2 } END { print s + 0 }')
+if [ $srv = 0 ] && [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT" && [ "$strangers" -ge 3 ]; then
+    secs=0 pass stranger_dropped
+else
+    fail stranger_dropped "stranger rc=$srv '$(show "$TMP/stranger.out")' victim rc=$rc strangers=$strangers stdout='$(show "$OUT")' stderr='$(show "$victim_err")'"
+fi
+
+# ---- a rank that crashes while ofi is in use dies by its signal (mpiexec says which) ----
+# libfabric's libinfinipath replaces the handlers of SIGSEGV, SIGTERM ... with one that writes a
+# .btr file and exits 1; the method restores them after opening libfabric (ofi_dl.c).
+mkdir -p "$TMP/crash"
+run 120 env -C "$TMP/crash" FERRY_METHODS=ofi FI_PROVIDER=shm "$MPIEXEC" -n 4 "$TMP/segv_rank2"
+if [ $rc = 11 ] && grep -q 'rank 2 .*killed by signal 11' "$ERR" &&
+    [ -z "$(ls "$TMP/crash")" ]; then
+    pass crash_keeps_signal
+else
+    fail crash_keeps_signal "files left: '$(ls "$TMP/crash" | tr '\n' ' ')' $(details)"
+fi
+
+# ---- verbs;ofi_rxm on Soft-RoCE, in the rxe-run VM (test/ofi/vm.sh) ----
+# The list's programs are built here (a compiler under emulation is slow) and reused there.
+top=$(cd "$here/../.." && pwd)
+rxe=${RXE_RUN:-}
+for c in "$top/../shared/tools/rxe-run" /work/shared/tools/rxe-run; do
+    [ -z "$rxe" ] && [ -x "$c" ] && rxe=$c
+done
+pfx=$(cd "$prefix" 2>/dev/null && pwd)
+if [ -z "$rxe" ] || [ ! -x "$rxe" ]; then
+    skip ofi_verbs_vm "no Soft-RoCE VM runner (rxe-run; set RXE_RUN)"
+elif [ -z "$pfx" ] || [ "${pfx#"$top"/}" = "$pfx" ]; then
+    skip ofi_verbs_vm "PREFIX $prefix is outside the tree $top, which is all the VM can see"
+else
+    vmwork=$top/_build/ofi-vm
+    mkdir -p "$vmwork/list"
+    vmlist=$top/test/ofi/vm-testlist
+    [ "${OFI_VM_FULL:-0}" = 1 ] && vmlist=$top/test/verbs/testlist
+    for prog in $(sed -e 's/#.*//' "$vmlist" | awk 'NF { print $1 }' | sort -u); do
+        "$MPICC" -O1 -g -I"$top/test/mpi" -o "$vmwork/list/$prog" "$top/test/mpi/$prog.c" \
+            "$top/test/mpi/mtest.c" >"$TMP/build.log" 2>&1 ||
+            { fail "build_vm_$prog" "$(show "$TMP/build.log")"; summary; }
+    done
+    t0=$(date +%s)
+    (cd "$top" && RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check} "$rxe" --timeout \
+        "${RXE_TIMEOUT:-1500}" -- env OFI_VM_FULL="${OFI_VM_FULL:-0}" bash test/ofi/vm.sh "$pfx") \
+        >"$vmwork/vm.log" 2>&1
+    vrc=$?
+    grep -E '^(PASS|FAIL|SKIP)' "$vmwork/vm.log"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$vmwork/vm.log" | tail -n 1)
+    if [ -z "$line" ]; then
+        fail ofi_verbs_vm "exit status $vrc, no summary: $(tail -n 8 "$vmwork/vm.log" | tr '\n' '|' | cut -c1-600)"
+    else
+        read -r p _ f _ s _ <<<"$(sed -E 's/,//g' <<<"$line")"
+        passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+        [ $vrc = 0 ] || [ "$f" -gt 0 ] || fail ofi_verbs_vm "exit status $vrc with no failure reported"
+    fi
+    echo "(the VM part took $(($(date +%s) - t0)) s; its log: $vmwork/vm.log)"
+fi
+
+summary
