@@ -136,10 +136,7 @@ static int register_stats(void)
     MPIDI_VERBS_stats_t *s = &st->stats;
     static MPIDU_rcache_stats_t no_cache;
     const MPIDU_rcache_stats_t *rc = st->rcache ? MPIDU_rcache_counters(st->rcache) : &no_cache;
-    const struct {
-        const char *name;
-        const unsigned long *counter;
-    } table[] = {
+    const MPIDU_stat_t table[] = {
         {"verbs_sends", &s->sends},
         {"verbs_inline_sends", &s->inline_sends},
         {"verbs_signalled", &s->signalled},
@@ -189,12 +186,7 @@ static int register_stats(void)
         {"verbs_rcache_evictions", &rc->evictions},
         {"verbs_rcache_invalidations", &rc->invalidations},
     };
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-        int err = MPIDU_stat_register(table[i].name, table[i].counter);
-        if (err)
-            return err;
-    }
-    return MPI_SUCCESS;
+    return MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
 }
 
 int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
