@@ -80,8 +80,23 @@ static cfg_var_t vars[] = {
      "never)"},
     {"FERRY_RNDV_FIN_FENCE", CFG_BOOL, "0", 0, 1, NULL,
      "read rendezvous: send FIN fenced behind the reads at once instead of after they complete"},
-    {"FERRY_VERBS_EAGER", CFG_ENUM, "sr", 0, 0, "sr",
-     "verbs eager protocol: sr (send-receive into SRQ buffers)"},
+    {"FERRY_VERBS_EAGER", CFG_ENUM, "sr", 0, 0, "sr|ring",
+     "verbs eager protocol: sr (send-receive into SRQ buffers) or ring (the receiver pulls "
+     "from the sender's ring with RDMA reads)"},
+    {"FERRY_RING_SIZE", CFG_SIZE, "131072", 4096, 1L << 30, NULL,
+     "bytes of each verbs ring (one per peer each way; a multiple of the page size; a message "
+     "takes at most half)"},
+    {"FERRY_RING_MAX_READ", CFG_SIZE, "32768", 64, 1L << 30, NULL,
+     "largest RDMA read of a ring's data (a larger new range is read in pieces)"},
+    {"FERRY_RING_HEAD_INTERVAL", CFG_SIZE, "0", 0, 1L << 30, NULL,
+     "bytes freed before the head goes back to the sender (0: a quarter of the ring; also "
+     "whenever the receiver has caught up)"},
+    {"FERRY_RING_POLL_BACKOFF", CFG_INT, "50", 0, 1000000, NULL,
+     "microseconds between tail reads of an idle sender at most, times the number of senders "
+     "read (0: no back-off)"},
+    {"FERRY_RING_PREFETCH", CFG_BOOL, "1", 0, 1, NULL,
+     "read a ring's tail again together with each data read (1), or only once all is handed "
+     "out (0)"},
     {"FERRY_VERBS_DEVICE", CFG_STR, "", 0, 0, NULL,
      "verbs device and port, e.g. rxe0 or mlx5_0:1 (empty: the first with an active port)"},
     {"FERRY_VERBS_GID_INDEX", CFG_INT, "-1", -1, 65535, NULL,

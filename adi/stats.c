@@ -60,6 +60,16 @@ int MPIDU_stat_register(const char *name, const unsigned long *counter_p)
     return MPI_SUCCESS;
 }
 
+int MPIDU_stat_register_all(const MPIDU_stat_t *table_in, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int err = MPIDU_stat_register(table_in[i].name, table_in[i].counter);
+        if (err)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
 /* The protocol counters of one method, or their sums, as prefix + their name. */
 static int register_proto(const char *prefix, MPIDI_proto_stats_t *s)
 {
@@ -109,10 +119,7 @@ int MPIDI_stats_register_methods(void)
 
 int MPIDI_stats_init(void)
 {
-    static const struct {
-        const char *name;
-        const unsigned long *counter;
-    } core[] = {
+    static const MPIDU_stat_t core[] = {
         {"deferred", &MPIDI_stats.deferred},
         {"unexpected", &MPIDI_stats.unexpected},
         {"unexpected_bytes_max", &MPIDI_stats.unexpected_bytes_max},
@@ -122,9 +129,8 @@ int MPIDI_stats_init(void)
     int err = register_proto("", &MPIDI_stats.proto);
     if (err)
         return err;
-    for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
-        if ((err = MPIDU_stat_register(core[i].name, core[i].counter)))
-            return err;
+    if ((err = MPIDU_stat_register_all(core, sizeof(core) / sizeof(core[0]))))
+        return err;
     ncore = nstats;
 
     /* Opened now so that a path that cannot be written stops MPI_Init with a clear error,

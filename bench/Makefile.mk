@@ -19,3 +19,8 @@ bench_flood_SOURCES = bench/flood.c
 bench_flood_LDADD = libmpi.la
 # startup_empty.c: MPI_Init + MPI_Finalize, timed by bench/startup.sh under several launchers.
 EXTRA_DIST += bench/startup_empty.c bench/startup.sh
+# msgrate.c: windowed message rate of N-1 senders to one receiver (bench/verbs.sh: sr against ring).
+EXTRA_DIST += bench/msgrate.c
+noinst_PROGRAMS += bench/msgrate
+bench_msgrate_SOURCES = bench/msgrate.c
+bench_msgrate_LDADD = libmpi.la

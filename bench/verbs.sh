@@ -7,18 +7,24 @@
 # a network.  MPICH (UCX) and Open MPI (openib) do not run over rxe in this VM, so there is no
 # ratio column (doc/methods/verbs.md).
 #
-# usage: bench/verbs.sh --ferry PREFIX [--quick] [--keep DIR]
+# With --ring instead: the eager protocols against each other (issue 9): send-receive (sr), the
+# ring channel (ring) and the ring without prefetch (ring_nopf): latency and bandwidth to 16 KiB,
+# message rate of 8 B and 512 B messages (window 64) with 1 and with 3 senders to one receiver,
+# and the ring's mean bytes per data read (from its counters).
+#
+# usage: bench/verbs.sh --ferry PREFIX [--quick] [--ring] [--keep DIR]
 #   PREFIX must lie inside this tree (the VM sees only the tree); RXE_RUN names the VM runner.
 set -u -o pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
-prefix= quick=0 keep=
+prefix= quick=0 keep= ring=0
 while [ $# -gt 0 ]; do
     case $1 in
     --ferry) prefix=$2; shift 2 ;;
     --quick | -q) quick=1; shift ;;
+    --ring) ring=1; shift ;;
     --keep) keep=$2; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "verbs.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -33,11 +39,67 @@ done
 
 work=${keep:-$top/_build/bench-verbs}
 mkdir -p "$work" && work=$(cd "$work" && pwd)
-for p in latbw overhead; do
+for p in latbw overhead msgrate; do
     "$prefix/bin/mpicc" -O2 -o "$work/$p" "$here/$p.c" || exit 1
 done
 q=
 [ "$quick" = 1 ] && q=-q
+
+if [ "$ring" = 1 ]; then
+    cfgs="sr ring ring_nopf"
+    cat >"$work/vm.sh" <<EOF
+#!/bin/bash
+cd "$work" || exit 1
+export FERRY_METHODS=verbs
+env_of() { case \$1 in sr) echo FERRY_VERBS_EAGER=sr ;; ring) echo FERRY_VERBS_EAGER=ring ;;
+    ring_nopf) echo FERRY_VERBS_EAGER=ring FERRY_RING_PREFETCH=0 ;; esac; }
+for c in $cfgs; do
+    echo "== \$c" >&2
+    env \$(env_of \$c) "$prefix/bin/mpiexec" -n 2 ./latbw -q -m 8 -M 16384 >"lat.\$c" 2>"err.\$c"
+    for n in 2 4; do
+        for s in 8 512; do
+            rm -f stats.*
+            env \$(env_of \$c) FERRY_STATS_FILE=stats "$prefix/bin/mpiexec" -n \$n ./msgrate -s \$s -n 100 \\
+                >"rate.\$c.\$n.\$s" 2>>"err.\$c"
+            cat stats.* | awk '\$1 == "verbs_ring_data_bytes" { b += \$2 } \$1 == "verbs_ring_data_reads" { r += \$2 }
+                END { if (r) printf "%.0f\\n", b / r; else print "-" }' >"perread.\$c.\$n.\$s"
+        done
+    done
+done
+EOF
+    chmod +x "$work/vm.sh"
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    export RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check} # (see test/verbs/run.sh)
+    (cd "$top" && "$rxe" --timeout 3000 -- "$work/vm.sh") || { echo "verbs.sh: the VM run failed" >&2; exit 1; }
+    echo "# Ferry's verbs eager protocols on rxe0 (Soft-RoCE in a TCG VM); load average before: $load, after: $(cut -d' ' -f1 /proc/loadavg)"
+    echo "# latency_us (half round trip) and bandwidth_MBps (window 64), 2 ranks"
+    printf '%-8s' size
+    for c in $cfgs; do printf ' %12s' "lat_$c"; done
+    for c in $cfgs; do printf ' %12s' "bw_$c"; done
+    echo
+    for s in $(awk '/^[0-9]/ { print $1 }' "$work/lat.sr"); do
+        printf '%-8s' "$s"
+        for c in $cfgs; do printf ' %12s' "$(awk -v s="$s" '$1 == s { print $2 }' "$work/lat.$c")"; done
+        for c in $cfgs; do printf ' %12s' "$(awk -v s="$s" '$1 == s { print $3 }' "$work/lat.$c")"; done
+        echo
+    done
+    echo "# message rate (messages/s, window 64) and the ring's mean bytes per data read"
+    printf '%-22s' case
+    for c in $cfgs; do printf ' %12s' "$c"; done
+    for c in ring ring_nopf; do printf ' %14s' "B/read_$c"; done
+    echo
+    for n in 2 4; do
+        for s in 8 512; do
+            printf '%-22s' "$((n - 1)) sender(s), $s B"
+            for c in $cfgs; do
+                printf ' %12s' "$(sed -n 's/.*: \([0-9]*\) messages\/s.*/\1/p' "$work/rate.$c.$n.$s")"
+            done
+            for c in ring ring_nopf; do printf ' %14s' "$(cat "$work/perread.$c.$n.$s")"; done
+            echo
+        done
+    done
+    exit 0
+fi
 
 # What runs in the VM: one line per configuration.
 cat >"$work/vm.sh" <<EOF

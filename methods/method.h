@@ -244,6 +244,12 @@ void MPIDU_probe_line(char *buf, size_t len, const char *fmt, ...)
  * ending in "_max" is a maximum (tests take the largest over the ranks), any other a count
  * (summed).  Call it from init; returns an MPI error code (bad or duplicate name). */
 int MPIDU_stat_register(const char *name, const unsigned long *counter_p);
+/* A method's counters as one table, registered in order (the first error stops it). */
+typedef struct {
+    const char *name;
+    const unsigned long *counter;
+} MPIDU_stat_t;
+int MPIDU_stat_register_all(const MPIDU_stat_t *table, size_t n);
 
 /* Configuration values (adi/config.c) a method may read. */
 long MPIDU_config_int(const char *name);

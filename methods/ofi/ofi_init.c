@@ -59,10 +59,7 @@ static int register_stats(void)
     MPIDI_OFI_stats_t *s = &st->stats;
     static MPIDU_rcache_stats_t no_cache;
     const MPIDU_rcache_stats_t *rc = st->rcache ? MPIDU_rcache_counters(st->rcache) : &no_cache;
-    const struct {
-        const char *name;
-        const unsigned long *counter;
-    } table[] = {
+    const MPIDU_stat_t table[] = {
         {"ofi_sends", &s->sends},
         {"ofi_injects", &s->injects},
         {"ofi_recvs", &s->recvs},
@@ -83,12 +80,7 @@ static int register_stats(void)
         {"ofi_rcache_hits", &rc->hits},
         {"ofi_rcache_misses", &rc->misses},
     };
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-        int err = MPIDU_stat_register(table[i].name, table[i].counter);
-        if (err)
-            return err;
-    }
-    return MPI_SUCCESS;
+    return MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
 }
 
 static void read_sizes(void)

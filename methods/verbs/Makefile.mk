@@ -16,7 +16,10 @@ ferry_verbs_la_SOURCES = \
 	methods/verbs/verbs_send.c \
 	methods/verbs/verbs_rdma.c \
 	methods/verbs/verbs_mr.c \
-	methods/verbs/verbs_progress.c
+	methods/verbs/verbs_progress.c \
+	methods/verbs/verbs_ring.h \
+	methods/verbs/verbs_ring.c \
+	methods/verbs/verbs_ring_map.c
 # Left undefined: the core's symbols, found in the libmpi of the process that opens it.
 ferry_verbs_la_LDFLAGS = -module -avoid-version -shared
 ferry_verbs_la_LIBADD = $(VERBS_LIBS)

@@ -419,6 +419,11 @@ int MPIDI_VERBS_auth_recv(MPIDI_VERBS_conn_t *c, const MPIDI_VERBS_hdr_t *h, con
     MPIDI_VERBS_credit_init(&c->cr, c->in_credits, c->in_granted);
     c->state = MPIDI_VERBS_CONN_UP;
     st->stats.conn_in++;
+    int err = MPIDI_VERBS_ring_open(c);
+    if (err) {
+        MPIDI_VERBS_conn_fail(c, "%s", MPIDU_err_string(err));
+        return 1; /* (attached, and failed: its credit is counted all the same) */
+    }
     if (st->verbose >= 2)
         fprintf(stderr,
                 "ferry: rank %d: verbs connection from rank %d up (credits %d each way: we "
@@ -498,6 +503,10 @@ static void on_established(MPIDI_VERBS_conn_t *c, struct rdma_cm_event *ev)
         return;
     }
     st->stats.conn_out++;
+    if ((err = MPIDI_VERBS_ring_open(c))) {
+        MPIDI_VERBS_conn_fail(c, "%s", MPIDU_err_string(err));
+        return;
+    }
     if (st->verbose >= 2)
         fprintf(stderr,
                 "ferry: rank %d: verbs connection to rank %d up (credits %d each way: we "
@@ -674,12 +683,19 @@ void MPIDI_VERBS_conn_close_all(void)
             MPIDI_VERBS_conn_t *c = st->conns[p];
             if (!c || c->state != MPIDI_VERBS_CONN_UP)
                 continue;
-            if (bye && !bye[p] && !c->peer_closed) {
-                if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_BYE, NULL, 0) == MPI_SUCCESS)
+            /* Over the ring the peer pulls what we sent: BYE waits until
+             * it has freed all of it, and we read its ring until its BYE
+             * (which it sends after our BYE too, for the same reason). */
+            if (bye && !bye[p] && (!c->peer_closed || c->rc)) {
+                if (!MPIDI_VERBS_ring_drained(c))
+                    done = 0;
+                else if (MPIDI_VERBS_send_ctrl(c, MPIDI_VERBS_BYE, NULL, 0) == MPI_SUCCESS)
                     bye[p] = 1;
                 else
                     done = 0;
             }
+            if (c->rc && !c->peer_closed)
+                done = 0;
             if (c->sq_used > 0) {
                 if (c->unsignalled && !c->signal_pending)
                     MPIDI_VERBS_post_flush(c);

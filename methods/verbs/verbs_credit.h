@@ -23,6 +23,7 @@ _Static_assert(sizeof(MPIDI_VERBS_hdr_t) == 8, "wire header (doc/methods/verbs.m
 #define MPIDI_VERBS_CREDIT 0xfe /* credits only */
 #define MPIDI_VERBS_BYE 0xff    /* the sender finalizes; a disconnect that follows is no loss */
 #define MPIDI_VERBS_AUTH 0xfd   /* the connector's proof, its first message (verbs_auth.c) */
+#define MPIDI_VERBS_RING 0xfc   /* where the sender's ring is (FERRY_VERBS_EAGER=ring) */
 
 #define MPIDI_VERBS_F_CTRL_ACK 0x1  /* the sender took our last message in its reserved slot */
 #define MPIDI_VERBS_F_STARVED 0x2   /* the sender ran out of credits since its last message */

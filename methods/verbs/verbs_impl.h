@@ -12,6 +12,7 @@
 #include "method.h"
 #include "rcache.h"
 #include "verbs_credit.h"
+#include "verbs_ring.h"
 
 /* The connection handshake (doc/security.md "verbs"), in rdma_cm's private
  * data: the connector's REQ (at most 56 bytes) carries a fresh nonce and a
@@ -88,7 +89,15 @@ typedef struct MPIDI_VERBS_rdma_op {
     void *cookie;
 } MPIDI_VERBS_rdma_op_t;
 
-enum { MPIDI_VERBS_TX_SEND, MPIDI_VERBS_TX_READ, MPIDI_VERBS_TX_WRITE, MPIDI_VERBS_TX_FLUSH };
+enum {
+    MPIDI_VERBS_TX_SEND,
+    MPIDI_VERBS_TX_READ,
+    MPIDI_VERBS_TX_WRITE,
+    MPIDI_VERBS_TX_FLUSH,
+    MPIDI_VERBS_TX_RING_TAIL, /* the ring channel's read of a sender's tail */
+    MPIDI_VERBS_TX_RING_DATA, /* its read of a range of a sender's ring */
+    MPIDI_VERBS_TX_RING_HEAD, /* its write of the head back to the sender */
+};
 
 /* A posted work request, in send-queue order: completions arrive in that
  * order, so a signalled one retires every entry before it. */
@@ -97,7 +106,48 @@ typedef struct MPIDI_VERBS_tx {
     uint8_t signalled;
     MPIDI_VERBS_sbuf_t *sbuf;  /* send buffer to free (NULL: inline or none) */
     MPIDI_VERBS_rdma_op_t *op; /* read/write piece of this operation */
+    uint64_t end;              /* TX_RING_DATA: the ring position the read ends at */
 } MPIDI_VERBS_tx_t;
+
+/* The ring channel of one connection (verbs_ring.c, doc/methods/verbs.md
+ * "The ring channel"): our ring for the peer, our copy of the peer's ring,
+ * and one registered page of control words. */
+#define MPIDI_VERBS_TAIL_SLOTS 8   /* landing words for reads of the peer's tail, in turn */
+#define MPIDI_VERBS_RING_REREADS 8 /* stale bytes read again this often before it is corruption */
+enum {
+    MPIDI_VERBS_CTRL_OUT_TAIL, /* our ring's tail: the peer reads it */
+    MPIDI_VERBS_CTRL_OUT_HEAD, /* the head of our ring: the peer writes it */
+    MPIDI_VERBS_CTRL_IN_HEAD,  /* the head we write back to the peer, from here */
+    MPIDI_VERBS_CTRL_IN_TAIL,  /* where reads of the peer's tail land (TAIL_SLOTS words) */
+    MPIDI_VERBS_CTRL_WORDS = MPIDI_VERBS_CTRL_IN_TAIL + MPIDI_VERBS_TAIL_SLOTS
+};
+/* What a RING message carries: where the sender's ring and control words are. */
+typedef struct MPIDI_VERBS_ring_info {
+    uint64_t ring_addr; /* the ring, mapped twice: 2 * size bytes */
+    uint64_t ctrl_addr; /* the control words (MPIDI_VERBS_CTRL_*) */
+    uint32_t ring_rkey, ctrl_rkey;
+    uint32_t size;
+    uint32_t reserved;
+} MPIDI_VERBS_ring_info_t;
+_Static_assert(sizeof(MPIDI_VERBS_ring_info_t) == MPIDU_SHA256_LEN, "fits a control message");
+typedef struct MPIDI_VERBS_rconn {
+    MPIDI_VERBS_ring_out_t out;
+    MPIDI_VERBS_ring_in_t in;
+    uint64_t out_head; /* the last head the peer returned that we checked */
+    volatile uint64_t *ctrl;
+    struct ibv_mr *out_mr, *in_mr, *ctrl_mr;
+    int info_due;  /* our RING message is still to be sent */
+    int info_seen; /* the peer's RING message came: its ring can be read */
+    MPIDI_VERBS_ring_info_t peer;
+    int tail_out; /* a tail read is posted */
+    int tail_landed;
+    int tail_slot;       /* the landing word of the last tail read posted */
+    uint64_t rereads_at; /* where stale bytes were last read again */
+    int rereads;         /* how often there */
+    int data_out;        /* data reads posted */
+    int empty;           /* tail reads in a row that found nothing new */
+    double next_poll;
+} MPIDI_VERBS_rconn_t;
 
 typedef enum {
     MPIDI_VERBS_CONN_NONE,       /* nothing yet */
@@ -146,10 +196,12 @@ typedef struct MPIDI_VERBS_conn {
     char batch_inline[MPIDI_VERBS_POST_BATCH][MPIDI_VERBS_INLINE_MAX];
     int nbatch;
     int max_inline;
+    int rdma_out;            /* pieces of the core's rdma operations posted, not completed */
+    MPIDI_VERBS_rconn_t *rc; /* FERRY_VERBS_EAGER=ring: the ring channel, from connection up */
 } MPIDI_VERBS_conn_t;
 
 /* FERRY_VERBS_EAGER's choices, in its order (adi/config.c). */
-enum { MPIDI_VERBS_EAGER_SR };
+enum { MPIDI_VERBS_EAGER_SR, MPIDI_VERBS_EAGER_RING };
 /* FERRY_VERBS_FAULT's choices: faults the tests inject to see errors reported. */
 enum { MPIDI_VERBS_FAULT_NONE, MPIDI_VERBS_FAULT_RKEY };
 
@@ -162,6 +214,10 @@ typedef struct MPIDI_VERBS_stats {
     unsigned long recvs, reposts, srq_limit_events, srq_grows, bonus_credits, srq_buffers_max;
     unsigned long reads, read_pieces, reads_inflight_max, rdma_waits, writes, write_pieces;
     unsigned long flushes, conn_out, conn_in, conn_lost_race, cq_resizes, strangers;
+    unsigned long ring_sends, ring_full, ring_tail_reads, ring_tail_empty, ring_prefetches;
+    unsigned long ring_data_reads, ring_data_bytes, ring_read_bytes_max, ring_bounded_reads;
+    unsigned long ring_msgs, ring_straddles, ring_head_writes, ring_backoffs;
+    unsigned long ring_stale_tails, ring_rereads;
 } MPIDI_VERBS_stats_t;
 
 typedef struct MPIDI_VERBS_state {
@@ -205,6 +261,12 @@ typedef struct MPIDI_VERBS_state {
     int eager;       /* FERRY_VERBS_EAGER: MPIDI_VERBS_EAGER_* */
     int fault;       /* FERRY_VERBS_FAULT: MPIDI_VERBS_FAULT_* (tests) */
     size_t max_rdma; /* largest piece of one read or write */
+    /* The ring channel (FERRY_RING_*). */
+    uint64_t ring_size, ring_max_read, ring_head_interval;
+    size_t ring_max_msg; /* largest message in a ring, headers included */
+    double ring_backoff_us;
+    int ring_prefetch;
+    int nrings; /* peers whose ring we read (the back-off's cap grows with them) */
     /* Receive buffers. */
     MPIDI_VERBS_rbuf_t *stash; /* not posted: reposted before the next batch is dispatched */
     int nstash;
@@ -310,6 +372,21 @@ int MPIDI_VERBS_rdma_put(int peer, const void *local, size_t len, void *local_ha
 void MPIDI_VERBS_rdma_piece_done(MPIDI_VERBS_conn_t *c, MPIDI_VERBS_rdma_op_t *op, int ok);
 int MPIDI_VERBS_rdma_pump(MPIDI_VERBS_conn_t *c);
 void MPIDI_VERBS_rdma_drop(MPIDI_VERBS_conn_t *c);
+/* verbs_ring.c */
+/* The connection is up: our ring for the peer and our copy of its ring. */
+int MPIDI_VERBS_ring_open(MPIDI_VERBS_conn_t *c);
+void MPIDI_VERBS_ring_close(MPIDI_VERBS_conn_t *c);
+/* am_send over the ring (the connection is up). */
+int MPIDI_VERBS_ring_send(MPIDI_VERBS_conn_t *c, int handler, const void *hdr, size_t hdr_len,
+                          const MPIR_Segment *seg, size_t first, size_t last, unsigned flags);
+/* The peer's RING message. */
+void MPIDI_VERBS_ring_info_recv(MPIDI_VERBS_conn_t *c, const void *payload, size_t len);
+/* A ring read or write retired (ok: it succeeded). */
+void MPIDI_VERBS_ring_retired(MPIDI_VERBS_conn_t *c, const MPIDI_VERBS_tx_t *tx, int ok);
+/* Every ring: messages landed are dispatched, heads written back, reads posted. */
+int MPIDI_VERBS_ring_progress(int *made);
+/* Everything we put in the ring for the peer was freed (finalize waits for it). */
+int MPIDI_VERBS_ring_drained(MPIDI_VERBS_conn_t *c);
 /* verbs_mr.c */
 int MPIDI_VERBS_rcache_create(void);
 int MPIDI_VERBS_mem_reg(void *addr, size_t len, unsigned access, MPIDI_mem_t *mem_p);

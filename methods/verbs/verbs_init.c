@@ -33,9 +33,39 @@ static int imin(long a, long b)
     return (int)(a < b ? a : b);
 }
 
+/* The ring channel's sizes (FERRY_RING_*): what the ranges in adi/config.c
+ * cannot say is checked here. */
+static int read_ring_sizes(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    long page = sysconf(_SC_PAGESIZE);
+    st->ring_size = (uint64_t)MPIDU_config_int("FERRY_RING_SIZE");
+    st->ring_max_read = (uint64_t)MPIDU_config_int("FERRY_RING_MAX_READ");
+    st->ring_head_interval = (uint64_t)MPIDU_config_int("FERRY_RING_HEAD_INTERVAL");
+    st->ring_backoff_us = (double)MPIDU_config_int("FERRY_RING_POLL_BACKOFF");
+    st->ring_prefetch = (int)MPIDU_config_int("FERRY_RING_PREFETCH");
+    st->ring_max_msg = (size_t)st->ring_size / 2;
+    if (page > 0 && st->ring_size % (uint64_t)page)
+        return MPIDU_err_create(MPI_ERR_OTHER,
+                                "verbs: FERRY_RING_SIZE=%llu is not a multiple of the page size "
+                                "(%ld bytes): the ring is mapped twice back to back",
+                                (unsigned long long)st->ring_size, page);
+    if (st->ring_head_interval > st->ring_size)
+        return MPIDU_err_create(
+            MPI_ERR_OTHER, "verbs: FERRY_RING_HEAD_INTERVAL=%llu exceeds FERRY_RING_SIZE=%llu",
+            (unsigned long long)st->ring_head_interval, (unsigned long long)st->ring_size);
+    if (st->ring_head_interval == 0)
+        st->ring_head_interval = st->ring_size / 4;
+    if (st->ring_max_read > st->ring_size)
+        st->ring_max_read = st->ring_size;
+    if (st->ring_max_read > st->max_rdma)
+        st->ring_max_read = st->max_rdma;
+    return MPI_SUCCESS;
+}
+
 /* Every size is a variable (adi/config.c, doc/tuning.md), bounded by what
  * the device can do. */
-static void read_sizes(void)
+static int read_sizes(void)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     const struct ibv_device_attr *da = &st->dev_attr;
@@ -63,20 +93,23 @@ static void read_sizes(void)
     st->rnr_retry = (int)MPIDU_config_int("FERRY_VERBS_RNR_RETRY");
     st->retry_count = (int)MPIDU_config_int("FERRY_VERBS_RETRY_COUNT");
     st->timeout = (int)MPIDU_config_int("FERRY_VERBS_TIMEOUT");
-    /* Only send-receive eager so far (the ring channel is another protocol
-     * for the same variable). */
     st->eager = (int)MPIDU_config_int("FERRY_VERBS_EAGER");
     st->fault = (int)MPIDU_config_int("FERRY_VERBS_FAULT");
     st->max_rdma = st->port_attr.max_msg_sz;
     size_t chunk = (size_t)MPIDU_config_int("FERRY_VERBS_RDMA_CHUNK");
     if (chunk && chunk < st->max_rdma)
         st->max_rdma = chunk;
+    return st->eager == MPIDI_VERBS_EAGER_RING ? read_ring_sizes() : MPI_SUCCESS;
 }
 
 static void fill_caps(MPIDI_method_caps_t *caps)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     size_t payload = st->buf_size - sizeof(MPIDI_VERBS_hdr_t) - MPIDI_VERBS_MAX_HDR;
+    /* Over the ring, a message takes at most half of it (two always fit). */
+    size_t ring_payload = st->ring_max_msg - sizeof(MPIDI_VERBS_rmsg_t) - MPIDI_VERBS_MAX_HDR;
+    if (st->eager == MPIDI_VERBS_EAGER_RING && ring_payload < payload)
+        payload = ring_payload;
     caps->max_hdr = MPIDI_VERBS_MAX_HDR;
     caps->eager_limit = payload;
     caps->max_send = payload;
@@ -103,10 +136,7 @@ static int register_stats(void)
     MPIDI_VERBS_stats_t *s = &st->stats;
     static MPIDU_rcache_stats_t no_cache;
     const MPIDU_rcache_stats_t *rc = st->rcache ? MPIDU_rcache_counters(st->rcache) : &no_cache;
-    const struct {
-        const char *name;
-        const unsigned long *counter;
-    } table[] = {
+    const MPIDU_stat_t table[] = {
         {"verbs_sends", &s->sends},
         {"verbs_inline_sends", &s->inline_sends},
         {"verbs_signalled", &s->signalled},
@@ -136,17 +166,27 @@ static int register_stats(void)
         {"verbs_conn_races", &s->conn_lost_race},
         {"verbs_cq_resizes", &s->cq_resizes},
         {"verbs_strangers", &s->strangers},
+        {"verbs_ring_sends", &s->ring_sends},
+        {"verbs_ring_full", &s->ring_full},
+        {"verbs_ring_tail_reads", &s->ring_tail_reads},
+        {"verbs_ring_tail_empty", &s->ring_tail_empty},
+        {"verbs_ring_prefetches", &s->ring_prefetches},
+        {"verbs_ring_backoffs", &s->ring_backoffs},
+        {"verbs_ring_data_reads", &s->ring_data_reads},
+        {"verbs_ring_data_bytes", &s->ring_data_bytes},
+        {"verbs_ring_read_bytes_max", &s->ring_read_bytes_max},
+        {"verbs_ring_bounded_reads", &s->ring_bounded_reads},
+        {"verbs_ring_msgs", &s->ring_msgs},
+        {"verbs_ring_straddles", &s->ring_straddles},
+        {"verbs_ring_head_writes", &s->ring_head_writes},
+        {"verbs_ring_stale_tails", &s->ring_stale_tails},
+        {"verbs_ring_rereads", &s->ring_rereads},
         {"verbs_rcache_hits", &rc->hits},
         {"verbs_rcache_misses", &rc->misses},
         {"verbs_rcache_evictions", &rc->evictions},
         {"verbs_rcache_invalidations", &rc->invalidations},
     };
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-        int err = MPIDU_stat_register(table[i].name, table[i].counter);
-        if (err)
-            return err;
-    }
-    return MPI_SUCCESS;
+    return MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
 }
 
 int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
@@ -173,7 +213,8 @@ int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
         mpi_errno = register_stats(); /* unavailable: init succeeds, nobody is reachable */
     if (mpi_errno || !st->available)
         return mpi_errno;
-    read_sizes();
+    if ((mpi_errno = read_sizes()))
+        goto fn_fail;
     fill_caps(caps_p);
 
     st->conns = calloc((size_t)st->size, sizeof(*st->conns));
@@ -231,6 +272,14 @@ int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
      * user: Ferry does not turn it on behind a program's back, since it
      * makes registered pages vanish from children (doc/methods/verbs.md). */
     enum ibv_fork_status fork_status = ibv_is_fork_initialized();
+    if (st->verbose && st->eager == MPIDI_VERBS_EAGER_RING)
+        fprintf(stderr,
+                "ferry: rank %d: verbs eager by the ring channel: %llu B per peer, reads of at "
+                "most %llu B, head back every %llu B, tail-poll back-off %.0f us per sender, "
+                "prefetch %s\n",
+                st->rank, (unsigned long long)st->ring_size, (unsigned long long)st->ring_max_read,
+                (unsigned long long)st->ring_head_interval, st->ring_backoff_us,
+                st->ring_prefetch ? "on" : "off");
     if (st->verbose)
         fprintf(stderr,
                 "ferry: rank %d: verbs on %s port %d GID %d (%s), listening on %s port %d; "
@@ -274,6 +323,7 @@ int MPIDI_VERBS_finalize(void)
             MPIDI_VERBS_conn_t *c = st->conns[p];
             if (!c)
                 continue;
+            MPIDI_VERBS_ring_close(c);
             free(c->ring);
             free(c);
         }

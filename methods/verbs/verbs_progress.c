@@ -40,27 +40,44 @@ static const char *op_name(const MPIDI_VERBS_tx_t *tx)
         return "RDMA write";
     case MPIDI_VERBS_TX_FLUSH:
         return "flush (empty RDMA write)";
+    case MPIDI_VERBS_TX_RING_TAIL:
+        return "RDMA read of the ring's tail";
+    case MPIDI_VERBS_TX_RING_DATA:
+        return "RDMA read of the ring";
+    case MPIDI_VERBS_TX_RING_HEAD:
+        return "RDMA write of the ring's head";
     default:
         return "send";
     }
 }
 
-static void send_completion(const struct ibv_wc *wc)
+/* Returns 1 when the completion is the ring channel's own (it counts as
+ * progress only if messages come of it, which the ring decides). */
+static int send_completion(const struct ibv_wc *wc)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     int peer = (int)((wc->wr_id >> 32) & 0x7fffffff);
     unsigned slot = (unsigned)(wc->wr_id & 0xffffffff);
     MPIDI_VERBS_conn_t *c = peer < st->size ? st->conns[peer] : NULL;
     if (!c || !c->ring)
-        return;
+        return 0;
+    int ring = c->ring[slot % (unsigned)c->sq_depth].kind >= MPIDI_VERBS_TX_RING_TAIL;
     int ok = wc->status == IBV_WC_SUCCESS;
-    if (!ok && wc->status != IBV_WC_WR_FLUSH_ERR)
+    if (!ok && ring && c->peer_closed) {
+        /* A ring read still in flight when the peer, having said BYE,
+         * closed: nothing was lost (it says BYE once we freed all). */
+        if (c->state != MPIDI_VERBS_CONN_FAILED) {
+            MPIDI_VERBS_conn_fail(c, "closed after its BYE");
+            c->fail_report = 0;
+        }
+    } else if (!ok && wc->status != IBV_WC_WR_FLUSH_ERR)
         MPIDI_VERBS_conn_fail(c, "%s failed: %s (status %d, vendor error %#x)",
                               op_name(&c->ring[slot % (unsigned)c->sq_depth]),
                               ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
     else if (!ok && c->state != MPIDI_VERBS_CONN_FAILED && !st->finalizing)
         MPIDI_VERBS_conn_fail(c, "work request flushed: %s", ibv_wc_status_str(wc->status));
     MPIDI_VERBS_retire(c, slot, ok);
+    return ring;
 }
 
 /* One received message: credits and acknowledgements first, then the
@@ -118,6 +135,9 @@ static void recv_completion(const struct ibv_wc *wc)
     }
     if (h.handler == MPIDI_VERBS_BYE)
         c->peer_closed = 1;
+    else if (h.handler == MPIDI_VERBS_RING)
+        MPIDI_VERBS_ring_info_recv(c, b->addr + sizeof(h) + h.hdr_len,
+                                   wc->byte_len - sizeof(h) - h.hdr_len);
     else if (h.handler != MPIDI_VERBS_CREDIT && h.handler != MPIDI_VERBS_AUTH &&
              c->state != MPIDI_VERBS_CONN_FAILED)
         MPIDU_am_dispatch(c->peer, h.handler, b->addr + sizeof(h), h.hdr_len,
@@ -138,7 +158,6 @@ static int poll_cq(int *made)
         return MPIDU_err_create(MPI_ERR_OTHER, "verbs: ibv_poll_cq failed (%d)", n);
     if (n == 0)
         return MPI_SUCCESS;
-    *made = 1;
     int recvs = 0;
     for (int i = 0; i < n; i++)
         recvs += !(wc[i].wr_id >> 63);
@@ -147,10 +166,12 @@ static int poll_cq(int *made)
     if (err)
         return err;
     for (int i = 0; i < n; i++) {
-        if (wc[i].wr_id >> 63)
-            send_completion(&wc[i]);
-        else
+        if (!(wc[i].wr_id >> 63)) {
             recv_completion(&wc[i]);
+            *made = 1;
+        } else if (!send_completion(&wc[i])) {
+            *made = 1;
+        }
     }
     return n;
 }
@@ -260,6 +281,8 @@ int MPIDI_VERBS_progress(int *made_progress_p)
     for (int i = 0; !err && i < st->nlist; i++)
         if (st->list[i]->rdma_head)
             MPIDI_VERBS_rdma_pump(st->list[i]);
+    if (!err)
+        err = MPIDI_VERBS_ring_progress(made_progress_p);
     /* rdma_cm and async events are rare: looked at every 64th call, or at
      * every call while a connection is on its way. */
     if (!err && (st->cm_busy || st->woke || (++st->polls & 63) == 0)) {

@@ -33,6 +33,7 @@ int MPIDI_VERBS_rdma_pump(MPIDI_VERBS_conn_t *c)
             MPIDI_VERBS_tx_t tx = {.kind = op->is_get ? MPIDI_VERBS_TX_READ : MPIDI_VERBS_TX_WRITE,
                                    .op = op};
             op->pieces_out++;
+            c->rdma_out++;
             c->reads_out += op->is_get;
             op->left -= n;
             op->local += n;
@@ -115,6 +116,7 @@ int MPIDI_VERBS_rdma_put(int peer, const void *local, size_t len, void *local_ha
 void MPIDI_VERBS_rdma_piece_done(MPIDI_VERBS_conn_t *c, MPIDI_VERBS_rdma_op_t *op, int ok)
 {
     op->pieces_out--;
+    c->rdma_out--;
     c->reads_out -= op->is_get;
     if (!ok && !op->err)
         op->err = MPI_ERR_OTHER;

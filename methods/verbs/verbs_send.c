@@ -85,6 +85,8 @@ void MPIDI_VERBS_batch_drop(MPIDI_VERBS_conn_t *c)
         }
         if (tx->op)
             MPIDI_VERBS_rdma_piece_done(c, tx->op, 0);
+        else if (tx->kind >= MPIDI_VERBS_TX_RING_TAIL)
+            MPIDI_VERBS_ring_retired(c, tx, 0);
         *tx = (MPIDI_VERBS_tx_t){0};
     }
 }
@@ -174,6 +176,8 @@ void MPIDI_VERBS_retire(MPIDI_VERBS_conn_t *c, unsigned slot, int ok)
         }
         if (tx.op)
             MPIDI_VERBS_rdma_piece_done(c, tx.op, ok);
+        else if (tx.kind >= MPIDI_VERBS_TX_RING_TAIL)
+            MPIDI_VERBS_ring_retired(c, &tx, ok);
         if (s == slot)
             break;
     }
@@ -219,6 +223,10 @@ int MPIDI_VERBS_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     int rc = conn_usable(c, peer);
     if (rc)
         return rc;
+    /* The ring channel carries every message of the core; send-receive
+     * only the method's own (credits, BYE, AUTH, RING). */
+    if (st->eager == MPIDI_VERBS_EAGER_RING)
+        return MPIDI_VERBS_ring_send(c, handler, hdr, hdr_len, seg, first, last, flags);
     size_t len = last - first;
     size_t total = sizeof(MPIDI_VERBS_hdr_t) + hdr_len + len;
     if (hdr_len > MPIDI_VERBS_MAX_HDR || total > st->buf_size)

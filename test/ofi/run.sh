@@ -198,19 +198,9 @@ else
             { fail "build_vm_$prog" "$(show "$TMP/build.log")"; summary; }
     done
     t0=$(date +%s)
-    (cd "$top" && RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check} "$rxe" --timeout \
-        "${RXE_TIMEOUT:-1500}" -- env OFI_VM_FULL="${OFI_VM_FULL:-0}" bash test/ofi/vm.sh "$pfx") \
-        >"$vmwork/vm.log" 2>&1
-    vrc=$?
-    grep -E '^(PASS|FAIL|SKIP)' "$vmwork/vm.log"
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$vmwork/vm.log" | tail -n 1)
-    if [ -z "$line" ]; then
-        fail ofi_verbs_vm "exit status $vrc, no summary: $(tail -n 8 "$vmwork/vm.log" | tr '\n' '|' | cut -c1-600)"
-    else
-        read -r p _ f _ s _ <<<"$(sed -E 's/,//g' <<<"$line")"
-        passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
-        [ $vrc = 0 ] || [ "$f" -gt 0 ] || fail ofi_verbs_vm "exit status $vrc with no failure reported"
-    fi
+    . "$top/test/vm_part.sh"
+    vm_part ofi_verbs_vm "${RXE_TIMEOUT:-1500}" "$vmwork/vm.log" env OFI_VM_FULL="${OFI_VM_FULL:-0}" \
+        bash test/ofi/vm.sh "$pfx"
     echo "(the VM part took $(($(date +%s) - t0)) s; its log: $vmwork/vm.log)"
 fi
 

@@ -17,7 +17,7 @@ work=$top/_build/ofi-vm # the VM writes back only under the current directory
 # default (one receive queue per connection) libfabric 1.17 crashes now and then when a peer
 # closes while its last messages are still being handled: rxm reposts a buffer to the closed
 # connection's endpoint (doc/methods/ofi.md "A crash inside rxm at finalize"; reproduced without
-# Ferry by test/ofi/exit_race.sh: 5 of 26 rounds crashed, 0 of 15 with the shared context).
+# Ferry by test/ofi/exit_race.sh: 5 of 26-35 rounds crashed, 0 of 15 with the shared context).
 # Ferry does the same either way; only rxm's inside changes.
 export FERRY_METHODS=ofi FI_PROVIDER="verbs;ofi_rxm" FI_UNIVERSE_SIZE=16 FI_OFI_RXM_USE_SRX=1
 passed=0 failed=0 skipped=0

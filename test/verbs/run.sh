@@ -46,7 +46,7 @@ build() { # OUTPUT SOURCES...
     "$MPICC" -O1 -g -I"$top/test/mpi" -o "$@" >"$work/build.log" 2>&1 ||
         { fail "build_${1##*/}" "$(show "$work/build.log")"; summary; }
 }
-for prog in $(sed -e 's/#.*//' "$here/testlist" | awk 'NF { print $1 }' | sort -u); do
+for prog in $(sed -e 's/#.*//' "$here/testlist" "$here/ring-testlist" | awk 'NF { print $1 }' | sort -u); do
     build "$vmwork/list/$prog" "$top/test/mpi/$prog.c" "$top/test/mpi/mtest.c"
 done
 for prog in sendrecv_allpairs sendrecv_sizes; do
@@ -133,25 +133,11 @@ if [ -z "$rxe" ] || [ ! -x "$rxe" ]; then
     summary
 fi
 # A guest under software emulation on a loaded machine may find its timer interrupt too late
-# and panic at boot ("IO-APIC + timer doesn't work"); no_timer_check skips that check.
-export RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check}
+# and panic at boot ("IO-APIC + timer doesn't work"); vm_part boots it with no_timer_check.
+. "$top/test/vm_part.sh"
 vm_log=$work/vm.log
 t0=$SECONDS
-(cd "$top" && "$rxe" --timeout "${RXE_TIMEOUT:-2400}" -- env VERBS_QUICK="${VERBS_QUICK:-0}" \
-    bash test/verbs/vm.sh "$prefix") \
-    >"$vm_log" 2>&1
-vrc=$?
-grep -E '^(PASS|FAIL|SKIP)' "$vm_log"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$vm_log" | tail -n 1)
-if [ -z "$line" ]; then
-    why="exit status $vrc"
-    [ $vrc = 124 ] && why="timed out after ${RXE_TIMEOUT:-2400} s"
-    [ $vrc = 125 ] && why="the VM could not be prepared or booted"
-    fail verbs_vm "$why, no summary: $(tail -n 8 "$vm_log" | tr '\n' '|' | cut -c1-600)"
-    summary
-fi
-read -r p _ f _ s _ <<<"$(sed -E 's/,//g' <<<"$line")"
-passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
-[ $vrc = 0 ] || [ "$f" -gt 0 ] || fail verbs_vm "exit status $vrc with no failure reported"
+vm_part verbs_vm "${RXE_TIMEOUT:-2400}" "$vm_log" env VERBS_QUICK="${VERBS_QUICK:-0}" \
+    bash test/verbs/vm.sh "$prefix" || summary
 echo "(the VM part took $((SECONDS - t0)) s; its log: $vm_log)"
 summary

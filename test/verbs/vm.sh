@@ -59,22 +59,28 @@ for prog in sendrecv_allpairs sendrecv_sizes tcp_kill verbs_hold verbs_fault ver
 done
 
 # ---- the MPI subset over verbs, defaults then the variants ----
-list_log=$work/list.log
 variants=-variants
 [ "${VERBS_QUICK:-0}" = 1 ] && variants=
-FERRY_METHODS=verbs MPICC=$MPICC MPIEXEC=$MPIEXEC TESTDIR=$work/list REUSE_BUILT=1 TIMEOUT=240 \
-    VARIANTS_FILE=$here/variants bash "$top/test/mpi/runtests" -list "$here/testlist" $variants \
-    >"$list_log" 2>&1
-grep -E '^(PASS|FAIL|SKIP)' "$list_log"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$list_log" | tail -n 1)
-if [ -z "$line" ]; then
-    fail verbs_list "no summary from runtests: $(tail -n 5 "$list_log" | tr '\n' '|')"
-else
-    read -r p _ f _ s _ <<<"$(sed -E 's/,//g' <<<"$line")"
-    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
-    # runtests printed a FAIL line for each failure already; a count without lines is one more
-    [ "$(grep -c '^FAIL' "$list_log")" -ge "$f" ] || fail verbs_list "counts disagree: $line"
-fi
+# run_list NAME LIST VARIANTS: runtests over FERRY_METHODS=verbs, its counts added to ours.
+run_list() {
+    local name=$1 log=$work/$1.log line p f s
+    FERRY_METHODS=verbs MPICC=$MPICC MPIEXEC=$MPIEXEC TESTDIR=$work/list REUSE_BUILT=1 \
+        TIMEOUT=240 VARIANTS_FILE=$3 bash "$top/test/mpi/runtests" -list "$2" $variants \
+        >"$log" 2>&1
+    grep -E '^(PASS|FAIL|SKIP)' "$log"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        fail "$name" "no summary from runtests: $(tail -n 5 "$log" | tr '\n' '|')"
+    else
+        read -r p _ f _ s _ <<<"$(sed -E 's/,//g' <<<"$line")"
+        passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+        # runtests printed a FAIL line for each failure already; a count without lines is one more
+        [ "$(grep -c '^FAIL' "$log")" -ge "$f" ] || fail "$name" "counts disagree: $line"
+    fi
+}
+run_list verbs_list "$here/testlist" "$here/variants"
+# The ring channel (FERRY_VERBS_EAGER=ring): its own small list and variants.
+run_list verbs_ring_list "$here/ring-testlist" "$here/ring-variants"
 
 # ---- two hosts, no configuration: shm inside each, verbs between them ----
 # fakehost runs the rank here under another host name, so mpiexec's node map (from -hosts)
