@@ -57,6 +57,7 @@ typedef struct MPIDI_active_method {
     MPIDI_method_caps_t caps;
     MPIDI_proto_stats_t stats;
 } MPIDI_active_method_t;
+#define MPIDI_MAX_METHODS 12 /* active at once */
 extern MPIDI_active_method_t MPIDI_active[];
 extern int MPIDI_methods_frozen; /* methods/methods.c: MPIDU_method_add is too late */
 extern int MPIDI_nactive;
@@ -67,6 +68,9 @@ int MPIDI_node_of(int rank);
 int MPIDI_methods_publish(void);
 int MPIDI_methods_post_init(void);
 int MPIDI_methods_finalize(void);
+/* Takes note of the active methods for the poll (progress/progress.c): after
+ * methods_init has started them and after finalize has ended them. */
+void MPIDI_progress_methods_set(void);
 /* Binds a peer to a method at its first use (adi/peer.c). */
 MPIDI_peer_t *MPIDI_peer_bind(int peer, int *errp);
 /* The peer, bound to a method; sets *errp and returns NULL if unreachable.

@@ -6,10 +6,8 @@
 #include "mpidi_config.h"
 #include "pmi.h"
 
-#define MAX_METHODS 12
-
 MPIDI_peer_t *MPIDI_peers;
-MPIDI_active_method_t MPIDI_active[MAX_METHODS];
+MPIDI_active_method_t MPIDI_active[MPIDI_MAX_METHODS];
 int MPIDI_nactive;
 
 static int in_list(const char *list, const char *name, int *pos_p)
@@ -56,7 +54,7 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
 {
     MPIDI_methods_frozen = 1;
     const char *list = MPIDI_config_str("FERRY_METHODS");
-    int order[MAX_METHODS];
+    int order[MPIDI_MAX_METHODS];
     /* Reject names we do not have before starting anything. */
     for (const char *s = list; *s;) {
         size_t n = strcspn(s, ",");
@@ -113,6 +111,7 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
             order[j - 1] = o;
         }
     }
+    MPIDI_progress_methods_set();
     MPIDI_peers = calloc(job->size, sizeof(*MPIDI_peers));
     MPIDI_lost_peers = malloc(sizeof(int) * (size_t)job->size);
     MPIDI_nlost = MPIDI_nlost_failed = 0;
@@ -163,6 +162,7 @@ int MPIDI_methods_finalize(void)
             ret = err;
     }
     MPIDI_nactive = 0;
+    MPIDI_progress_methods_set();
     free(MPIDI_peers);
     MPIDI_peers = NULL;
     free(MPIDI_lost_peers);

@@ -97,8 +97,11 @@ void MPIDI_Request_complete_one(MPIR_Request *req)
         MPIDI_fatal("request %#x completed more often than it had events (cc=%d)",
                     (unsigned)req->handle, req->cc);
     if (--req->cc == 0) {
-        /* The protocol is over: no method touches the buffer any more. */
-        MPIDI_request_drop_rdma(req);
+        /* The protocol is over: no method touches the buffer any more.  Only
+         * a rendezvous holds registrations or a bounce buffer, so the call
+         * (a third of this function's cost) is made only for one. */
+        if (req->send_reg.held || req->recv_reg.held || req->xfer.local.held || req->xfer.bounce)
+            MPIDI_request_drop_rdma(req);
         if (req->on_complete)
             req->on_complete(req);
         MPIR_Request_release(req);

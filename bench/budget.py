@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """budget.py: the per-message instruction budget of a small message, counted by callgrind.
 
-usage: bench/budget.py --ferry PREFIX [--size BYTES] [--iters N] [--keep DIR]
+usage: bench/budget.py --ferry PREFIX [--size BYTES] [--iters N] [--keep DIR] [--compare]
 
 Runs bench/latbw.c (built with PREFIX/bin/mpicc) on 2 ranks under valgrind --tool=callgrind,
 once as a ping-pong (-t lat) and once as a window of 64 nonblocking sends (-t bw), and prints
@@ -16,6 +16,15 @@ idle poll is MPID_Progress_test when no method delivered anything: its count is 
 the busy calls of the shm method, per idle call.  Polling while waiting for the peer is left out
 of the receive (its amount depends on timing); the delivering poll is the shm busy path plus
 one idle poll (the other methods it also polls).
+
+--compare adds the same latbw.c built with Debian's MPICH (mpicc.mpich) and Open MPI
+(mpicc.openmpi) and counts all three alike, from the MPI calls alone: with latbw -s a receiver
+waits outside MPI (sleeping on a shared page) until the call that sent its message has returned,
+so the message is there when the MPI call starts and the count holds the work of one message, not
+the polls of a waiting rank (those depend on timing).  A library whose sends complete only
+through progress (Debian's MPICH: UCX) still polls in the window's Waitall, and its window rows
+hold those polls.  Collection is on only inside the MPI calls (their costs are exact; callgrind
+counts calls also where collection is off, so no count of progress calls is printed).
 """
 import argparse
 import collections
@@ -88,17 +97,101 @@ def per_call(incl, calls, f):
     return incl.get(f, 0) / calls[f] if calls[f] else 0.0
 
 
-def run(prefix, exe, args, outdir, tag, cache_sim=False):
+def libraries(prefix):
+    """How to build and run latbw with each library: mpicc, mpiexec, extra environment and the
+    variable that holds the rank (for callgrind's output names), and the function that one poll of
+    its progress engine calls once (for reading the profiles by hand)."""
+    lib = os.path.join(prefix, 'lib')
+    return {
+        'ferry': ([os.path.join(prefix, 'bin', 'mpicc')], [os.path.join(prefix, 'bin', 'mpiexec')],
+                  {'LD_LIBRARY_PATH': lib + (':' + os.environ['LD_LIBRARY_PATH']
+                                             if os.environ.get('LD_LIBRARY_PATH') else '')},
+                  'PMI_RANK', 'MPID_Progress_test'),
+        'mpich': (['mpicc.mpich'], ['mpiexec.mpich'], {}, 'PMI_RANK', 'ucp_worker_progress'),
+        'ompi': (['mpicc.openmpi'], ['mpiexec.openmpi'],
+                 {'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1'},
+                 'OMPI_COMM_WORLD_RANK', 'opal_progress'),
+    }
+
+
+def run(prefix, exe, args, outdir, tag, cache_sim=False, lib='ferry', only=()):
+    _, mpiexec, extra, rankvar, _ = libraries(prefix)[lib]
     env = dict(os.environ)
-    env['LD_LIBRARY_PATH'] = os.path.join(prefix, 'lib') + (
-        ':' + env['LD_LIBRARY_PATH'] if env.get('LD_LIBRARY_PATH') else '')
-    out = os.path.join(outdir, 'cg.%s.%%q{PMI_RANK}' % tag)
-    cmd = [os.path.join(prefix, 'bin', 'mpiexec'), '-n', '2', 'valgrind', '--tool=callgrind',
-           '--callgrind-out-file=' + out] + (['--cache-sim=yes'] if cache_sim else []) + [exe] + args
+    env.update(extra)
+    out = os.path.join(outdir, 'cg.%s.%%q{%s}' % (tag, rankvar))
+    cmd = mpiexec + ['-n', '2', 'valgrind', '--tool=callgrind',
+                     '--callgrind-out-file=' + out] + (['--cache-sim=yes'] if cache_sim else []) + [
+                         '--collect-atstart=no'] * bool(only) + [
+                             '--toggle-collect=' + f for f in only] + [exe] + args
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if r.returncode != 0:
         sys.exit('budget.py: %s failed (%d):\n%s' % (' '.join(cmd), r.returncode, r.stderr[-2000:]))
     return [os.path.join(outdir, 'cg.%s.%d' % (tag, rank)) for rank in (0, 1)]
+
+
+def compare(a, prefix, src, outdir):
+    """Ferry, MPICH and Open MPI counted alike: whole MPI calls, each receiver waiting outside
+    MPI until its message was sent (latbw -s), so that no call waits for it."""
+    iters = max(100, a.iters // 5)
+    sz = ['-m', str(a.size), '-M', str(a.size), '-i', str(iters), '-s']
+    libs = libraries(prefix)
+    cols = [n for n in ('ferry', 'mpich', 'ompi')
+            if n == 'ferry' or shutil.which(libs[n][0][0])]
+    res = {}
+    for n in cols:
+        exe = os.path.join(outdir, 'latbw.' + n)
+        env = dict(os.environ)
+        env.update(libs[n][2])
+        subprocess.run(libs[n][0] + ['-O2', '-o', exe, src], check=True, env=env)
+        # Costs collected only inside these calls (not start-up, barriers, latbw's own work).
+        only = ['*MPI_' + c for c in ('Send', 'Recv', 'Isend', 'Irecv', 'Waitall')]
+        lat_files = run(prefix, exe, sz + ['-t', 'lat'], outdir, n + '.slat', True, n, only)
+        lat = [parse(f) for f in lat_files]
+        miss = [[parse(f, ev)[0] for f in lat_files] for ev in (('D1mr', 'D1mw'), ('DLmr', 'DLmw'))]
+        bw = [parse(f) for f in run(prefix, exe, sz + ['-t', 'bw'], outdir, n + '.sbw', False, n,
+                                    only)]
+        res[n] = (lat, miss, bw)
+
+    def f(i, name):
+        return i.get(name, 0)
+
+    print()
+    print('# the same latbw.c built with each library, each receiver waiting outside MPI until')
+    print('# its message was sent (latbw -s): instructions per %d-byte message of whole MPI'
+          % a.size)
+    print('# calls; %d ping-pong iterations, %d windows of 64 (bench/budget.py --compare)' %
+          (iters, max(4, iters // 10)))
+    print('%-52s' % 'piece' + ''.join('%10s' % n for n in cols))
+
+    def line(label, fn, fmt='%10.0f'):
+        print('%-52s' % label + ''.join(fmt % fn(*res[n], libs[n][4]) for n in cols))
+
+    def lat_call(lat, name, ranks=(0, 1)):
+        return sum(f(lat[r][0], name) for r in ranks) / max(1, sum(lat[r][1][name] for r in ranks))
+
+    line('MPI_Send, message there to take (ping-pong)',
+         lambda lat, miss, bw, p: lat_call(lat, 'PMPI_Send'))
+    line('MPI_Recv, message already there (ping-pong)',
+         lambda lat, miss, bw, p: lat_call(lat, 'PMPI_Recv'))
+    line('  one hop: MPI_Send + MPI_Recv',
+         lambda lat, miss, bw, p: lat_call(lat, 'PMPI_Send') + lat_call(lat, 'PMPI_Recv'))
+
+    def window(bw, rank, names):
+        msgs = bw[rank][1]['PMPI_Isend' if rank == 0 else 'PMPI_Irecv']
+        return sum(f(bw[rank][0], n) for n in names) / max(1, msgs)
+
+    line('window of 64, sender: Isend + Waitall + ack, per message',
+         lambda lat, miss, bw, p: window(bw, 0, ('PMPI_Isend', 'PMPI_Waitall', 'PMPI_Recv')))
+    line('  of which MPI_Isend', lambda lat, miss, bw, p: window(bw, 0, ('PMPI_Isend',)))
+    line('window of 64, receiver: Irecv + Waitall + ack, per message',
+         lambda lat, miss, bw, p: window(bw, 1, ('PMPI_Irecv', 'PMPI_Waitall', 'PMPI_Send')))
+    line('  of which MPI_Irecv', lambda lat, miss, bw, p: window(bw, 1, ('PMPI_Irecv',)))
+    line('  of which MPI_Waitall', lambda lat, miss, bw, p: window(bw, 1, ('PMPI_Waitall',)))
+    for k, label in enumerate(('L1 data misses per hop (cache model), Send + Recv',
+                               'last-level data misses per hop, the same')):
+        line(label, lambda lat, miss, bw, p, k=k: sum(
+            f(miss[k][r], 'PMPI_Send') + f(miss[k][r], 'PMPI_Recv') for r in (0, 1)) /
+             max(1, sum(lat[r][1]['PMPI_Send'] for r in (0, 1))), '%10.2f')
 
 
 def main():
@@ -107,6 +200,8 @@ def main():
     ap.add_argument('--size', type=int, default=8, help='message size in bytes (default 8)')
     ap.add_argument('--iters', type=int, default=5000, help='ping-pong iterations (default 5000)')
     ap.add_argument('--keep', help='keep the callgrind outputs in this directory')
+    ap.add_argument('--compare', action='store_true',
+                    help='also count MPICH and Open MPI (latbw -s), all three alike')
     a = ap.parse_args()
     if not shutil.which('valgrind'):
         sys.exit('budget.py: valgrind is not installed')
@@ -165,6 +260,8 @@ def main():
             i, _ = parse(f, ev)
             vals.append((i.get('PMPI_Send', 0) + i.get('PMPI_Recv', 0)) / max(1, c['PMPI_Send']))
         print('%-58s %8s %8s' % (label, *('%.2f' % v for v in vals)))
+    if a.compare:
+        compare(a, prefix, src, outdir)
     if a.keep:
         print('# callgrind outputs in %s' % outdir)
     else:

@@ -17,8 +17,14 @@
  * are page-aligned and touched before use, and the received data is checked
  * after every size (outside the timed loops).
  *
- * It uses only MPI-1 calls, so it builds against Ferry, MPICH and Open MPI
- * alike: mpicc -O2 -o latbw latbw.c && mpiexec -n 2 ./latbw
+ * -s (ranks on one host): the sender of a message tells its receiver,
+ * through a shared page and outside MPI, that the call sending it has returned
+ * (for a window: its 64 MPI_Isend), and the receiver sleeps until then before
+ * it calls MPI to wait for the message (ping-pong receives, the receiver's
+ * Waitall, the sender's ack).  The message is then there when the MPI call
+ * starts, so an instruction count (bench/budget.py) holds the work of a
+ * message and not the polls of a waiting rank, whichever library it is.
+ * Timings taken with -s mean nothing.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -29,6 +35,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WINDOW 64          /* Isends in flight per bandwidth window */
@@ -46,17 +56,81 @@ struct options {
     long iters; /* latency iterations for small messages */
     int quick;
     int tests; /* TEST_* bits */
+    int side;  /* -s: receivers wait outside MPI until their message was sent */
 };
+
+/* -s: the shared page, sent[r] counting the messages sent to rank r; NULL
+ * without -s. */
+static _Atomic long *sent;
+static long awaited; /* messages this rank has waited for on the page */
+
+/* -s: rank 0 makes the page (a new POSIX shm object, removed once both ranks
+ * have it mapped) and tells rank 1 its name.  Exits on failure. */
+static void side_open(int rank)
+{
+    char name[64] = "";
+    int ok = 1, all_ok = 0, fd = -1;
+    if (rank == 0) {
+        snprintf(name, sizeof name, "/latbw-%ld-%ld", (long)getpid(), (long)time(NULL));
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0 || ftruncate(fd, 4096) != 0)
+            ok = 0;
+    }
+    MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank != 0 && (fd = shm_open(name, O_RDWR, 0600)) < 0)
+        ok = 0;
+    if (ok) {
+        void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        ok = p != MAP_FAILED;
+        if (ok)
+            sent = p;
+    }
+    if (fd >= 0)
+        close(fd);
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rank == 0)
+        shm_unlink(name);
+    if (!all_ok) {
+        fprintf(stderr, "latbw: rank %d: -s: shared page %s: %s\n", rank, name, strerror(errno));
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+/* -s: the call that sent a message to rank `to` has returned. */
+static void side_sent(int to)
+{
+    if (sent)
+        atomic_fetch_add_explicit(&sent[to], 1, memory_order_release);
+}
+
+/* -s: sleeps until the next message to rank `me` has been sent, for at most
+ * about a second: a library whose send waits for the receiver's progress
+ * then gets it from the MPI call (and the count shows the polls). */
+static void side_wait(int me)
+{
+    if (!sent)
+        return;
+    awaited++;
+    for (int naps = 0; naps < 50000; naps++) {
+        if (atomic_load_explicit(&sent[me], memory_order_acquire) >= awaited)
+            return;
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
 
 static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
-            "usage: mpiexec -n 2 %s [-m MIN] [-M MAX] [-i ITERS] [-t TESTS] [-q] [-h]\n"
+            "usage: mpiexec -n 2 %s [-m MIN] [-M MAX] [-i ITERS] [-t TESTS] [-s] [-q] [-h]\n"
             "  -m MIN    smallest message size in bytes (default 8; K, M suffixes allowed)\n"
             "  -M MAX    largest message size in bytes (default 4M)\n"
             "  -i ITERS  ping-pong iterations for sizes up to %d bytes (default 10000,\n"
             "            1000 with -q); bandwidth uses ITERS/10 windows of %d messages\n"
             "  -t TESTS  comma list of lat, bw, bibw (default all three)\n"
+            "  -s        a receiver waits outside MPI until its message was sent, so that\n"
+            "            no MPI call waits (ranks on one host; instruction counts,\n"
+            "            bench/budget.py; not timings)\n"
             "  -q        quick run: fewer iterations\n"
             "Sizes are MIN, 2*MIN, 4*MIN ... up to MAX.\n",
             prog, LAT_FULL_UPTO, WINDOW);
@@ -130,8 +204,9 @@ static int parse_args(int argc, char **argv, struct options *o, int verbose)
     o->iters = 0;
     o->quick = 0;
     o->tests = TEST_ALL;
+    o->side = 0;
     opterr = 0;
-    while ((c = getopt(argc, argv, "m:M:i:t:qh")) != -1) {
+    while ((c = getopt(argc, argv, "m:M:i:t:sqh")) != -1) {
         switch (c) {
         case 'm':
         case 'M':
@@ -153,6 +228,9 @@ static int parse_args(int argc, char **argv, struct options *o, int verbose)
             }
             break;
         }
+        case 's':
+            o->side = 1;
+            break;
         case 't':
             if (parse_tests(optarg, &o->tests)) {
                 if (verbose)
@@ -265,10 +343,14 @@ static double run_latency(int rank, unsigned char *sbuf, unsigned char *rbuf, si
             t0 = MPI_Wtime();
         if (rank == 0) {
             MPI_Send(sbuf, count, MPI_BYTE, 1, TAG_LAT, MPI_COMM_WORLD);
+            side_sent(1);
+            side_wait(0);
             MPI_Recv(rbuf, count, MPI_BYTE, 1, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
+            side_wait(1);
             MPI_Recv(rbuf, count, MPI_BYTE, 0, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(sbuf, count, MPI_BYTE, 0, TAG_LAT, MPI_COMM_WORLD);
+            side_sent(0);
         }
     }
     t1 = MPI_Wtime();
@@ -294,14 +376,18 @@ static double run_bandwidth(int rank, unsigned char *sbuf, unsigned char *rbuf, 
         if (rank == 0) {
             for (int w = 0; w < WINDOW; w++)
                 MPI_Isend(sbuf, count, MPI_BYTE, 1, TAG_BW, MPI_COMM_WORLD, &req[w]);
+            side_sent(1); /* before the Waitall: a send may need the receiver to complete */
             MPI_Waitall(WINDOW, req, status);
+            side_wait(0);
             MPI_Recv(&ack, 1, MPI_INT, 1, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
             for (int w = 0; w < WINDOW; w++)
                 MPI_Irecv(rbuf + (size_t)w * stride, count, MPI_BYTE, 0, TAG_BW, MPI_COMM_WORLD,
                           &req[w]);
+            side_wait(1);
             MPI_Waitall(WINDOW, req, status);
             MPI_Send(&ack, 1, MPI_INT, 0, TAG_ACK, MPI_COMM_WORLD);
+            side_sent(0);
         }
     }
     t1 = MPI_Wtime();
@@ -364,6 +450,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return parsed < 0 ? 2 : 0;
     }
+    if (opt.side)
+        side_open(rank);
     if (nranks != 2) {
         if (rank == 0)
             fprintf(stderr, "latbw: run with exactly 2 ranks (mpiexec -n 2), not %d\n", nranks);

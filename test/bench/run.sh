@@ -80,6 +80,17 @@ else
     fail coll_runs "$(oneline "$tmp/c.out" 2>/dev/null)"
 fi
 
+# latbw -s (the receiver waits outside MPI until its message was sent, for budget.py --compare):
+# both tests run with the data checked, and the shared page it used is gone afterwards.
+if [ -x "$tmp/latbw.ferry" ] && run_latbw -q -m 8 -M 16 -i 100 -t lat,bw -s &&
+    awk '!/^#/ && $1 ~ /^[0-9]+$/ { n++; if ($2 == "-" || $3 == "-" || /DATA ERROR/) bad++ }
+         END { exit !(n == 2 && !bad) }' "$tmp/l.out" &&
+    ! ls /dev/shm 2>/dev/null | grep -q "^latbw-"; then
+    pass latbw_side_channel
+else
+    fail latbw_side_channel "$(oneline "$tmp/l.out" 2>/dev/null); left: $(ls /dev/shm | grep '^latbw-' | tr '\n' ' ')"
+fi
+
 # The script end to end: one round, tiny sizes, both configurations, plot and Markdown.
 if ! command -v gnuplot >/dev/null 2>&1; then
     skip run_sh "gnuplot not installed (gnuplot-nox)"
