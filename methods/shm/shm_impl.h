@@ -180,15 +180,15 @@ typedef struct MPIDI_SHM_state {
     size_t cells_off;   /* first cell offset inside a region */
     int cma_enabled;    /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
 
-    uint32_t *send_seq; /* next sequence to each local peer */
-    uint32_t *recv_seq; /* next sequence expected from each local peer */
+    uint32_t *send_seq;           /* next sequence to each local peer */
+    uint32_t *recv_seq;           /* next sequence expected from each local peer */
     MPIDI_SHM_ring_tx_t *ring_tx; /* per local peer: our ring into its region */
     MPIDI_SHM_ring_rx_t *ring_rx; /* per local peer: its ring into ours */
     int *ring_active;             /* local indices of the senders whose rings we poll */
     int nring_active;
-    int ring_cursor;           /* where the next sweep of ring_active starts (fairness) */
-    uint64_t *ring_seen_bits;  /* the joined bits already in ring_active */
-    uint32_t ring_joins_seen;  /* our ctrl's ring_joins when ring_active was last updated */
+    int ring_cursor;          /* where the next sweep of ring_active starts (fairness) */
+    uint64_t *ring_seen_bits; /* the joined bits already in ring_active */
+    uint32_t ring_joins_seen; /* our ctrl's ring_joins when ring_active was last updated */
 
     MPIDI_SHM_off_t *free_stack; /* own free cells, private; num_cells entries */
     size_t nfree;

@@ -131,8 +131,8 @@ static int compute_layout(void)
     st->roster_off = round_up(sizeof(MPIDI_SHM_ctrl_t), MPIDI_SHM_CACHELINE);
     st->joined_off = round_up(st->roster_off + (size_t)st->nlocal * sizeof(MPIDI_SHM_roster_t),
                               MPIDI_SHM_CACHELINE);
-    st->rings_off = round_up(st->joined_off + bitmap_words(st->nlocal) * sizeof(uint64_t),
-                             MPIDI_SHM_CACHELINE);
+    st->rings_off =
+        round_up(st->joined_off + bitmap_words(st->nlocal) * sizeof(uint64_t), MPIDI_SHM_CACHELINE);
     /* Cells start on a page so large payload copies run on aligned memory. */
     st->cells_off = round_up(st->rings_off + (size_t)st->nlocal * st->ring_stride, MPIDI_SHM_PAGE);
     if (st->num_cells > (SIZE_MAX / 4 - st->cells_off) / st->cell_size)
@@ -177,9 +177,8 @@ static int alloc_private(const MPIDI_job_t *job)
     st->ring_active = malloc(sizeof(int) * n);
     st->ring_seen_bits = calloc(bitmap_words(n), sizeof(uint64_t));
     st->free_stack = malloc(sizeof(MPIDI_SHM_off_t) * st->num_cells);
-    if (!st->local_ranks || !st->world_to_local || !st->send_seq || !st->recv_seq ||
-        !st->ring_tx || !st->ring_rx || !st->ring_active || !st->ring_seen_bits ||
-        !st->free_stack)
+    if (!st->local_ranks || !st->world_to_local || !st->send_seq || !st->recv_seq || !st->ring_tx ||
+        !st->ring_rx || !st->ring_active || !st->ring_seen_bits || !st->free_stack)
         return MPIDU_err_create(MPI_ERR_NO_MEM,
                                 "shm: out of memory for the state of %d local ranks", n);
     for (int r = 0; r < job->size; r++)
