@@ -530,6 +530,12 @@ static int wait_for_regions(void)
             int fd = shm_open(st->name, O_RDWR, 0);
             if (fd >= 0)
                 close(fd);
+            /* The name also goes once every rank is ready (each removes
+             * it after this wait): if the count filled up since we read
+             * it, that is what happened. */
+            else if (errno == ENOENT && atomic_load_explicit(&c0->nready, memory_order_acquire) ==
+                                            (uint32_t)st->nlocal)
+                continue;
             else if (errno == ENOENT)
                 return MPIDU_err_create(MPI_ERR_OTHER,
                                         "shm: a rank on this node failed to start (it removed "
