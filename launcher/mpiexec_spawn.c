@@ -191,13 +191,13 @@ static char **rank_env(int rank, int pmi_fd, const MPIEXEC_app_t *app, const opt
                {"PMI_SPAWNED", 0}};
     for (size_t i = 0; i < sizeof(pmi) / sizeof(pmi[0]); i++)
         if (asprintf(&set[k++], "%s=%d", pmi[i].name, pmi[i].value) < 0)
-            goto fn_fail;
+            goto fn_fail_set;
     for (int i = 0; i < o->ngenv; i += 2)
         if (asprintf(&set[k++], "%s=%s", o->genv[i], o->genv[i + 1]) < 0)
-            goto fn_fail;
+            goto fn_fail_set;
     for (int i = 0; i < app->nenv; i += 2)
         if (asprintf(&set[k++], "%s=%s", app->env[i], app->env[i + 1]) < 0)
-            goto fn_fail;
+            goto fn_fail_set;
     for (char **e = environ; *e; e++) {
         int drop = same_name("PMI_PORT", *e) || same_name("PMI_ID", *e);
         for (int i = 0; i < k && !drop; i++)
@@ -219,6 +219,8 @@ static char **rank_env(int rank, int pmi_fd, const MPIEXEC_app_t *app, const opt
     free(set);
     return env;
 
+fn_fail_set:
+    set[k - 1] = NULL; /* asprintf leaves it undefined when it fails */
 fn_fail:
     free_env(set);
     free_env(env);
