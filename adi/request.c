@@ -17,32 +17,38 @@ MPIR_Request *chunks[MAX_CHUNKS];
 int nchunks;
 static MPIR_Request *free_list;
 static int live;
+/* Requests of the newest chunk never handed out yet start at index unused:
+ * they are taken one by one, so a chunk's pages (166 KB) are touched only as
+ * far as requests are used (a short job uses a few). */
+static int unused = CHUNK;
 
-static int grow(void)
+/* A request never used before, from the newest chunk or a new one. */
+static MPIR_Request *take_unused(void)
 {
-    if (nchunks == MAX_CHUNKS)
-        return -1;
-    MPIR_Request *c = calloc(CHUNK, sizeof(*c));
-    if (!c)
-        return -1;
-    chunks[nchunks] = c;
-    /* Index 0 of chunk 0 is never used so that no live request has the
-     * handle of MPI_REQUEST_NULL. */
-    for (int i = CHUNK - 1; i >= (nchunks == 0 ? 1 : 0); i--) {
-        c[i].handle = MPIR_HANDLE_KIND_REQUEST | (nchunks * CHUNK + i);
-        c[i].next = free_list;
-        free_list = &c[i];
+    if (unused == CHUNK) {
+        if (nchunks == MAX_CHUNKS)
+            return NULL;
+        MPIR_Request *c = calloc(CHUNK, sizeof(*c));
+        if (!c)
+            return NULL;
+        chunks[nchunks++] = c;
+        /* Index 0 of chunk 0 is never used so that no live request has the
+         * handle of MPI_REQUEST_NULL. */
+        unused = nchunks == 1 ? 1 : 0;
     }
-    nchunks++;
-    return 0;
+    int i = unused++;
+    MPIR_Request *r = &chunks[nchunks - 1][i];
+    r->handle = MPIR_HANDLE_KIND_REQUEST | ((nchunks - 1) * CHUNK + i);
+    return r;
 }
 
 MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
 {
-    if (!free_list && grow() != 0)
-        return NULL;
     MPIR_Request *r = free_list;
-    free_list = r->next;
+    if (r)
+        free_list = r->next;
+    else if (!(r = take_unused()))
+        return NULL;
     MPI_Request h = r->handle;
     memset(r, 0, sizeof(*r));
     r->handle = h;

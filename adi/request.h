@@ -188,7 +188,8 @@ static inline MPIR_Request *MPIR_Request_get(MPI_Request handle)
     if (idx <= 0 || idx / MPIR_REQUEST_CHUNK >= MPIR_Request_nchunks)
         return NULL;
     MPIR_Request *r = &MPIR_Request_chunks[idx / MPIR_REQUEST_CHUNK][idx % MPIR_REQUEST_CHUNK];
-    return r->cc < 0 ? NULL : r;
+    /* A slot never handed out has handle 0 (request.c takes them lazily). */
+    return r->cc < 0 || r->handle != handle ? NULL : r;
 }
 /* Counts one event as done; at zero the request is complete and the device
  * drops its reference. */

@@ -145,7 +145,7 @@ typedef struct MPIEXEC_job {
     char mapping[VALLEN_MAX + 1]; /* PMI_process_mapping, or "" */
     MPIEXEC_pending_t *pending;   /* accepted PMI connections that have not said who they are */
     int npending;
-    int nremote_in;        /* remote ranks whose PMI connection is in: at nremote, stop listening */
+    int nremote_in; /* remote ranks whose PMI connection is in: at nremote, stop listening */
     long long accept_resume_at; /* accept ran out of descriptors: listen again then (ms) */
     long accept_pause_ms;
     unsigned long nrefused; /* PMI_PORT connections refused or timed out */
@@ -235,8 +235,10 @@ char **MPIEXEC_remote_argv(int rank, const opts_t *o);
 /* ---- -bind-to (mpiexec_bind.c) ---- */
 /* Assigns a core to each rank started here; -1 after a message. */
 int MPIEXEC_bind_plan(const opts_t *o);
-/* In the forked child of rank: applies its core, if it has one. */
-void MPIEXEC_bind_child(int rank);
+/* Around the spawn of rank: binds mpiexec to its core, if it has one, and
+ * back to its own CPUs after (the child inherits the mask). */
+void MPIEXEC_bind_before_spawn(int rank);
+void MPIEXEC_bind_after_spawn(int rank);
 
 /* ---- killing and rank exits (mpiexec_exit.c) ---- */
 /* SIGTERM to every rank's process group now, SIGKILL scheduled TERM_TO_KILL_MS later. */

@@ -95,12 +95,27 @@ int MPIEXEC_bind_plan(const opts_t *o)
     return 0;
 }
 
-void MPIEXEC_bind_child(int rank)
+/* posix_spawn cannot set the child's CPUs, but a child inherits ours: so
+ * mpiexec binds itself to the rank's core for the spawn, and afterwards
+ * goes back to the CPUs it had (read once, before the first rank). */
+static cpu_set_t own_cpus;
+static int own_cpus_read;
+
+void MPIEXEC_bind_before_spawn(int rank)
 {
     if (core_of == NULL || core_of[rank] < 0)
         return;
-    /* In the child before exec: the rank and what it starts inherit the mask. */
+    if (!own_cpus_read && sched_getaffinity(0, sizeof(own_cpus), &own_cpus) == 0)
+        own_cpus_read = 1;
     if (sched_setaffinity(0, sizeof(cpu_set_t), &cores[core_of[rank]]) != 0)
         fprintf(stderr, "mpiexec: rank %d: binding to core %d: sched_setaffinity failed\n", rank,
                 core_of[rank]);
+}
+
+void MPIEXEC_bind_after_spawn(int rank)
+{
+    if (core_of == NULL || core_of[rank] < 0 || !own_cpus_read)
+        return;
+    if (sched_setaffinity(0, sizeof(own_cpus), &own_cpus) != 0)
+        fprintf(stderr, "mpiexec: unbinding after rank %d: sched_setaffinity failed\n", rank);
 }

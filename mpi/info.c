@@ -180,9 +180,13 @@ int MPIR_Info_keep_only(MPI_Info info, const char *const keys[])
 
 void MPIR_Info_finalize(void)
 {
+    /* Only the objects in use are written: clearing the whole table would
+     * fault in its pages in every process at exit. */
     for (int i = 0; i < MAX_INFOS; i++) {
-        clear(&infos[i]);
-        infos[i].in_use = 0;
+        if (infos[i].in_use || infos[i].head) {
+            clear(&infos[i]);
+            infos[i].in_use = 0;
+        }
     }
 }
 

@@ -171,7 +171,9 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 void MPIR_Op_finalize(void)
 {
     for (int i = 0; i < MAX_USER_OPS; i++) {
-        free(user_ops[i]);
-        user_ops[i] = NULL;
+        if (user_ops[i]) { /* writing every slot would fault in the table's pages */
+            free(user_ops[i]);
+            user_ops[i] = NULL;
+        }
     }
 }

@@ -43,6 +43,9 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
  * of them passed a job-wide barrier just before, so rank 0 is alive and
  * only needs its turn on a CPU; 30 s covers hundreds of ranks per core. */
 #define MPIDI_SHM_ATTACH_WAIT_MS 30000
+/* How often a rank sleeping until the node's ranks are ready wakes to see
+ * whether one of them failed (it removes the segment's name). */
+#define MPIDI_SHM_READY_CHECK_MS 16
 
 /* Progress calls between looks at the clock for the liveness check
  * (shm_liveness.c): the busy path pays nothing measurable. */
@@ -71,11 +74,16 @@ typedef struct MPIDI_SHM_ctrl {
     uint64_t nlocal;
     uint64_t ring_size; /* checked too: the rings are part of the layout */
     /* Only local rank 0's counts: how many local ranks have initialised their
-     * region (start-up waits on this one word, not on every region). */
-    _Atomic uint64_t nready;
+     * region (start-up waits on this one word, not on every region).  32 bits:
+     * it is also the futex the waiting ranks sleep on. */
+    _Atomic uint32_t nready;
     /* Only local rank 0's counts: set by a rank that found the segment of
      * another size (another geometry) before it counted itself. */
     _Atomic uint32_t geometry_failed;
+    /* How many senders have set their bit in this region's joined bitmap:
+     * the owner polls only the rings of senders that have used them, and
+     * rescans the bitmap only when this count moves. */
+    _Atomic uint32_t ring_joins;
     MPIDI_SHM_queue_t recvq; /* cells sent to this process */
     MPIDI_SHM_queue_t freeq; /* this process's cells handed back by receivers */
 } MPIDI_SHM_ctrl_t;
@@ -122,6 +130,7 @@ typedef struct MPIDI_SHM_ring_tx {
     MPIDI_SHM_ring_t *ring; /* NULL for ourselves */
     uint64_t head;
     uint64_t consumed_seen;
+    int joined; /* our bit is set in the receiver's joined bitmap */
 } MPIDI_SHM_ring_tx_t;
 
 /* The receiver's private view: where the ring is, the next byte to read, and
@@ -162,6 +171,7 @@ typedef struct MPIDI_SHM_state {
     size_t num_cells;
     size_t region_size; /* bytes per process region, page aligned */
     size_t roster_off;  /* roster offset inside a region (only region 0's is used) */
+    size_t joined_off;  /* joined bitmap offset inside a region: bit s, s has used its ring */
     size_t rings_off;   /* ring array offset inside a region (ring s carries s -> owner) */
     size_t ring_size;   /* data bytes of each ring, a power of two; 0: no rings */
     size_t ring_mask;   /* ring_size - 1 */
@@ -170,11 +180,15 @@ typedef struct MPIDI_SHM_state {
     size_t cells_off;   /* first cell offset inside a region */
     int cma_enabled;    /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
 
-    uint32_t *send_seq; /* next sequence to each local peer */
-    uint32_t *recv_seq; /* next sequence expected from each local peer */
+    uint32_t *send_seq;           /* next sequence to each local peer */
+    uint32_t *recv_seq;           /* next sequence expected from each local peer */
     MPIDI_SHM_ring_tx_t *ring_tx; /* per local peer: our ring into its region */
     MPIDI_SHM_ring_rx_t *ring_rx; /* per local peer: its ring into ours */
-    int ring_cursor;              /* where the next ring sweep starts (fairness) */
+    int *ring_active;             /* local indices of the senders whose rings we poll */
+    int nring_active;
+    int ring_cursor;          /* where the next sweep of ring_active starts (fairness) */
+    uint64_t *ring_seen_bits; /* the joined bits already in ring_active */
+    uint32_t ring_joins_seen; /* our ctrl's ring_joins when ring_active was last updated */
 
     MPIDI_SHM_off_t *free_stack; /* own free cells, private; num_cells entries */
     size_t nfree;
@@ -229,6 +243,14 @@ static inline MPIDI_SHM_roster_t *MPIDI_SHM_roster(int local)
 static inline pid_t MPIDI_SHM_pid(int local)
 {
     return (pid_t)MPIDI_SHM_roster(local)->pid;
+}
+
+/* The receiver's bitmap of the senders that have used their ring to it. */
+static inline _Atomic uint64_t *MPIDI_SHM_joined(int receiver)
+{
+    return (_Atomic uint64_t *)(MPIDI_SHM_state.base +
+                                (size_t)receiver * MPIDI_SHM_state.region_size +
+                                MPIDI_SHM_state.joined_off);
 }
 
 /* The ring in receiver's region that sender writes. */

@@ -1,11 +1,14 @@
 /* shm_init.c: creating, checking and removing the node's shared segment; cards and reachability. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -115,13 +118,21 @@ static int make_name(const MPIDI_job_t *job)
     return MPI_SUCCESS;
 }
 
+/* 64-bit words of a bitmap with a bit per local rank. */
+static size_t bitmap_words(int nlocal)
+{
+    return ((size_t)nlocal + 63) / 64;
+}
+
 static int compute_layout(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
 
     st->roster_off = round_up(sizeof(MPIDI_SHM_ctrl_t), MPIDI_SHM_CACHELINE);
-    st->rings_off = round_up(st->roster_off + (size_t)st->nlocal * sizeof(MPIDI_SHM_roster_t),
-                             MPIDI_SHM_CACHELINE);
+    st->joined_off = round_up(st->roster_off + (size_t)st->nlocal * sizeof(MPIDI_SHM_roster_t),
+                              MPIDI_SHM_CACHELINE);
+    st->rings_off =
+        round_up(st->joined_off + bitmap_words(st->nlocal) * sizeof(uint64_t), MPIDI_SHM_CACHELINE);
     /* Cells start on a page so large payload copies run on aligned memory. */
     st->cells_off = round_up(st->rings_off + (size_t)st->nlocal * st->ring_stride, MPIDI_SHM_PAGE);
     if (st->num_cells > (SIZE_MAX / 4 - st->cells_off) / st->cell_size)
@@ -146,6 +157,8 @@ static void free_private(void)
     free(st->recv_seq);
     free(st->ring_tx);
     free(st->ring_rx);
+    free(st->ring_active);
+    free(st->ring_seen_bits);
     free(st->free_stack);
     memset(st, 0, sizeof(*st));
 }
@@ -161,9 +174,11 @@ static int alloc_private(const MPIDI_job_t *job)
     st->recv_seq = calloc(n, sizeof(uint32_t));
     st->ring_tx = calloc(n, sizeof(MPIDI_SHM_ring_tx_t));
     st->ring_rx = calloc(n, sizeof(MPIDI_SHM_ring_rx_t));
+    st->ring_active = malloc(sizeof(int) * n);
+    st->ring_seen_bits = calloc(bitmap_words(n), sizeof(uint64_t));
     st->free_stack = malloc(sizeof(MPIDI_SHM_off_t) * st->num_cells);
-    if (!st->local_ranks || !st->world_to_local || !st->send_seq || !st->recv_seq ||
-        !st->ring_tx || !st->ring_rx || !st->free_stack)
+    if (!st->local_ranks || !st->world_to_local || !st->send_seq || !st->recv_seq || !st->ring_tx ||
+        !st->ring_rx || !st->ring_active || !st->ring_seen_bits || !st->free_stack)
         return MPIDU_err_create(MPI_ERR_NO_MEM,
                                 "shm: out of memory for the state of %d local ranks", n);
     for (int r = 0; r < job->size; r++)
@@ -181,6 +196,36 @@ static int alloc_private(const MPIDI_job_t *job)
         return MPIDU_err_create(MPI_ERR_INTERN, "shm: rank %d is not local_ranks[%d]", job->rank,
                                 job->local_index);
     return MPI_SUCCESS;
+}
+
+/* Counts this rank in local rank 0's ready count; the rank that completes
+ * it wakes those sleeping on it (a futex on the shared word: no private
+ * flag, the ranks are processes).  Release: a rank that reads the full
+ * count (acquire) sees every region as its owner wrote it, and the failure
+ * flag of a rank that set it first. */
+static void count_ready(MPIDI_SHM_ctrl_t *c0)
+{
+    uint32_t n = atomic_fetch_add_explicit(&c0->nready, 1, memory_order_release) + 1;
+    if (n == (uint32_t)MPIDI_SHM_state.nlocal)
+        syscall(SYS_futex, &c0->nready, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Sleeps while the ready count is still `seen`: until the rank that
+ * completes it wakes us, or MPIDI_SHM_READY_CHECK_MS pass (to look for a
+ * failed rank), whichever is first.  Returns 1 instead once start-up has
+ * waited MPIDI_SHM_ATTACH_WAIT_MS since t0.  With more local ranks than
+ * CPUs, the 1 ms naps this replaces were a tenth of the CPU time of a
+ * 256-rank start: every waiting rank woke a thousand times a second. */
+static int sleep_on_ready(MPIDI_SHM_ctrl_t *c0, uint32_t seen, const struct timespec *t0)
+{
+    struct timespec now, pause = {0, MPIDI_SHM_READY_CHECK_MS * 1000000L};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000 >=
+        MPIDI_SHM_ATTACH_WAIT_MS)
+        return 1;
+    /* Returns at once (EAGAIN) when the count has moved already. */
+    syscall(SYS_futex, &c0->nready, FUTEX_WAIT, seen, &pause, NULL, 0);
+    return 0;
 }
 
 /* Initialises this process's own region only: its control block, its two
@@ -208,6 +253,11 @@ static void init_own_region(void)
     me->pid = (uint64_t)getpid();
     me->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
     atomic_store_explicit(&me->finalized, 0, memory_order_relaxed);
+    /* No sender has joined yet: none may send before every rank is ready. */
+    atomic_store_explicit(&ctrl->ring_joins, 0, memory_order_relaxed);
+    _Atomic uint64_t *joined = MPIDI_SHM_joined(st->me);
+    for (size_t w = 0; w < bitmap_words(st->nlocal); w++)
+        atomic_store_explicit(&joined[w], 0, memory_order_relaxed);
     MPIDI_SHM_queue_init(&ctrl->recvq);
     MPIDI_SHM_queue_init(&ctrl->freeq);
     static uint32_t no_entry; /* what the ring from ourselves (or no ring) always shows: nothing */
@@ -230,9 +280,8 @@ static void init_own_region(void)
     st->freeq_shadow = 0;
 
     /* Counted in local rank 0's block (zero since ftruncate made it, and
-     * never written by init_own_region).  Release: a rank that reads the
-     * full count (acquire) sees every region as its owner wrote it. */
-    atomic_fetch_add_explicit(&MPIDI_SHM_ctrl(0)->nready, 1, memory_order_release);
+     * never written by init_own_region). */
+    count_ready(MPIDI_SHM_ctrl(0));
 }
 
 /* Sleeps 1 ms, unless start-up has waited MPIDI_SHM_ATTACH_WAIT_MS since t0
@@ -264,13 +313,14 @@ static void arrive_failed(int fd, size_t size)
     if (c0 == MAP_FAILED)
         return;
     atomic_store_explicit(&c0->geometry_failed, 1, memory_order_relaxed);
-    /* Release: whoever reads the full count sees the flag. */
-    atomic_fetch_add_explicit(&c0->nready, 1, memory_order_release);
+    count_ready(c0);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (atomic_load_explicit(&c0->nready, memory_order_acquire) < (uint64_t)st->nlocal &&
-           !nap_or_give_up(&t0))
-        ;
+    for (;;) {
+        uint32_t ready = atomic_load_explicit(&c0->nready, memory_order_acquire);
+        if (ready >= (uint32_t)st->nlocal || sleep_on_ready(c0, ready, &t0))
+            break;
+    }
     munmap(c0, sizeof(*c0));
 }
 
@@ -457,16 +507,17 @@ fn_fail:
  * read, not every region: start-up must not touch a page per local rank
  * (with 256 ranks on a node that was most of the job's start-up time).  A
  * rank that fails instead removes the name (nothing else removes it before
- * this wait is over), which ends the wait at once. */
+ * this wait is over), which ends the wait at the next look (every
+ * MPIDI_SHM_READY_CHECK_MS). */
 static int wait_for_regions(void)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    _Atomic uint64_t *nready = &MPIDI_SHM_ctrl(0)->nready;
+    MPIDI_SHM_ctrl_t *c0 = MPIDI_SHM_ctrl(0);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (unsigned polls = 0;; polls++) {
-        uint64_t ready = atomic_load_explicit(nready, memory_order_acquire);
-        if (ready == (uint64_t)st->nlocal) {
+    for (unsigned sleeps = 0;; sleeps++) {
+        uint32_t ready = atomic_load_explicit(&c0->nready, memory_order_acquire);
+        if (ready == (uint32_t)st->nlocal) {
             if (atomic_load_explicit(&MPIDI_SHM_ctrl(0)->geometry_failed, memory_order_relaxed))
                 return MPIDU_err_create(MPI_ERR_OTHER,
                                         "shm: a rank on this node found %s of another size "
@@ -475,22 +526,28 @@ static int wait_for_regions(void)
                                         st->name);
             return MPI_SUCCESS;
         }
-        if (polls % 16 == 15) {
+        if (sleeps > 0) { /* woken by the pause: has a rank failed? */
             int fd = shm_open(st->name, O_RDWR, 0);
             if (fd >= 0)
                 close(fd);
+            /* The name also goes once every rank is ready (each removes
+             * it after this wait): if the count filled up since we read
+             * it, that is what happened. */
+            else if (errno == ENOENT && atomic_load_explicit(&c0->nready, memory_order_acquire) ==
+                                            (uint32_t)st->nlocal)
+                continue;
             else if (errno == ENOENT)
                 return MPIDU_err_create(MPI_ERR_OTHER,
                                         "shm: a rank on this node failed to start (it removed "
                                         "%s before every rank was ready)",
                                         st->name);
         }
-        if (nap_or_give_up(&t0))
+        if (sleep_on_ready(c0, ready, &t0))
             return MPIDU_err_create(MPI_ERR_OTHER,
                                     "shm: rank %d waited %d s for the ranks of this node to "
-                                    "initialise %s (%llu of %d ready)",
+                                    "initialise %s (%u of %d ready)",
                                     world_rank, MPIDI_SHM_ATTACH_WAIT_MS / 1000, st->name,
-                                    (unsigned long long)ready, st->nlocal);
+                                    (unsigned)ready, st->nlocal);
     }
 }
 

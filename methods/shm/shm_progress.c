@@ -105,15 +105,43 @@ static int deliver_cell(MPIDI_SHM_cell_t *cell, int *count_p)
     return MPI_SUCCESS;
 }
 
+/* Adds to ring_active the senders that have joined since the last look
+ * (MPIDI_SHM_ring_join): only they can have written to their rings. */
+static void take_joins(MPIDI_SHM_state_t *st)
+{
+    /* Acquire: pairs with the joins' release increments, so the bits set
+     * before them are visible below. */
+    uint32_t joins =
+        atomic_load_explicit(&MPIDI_SHM_ctrl(st->me)->ring_joins, memory_order_acquire);
+    if (joins == st->ring_joins_seen)
+        return;
+    st->ring_joins_seen = joins;
+    _Atomic uint64_t *bits = MPIDI_SHM_joined(st->me);
+    for (int w = 0; w < (st->nlocal + 63) / 64; w++) {
+        uint64_t fresh =
+            atomic_load_explicit(&bits[w], memory_order_relaxed) & ~st->ring_seen_bits[w];
+        st->ring_seen_bits[w] |= fresh;
+        for (; fresh; fresh &= fresh - 1) {
+            int s = w * 64 + __builtin_ctzll(fresh);
+            if (s < st->nlocal && s != st->me)
+                st->ring_active[st->nring_active++] = s;
+        }
+    }
+}
+
 /* Is there anything to do?  The idle case of every progress call, kept to a
  * few loads of lines that stay in our cache until a peer writes them and no
- * call, so polling costs little when nothing arrives. */
+ * call, so polling costs little when nothing arrives: the rings of the
+ * senders that have used theirs, the count of new ones, the queues. */
 static inline int shm_idle(const MPIDI_SHM_state_t *st)
 {
-    for (int s = 0; s < st->nlocal; s++)
-        if (MPIDI_SHM_ring_ready(&st->ring_rx[s]))
+    for (int k = 0; k < st->nring_active; k++)
+        if (MPIDI_SHM_ring_ready(&st->ring_rx[st->ring_active[k]]))
             return 0;
     const MPIDI_SHM_ctrl_t *ctrl = MPIDI_SHM_ctrl(st->me);
+    if (atomic_load_explicit((_Atomic uint32_t *)&ctrl->ring_joins, memory_order_relaxed) !=
+        st->ring_joins_seen)
+        return 0;
     return !MPIDI_SHM_queue_maybe_nonempty((MPIDI_SHM_queue_t *)&ctrl->recvq, st->recvq_shadow) &&
            !MPIDI_SHM_queue_maybe_nonempty((MPIDI_SHM_queue_t *)&ctrl->freeq, st->freeq_shadow);
 }
@@ -134,15 +162,17 @@ __attribute__((noinline)) static int shm_progress_busy(MPIDI_SHM_state_t *st, in
      * most half the budget, so the queue is never starved by many senders;
      * the sweep starts where the last one stopped, for fairness. */
     if (st->ring_size) {
-        int s = st->ring_cursor;
-        for (int k = 0; k < st->nlocal && count < MPIDI_SHM_POLL_BUDGET / 2; k++) {
+        take_joins(st);
+        int a = st->ring_cursor < st->nring_active ? st->ring_cursor : 0;
+        for (int k = 0; k < st->nring_active && count < MPIDI_SHM_POLL_BUDGET / 2; k++) {
+            int s = st->ring_active[a];
             if (MPIDI_SHM_ring_ready(&st->ring_rx[s]) &&
                 (mpi_errno = poll_ring(s, MPIDI_SHM_POLL_BUDGET / 2 - count, &count)))
                 goto fn_exit;
-            if (++s == st->nlocal)
-                s = 0;
+            if (++a == st->nring_active)
+                a = 0;
         }
-        st->ring_cursor = s;
+        st->ring_cursor = a;
     }
 
     recvq = &MPIDI_SHM_ctrl(st->me)->recvq;

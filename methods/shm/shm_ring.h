@@ -87,6 +87,21 @@ static inline uint32_t MPIDI_SHM_ring_ready(const MPIDI_SHM_ring_rx_t *rx)
         memory_order_relaxed);
 }
 
+/* Sender: before its first entry to local peer li, sets its bit in li's
+ * joined bitmap and counts the join in li's control block, so li starts
+ * polling this ring (a receiver polls only the rings of senders that have
+ * used them: polling all would read a line of every local rank's ring, on
+ * as many pages, at every idle poll).  Both release: a receiver that reads
+ * the new count with acquire sees the bit; the entries come after. */
+static inline void MPIDI_SHM_ring_join(int li)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    atomic_fetch_or_explicit(&MPIDI_SHM_joined(li)[st->me / 64], (uint64_t)1 << (st->me % 64),
+                             memory_order_release);
+    atomic_fetch_add_explicit(&MPIDI_SHM_ctrl(li)->ring_joins, 1, memory_order_release);
+    st->ring_tx[li].joined = 1;
+}
+
 /* Sender: finds room for an entry of `need` bytes in the ring to local peer
  * li.  Returns the entry to fill (at the start of the data when it does not
  * fit before the end: *wrap_p then names the place of the WRAP), or NULL

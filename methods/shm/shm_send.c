@@ -75,6 +75,8 @@ static int try_ring(int peer, int li, int handler, const void *hdr, size_t hdr_l
         st->stat_ring_full++;
         return MPI_SUCCESS;
     }
+    if (!st->ring_tx[li].joined)
+        MPIDI_SHM_ring_join(li);
     e->seq = st->send_seq[li];
     e->handler = (uint16_t)handler;
     e->hdr_len = (uint16_t)hdr_len;
