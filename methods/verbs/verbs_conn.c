@@ -1,6 +1,7 @@
 /* verbs_conn.c: connections with rdma_cm: listener, lazy connect, simultaneous connects, loss,
  * close. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -212,6 +213,8 @@ static void start_out(MPIDI_VERBS_conn_t *c)
         return;
     }
     c->state = MPIDI_VERBS_CONN_RESOLVING;
+    /* rdma_cm's own retries of an unanswered request take minutes. */
+    c->out_deadline = MPIDI_VERBS_now() + st->connect_timeout;
     if (st->verbose >= 2)
         fprintf(stderr, "ferry: rank %d: verbs connecting to rank %d at %s port %d (attempt %d)\n",
                 st->rank, c->peer, ip, port, c->attempts);
@@ -375,7 +378,7 @@ static void on_request(struct rdma_cm_event *ev)
     memcpy(c->in_nonce_c, req.nonce, sizeof(c->in_nonce_c));
     memcpy(c->in_nonce_a, rep.nonce, sizeof(c->in_nonce_a));
     /* The proof must come soon; a replayed request never sends it. */
-    c->in_deadline = MPIDI_VERBS_now() + 10.0;
+    c->in_deadline = MPIDI_VERBS_now() + st->connect_timeout;
     if (rdma_accept(id, &p) != 0) {
         MPIDI_VERBS_drop_in(c);
         return;
@@ -659,6 +662,9 @@ int MPIDI_VERBS_cm_progress(int *made)
         MPIDI_VERBS_conn_t *c = st->list[i];
         if (c->in_id && c->in_deadline <= MPIDI_VERBS_now())
             MPIDI_VERBS_drop_in(c); /* no proof came */
+        if (c->out && c->state != MPIDI_VERBS_CONN_UP && c->state != MPIDI_VERBS_CONN_FAILED &&
+            c->out_deadline <= MPIDI_VERBS_now())
+            out_failed(c, c->out, "no answer within FERRY_VERBS_CONNECT_TIMEOUT", ETIMEDOUT);
         if (c->state == MPIDI_VERBS_CONN_NONE && c->card[0] && !c->out && !c->id && !c->in_id &&
             c->attempts > 0 && c->retry_at <= MPIDI_VERBS_now())
             start_out(c);
