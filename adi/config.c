@@ -127,6 +127,9 @@ static cfg_var_t vars[] = {
      "RDMA reads in flight per connection (capped by the device's max_qp_rd_atom)"},
     {"FERRY_VERBS_RDMA_CHUNK", CFG_SIZE, "0", 0, 1L << 31, NULL,
      "largest piece of one RDMA read or write (0: the port's max_msg_sz)"},
+    {"FERRY_VERBS_CONNECT_TIMEOUT", CFG_INT, "0", 0, 3600000, NULL,
+     "milliseconds one verbs connection attempt may go unanswered before it is retried "
+     "(0: as long as rdma_cm keeps it)"},
     {"FERRY_VERBS_TIMEOUT", CFG_INT, "17", 1, 31, NULL,
      "ACK timeout exponent: 4.096 us * 2^N before a retransmission"},
     {"FERRY_VERBS_RETRY_COUNT", CFG_INT, "7", 0, 7, NULL,

@@ -1,6 +1,7 @@
 /* verbs_conn.c: connections with rdma_cm: listener, lazy connect, simultaneous connects, loss,
  * close. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -212,6 +213,10 @@ static void start_out(MPIDI_VERBS_conn_t *c)
         return;
     }
     c->state = MPIDI_VERBS_CONN_RESOLVING;
+    /* rdma_cm's own retries of an unanswered request take minutes; a peer
+     * busy outside MPI keeps its request pending (rdma_cm answers it with an
+     * MRA), which only a timeout the user chose may cut short. */
+    c->out_deadline = st->connect_timeout > 0 ? MPIDI_VERBS_now() + st->connect_timeout : 0;
     if (st->verbose >= 2)
         fprintf(stderr, "ferry: rank %d: verbs connecting to rank %d at %s port %d (attempt %d)\n",
                 st->rank, c->peer, ip, port, c->attempts);
@@ -617,8 +622,8 @@ static void on_event(struct rdma_cm_event *ev)
              * deliver them before the loss is declared. */
             int made = 0;
             MPIDI_VERBS_cq_poll_all(&made);
-            MPIDI_VERBS_conn_fail(c, "the peer disconnected without saying goodbye (process "
-                                     "ended or killed?)");
+            MPIDI_VERBS_conn_fail(c, "the peer disconnected without saying goodbye (its process "
+                                     "ended, or it saw an error on this connection)");
         }
         return;
     case RDMA_CM_EVENT_DEVICE_REMOVAL:
@@ -659,6 +664,9 @@ int MPIDI_VERBS_cm_progress(int *made)
         MPIDI_VERBS_conn_t *c = st->list[i];
         if (c->in_id && c->in_deadline <= MPIDI_VERBS_now())
             MPIDI_VERBS_drop_in(c); /* no proof came */
+        if (c->out && c->out_deadline > 0 && c->state != MPIDI_VERBS_CONN_UP &&
+            c->state != MPIDI_VERBS_CONN_FAILED && c->out_deadline <= MPIDI_VERBS_now())
+            out_failed(c, c->out, "no answer within FERRY_VERBS_CONNECT_TIMEOUT", ETIMEDOUT);
         if (c->state == MPIDI_VERBS_CONN_NONE && c->card[0] && !c->out && !c->id && !c->in_id &&
             c->attempts > 0 && c->retry_at <= MPIDI_VERBS_now())
             start_out(c);

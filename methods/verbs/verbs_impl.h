@@ -167,6 +167,7 @@ typedef struct MPIDI_VERBS_conn {
     char card[128];
     int attempts;
     double retry_at;                          /* a failed attempt is retried after this (seconds) */
+    double out_deadline;                      /* our attempt is given up after this */
     uint8_t out_nonce[MPIDI_VERBS_NONCE_LEN]; /* our attempt's REQ nonce */
     /* A connection the peer made that has not proven itself yet (its AUTH
      * has not come): kept apart, so nothing about the rank it claims
@@ -258,6 +259,7 @@ typedef struct MPIDI_VERBS_state {
     int nsbufs;
     int rd_atomic;
     int rnr_retry, retry_count, timeout;
+    double connect_timeout; /* FERRY_VERBS_CONNECT_TIMEOUT, in seconds */
     int eager;       /* FERRY_VERBS_EAGER: MPIDI_VERBS_EAGER_* */
     int fault;       /* FERRY_VERBS_FAULT: MPIDI_VERBS_FAULT_* (tests) */
     size_t max_rdma; /* largest piece of one read or write */

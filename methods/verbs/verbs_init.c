@@ -93,6 +93,7 @@ static int read_sizes(void)
     st->rnr_retry = (int)MPIDU_config_int("FERRY_VERBS_RNR_RETRY");
     st->retry_count = (int)MPIDU_config_int("FERRY_VERBS_RETRY_COUNT");
     st->timeout = (int)MPIDU_config_int("FERRY_VERBS_TIMEOUT");
+    st->connect_timeout = (double)MPIDU_config_int("FERRY_VERBS_CONNECT_TIMEOUT") / 1000.0;
     st->eager = (int)MPIDU_config_int("FERRY_VERBS_EAGER");
     st->fault = (int)MPIDU_config_int("FERRY_VERBS_FAULT");
     st->max_rdma = st->port_attr.max_msg_sz;

@@ -51,6 +51,20 @@ static const char *op_name(const MPIDI_VERBS_tx_t *tx)
     }
 }
 
+/* What a completion error message adds when the port is the cause: a port
+ * that went down fails the work in flight (locally or by the retries running
+ * out) before its asynchronous event is read. */
+static const char *port_note(char *buf, size_t len)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    struct ibv_port_attr pa;
+    buf[0] = '\0';
+    if (ibv_query_port(st->ctx, (uint8_t)st->port, &pa) == 0 && pa.state != IBV_PORT_ACTIVE)
+        snprintf(buf, len, "; device %.32s port %d is %.20s", st->devname, st->port,
+                 ibv_port_state_str(pa.state));
+    return buf;
+}
+
 /* Returns 1 when the completion is the ring channel's own (it counts as
  * progress only if messages come of it, which the ring decides). */
 static int send_completion(const struct ibv_wc *wc)
@@ -70,10 +84,13 @@ static int send_completion(const struct ibv_wc *wc)
             MPIDI_VERBS_conn_fail(c, "closed after its BYE");
             c->fail_report = 0;
         }
-    } else if (!ok && wc->status != IBV_WC_WR_FLUSH_ERR)
-        MPIDI_VERBS_conn_fail(c, "%s failed: %s (status %d, vendor error %#x)",
+    } else if (!ok && wc->status != IBV_WC_WR_FLUSH_ERR) {
+        char note[96];
+        MPIDI_VERBS_conn_fail(c, "%s failed: %s (status %d, vendor error %#x)%s",
                               op_name(&c->ring[slot % (unsigned)c->sq_depth]),
-                              ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
+                              ibv_wc_status_str(wc->status), wc->status, wc->vendor_err,
+                              port_note(note, sizeof(note)));
+    }
     else if (!ok && c->state != MPIDI_VERBS_CONN_FAILED && !st->finalizing)
         MPIDI_VERBS_conn_fail(c, "work request flushed: %s", ibv_wc_status_str(wc->status));
     MPIDI_VERBS_retire(c, slot, ok);
@@ -102,9 +119,11 @@ static void recv_completion(const struct ibv_wc *wc)
         /* Attached: the AUTH message's credit is accounted below. */
     }
     if (wc->status != IBV_WC_SUCCESS) {
+        char note[96];
         if (c && wc->status != IBV_WC_WR_FLUSH_ERR)
-            MPIDI_VERBS_conn_fail(c, "receive failed: %s (status %d, vendor error %#x)",
-                                  ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
+            MPIDI_VERBS_conn_fail(c, "receive failed: %s (status %d, vendor error %#x)%s",
+                                  ibv_wc_status_str(wc->status), wc->status, wc->vendor_err,
+                                  port_note(note, sizeof(note)));
         MPIDI_VERBS_srq_return(b);
         return;
     }
