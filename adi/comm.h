@@ -25,6 +25,7 @@ typedef struct MPIR_Comm {
                                    * group, for the local steps of collectives */
     int coll_tag_base; /* added to collective tags (non-zero on internal subset communicators) */
     unsigned idup_seq; /* MPI_Comm_idup calls on it: each agreement gets its own tag */
+    unsigned nbc_seq;  /* nonblocking and persistent collectives begun on it (their tags) */
     MPI_Errhandler errhandler;
     MPI_Info info; /* hints given with MPI_Comm_set_info (kept, not acted on) */
     char name[MPI_MAX_OBJECT_NAME];

@@ -64,6 +64,8 @@ void MPIR_Request_release(MPIR_Request *req)
         return;
     if (req->ref < 0)
         MPIDI_fatal("request %#x released twice", (unsigned)req->handle);
+    if (req->on_release)
+        req->on_release(req);
     /* Tested before the calls: most requests hold neither buffer. */
     if (req->unexp_data) {
         free(req->unexp_data);

@@ -84,6 +84,7 @@ typedef struct MPIR_Preq {
     const void *buf;
     MPI_Aint count;
     MPI_Datatype type;
+    struct MPIR_Sched *sched; /* a persistent collective's schedule (mpi/sched.c) */
 } MPIR_Preq;
 
 typedef struct MPIR_Greq {
@@ -146,6 +147,9 @@ typedef struct MPIR_Request {
     /* Set by the MPI layer: called when cc reaches 0, before the device drops
      * its reference (a child telling its parent, a buffered send's space). */
     void (*on_complete)(struct MPIR_Request *req);
+    /* Set by the MPI layer: called when the last reference goes, to free what the MPI layer
+     * hung on the request (a persistent collective's schedule). */
+    void (*on_release)(struct MPIR_Request *req);
     struct MPIR_Request *parent; /* the persistent or composite request that owns this one */
     /* The operation this request stands for (a started persistent request's
      * inner one, a buffered send's internal one): a reference released with

@@ -24,3 +24,9 @@ EXTRA_DIST += bench/msgrate.c
 noinst_PROGRAMS += bench/msgrate
 bench_msgrate_SOURCES = bench/msgrate.c
 bench_msgrate_LDADD = libmpi.la
+# coll.c: a small blocking MPI_Allreduce and MPI_Barrier per call (bench/coll_run.sh compares
+# libraries, and a second Ferry as "base").
+EXTRA_DIST += bench/coll.c bench/coll_run.sh
+noinst_PROGRAMS += bench/coll
+bench_coll_SOURCES = bench/coll.c
+bench_coll_LDADD = libmpi.la

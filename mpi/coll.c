@@ -1,6 +1,6 @@
-/* coll.c: Barrier and Bcast over point-to-point on the collective context, on intra- and
- * intercommunicators, and the send/receive helpers every collective uses (the reductions are in
- * coll_reduce.c). */
+/* coll.c: Barrier and Bcast (blocking, nonblocking and persistent) as schedules, on intra- and
+ * intercommunicators, and the send/receive helpers of the other internal exchanges (the
+ * reductions are in coll_reduce.c, the data-moving collectives in coll_gather.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "mpiimpl.h"
@@ -65,100 +65,171 @@ int MPIR_Coll_sendrecv(const void *sendbuf, MPI_Aint sendbytes, void *recvbuf, M
     return e1 ? e1 : e2;
 }
 
-/* Intercommunicator barrier: every local process has entered (local
- * barrier), the leaders learn that the other group has too, and tell their
- * group. */
-static int inter_barrier(MPIR_Comm *comm)
-{
-    int err = MPIR_Barrier_impl(comm->local_comm);
-    if (!err && comm->rank == 0)
-        err = MPIR_Coll_sendrecv(NULL, 0, NULL, 0, 0, MPIR_TAG_BARRIER, comm);
-    return err ? err : MPIR_Bcast_impl(NULL, 0, MPI_BYTE, 0, comm->local_comm);
-}
-
-/* Intercommunicator broadcast: the root (MPI_ROOT) sends to the other
- * group's leader, which broadcasts in its group; the root's other group
- * members (MPI_PROC_NULL) do nothing. */
-static int inter_bcast(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm)
-{
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if (root == MPI_ROOT)
-        return MPIR_Coll_send(buf, count, type, 0, MPIR_TAG_BCAST, comm);
-    int err = MPI_SUCCESS;
-    if (comm->rank == 0)
-        err = MPIR_Coll_recv(buf, count, type, root, MPIR_TAG_BCAST, comm);
-    return err ? err : MPIR_Bcast_impl(buf, count, type, 0, comm->local_comm);
-}
-
 /* Dissemination: log2(size) rounds, each rank sends to rank + 2^k. */
-int MPIR_Barrier_impl(MPIR_Comm *comm)
+static void intra_barrier_build(MPIR_Sched_t *s, const MPIR_Comm *comm)
 {
-    if (comm->is_inter)
-        return inter_barrier(comm);
-    for (int k = 1; k < comm->size; k <<= 1) {
-        MPIR_Request *r = NULL, *s = NULL;
-        int err = MPID_Irecv(NULL, 0, MPI_BYTE, (comm->rank - k + comm->size) % comm->size,
-                             TAG(comm, MPIR_TAG_BARRIER), comm, MPIR_CONTEXT_COLL_OFFSET, &r);
-        if (!r)
-            return err;
-        err = MPID_Isend(NULL, 0, MPI_BYTE, (comm->rank + k) % comm->size,
-                         TAG(comm, MPIR_TAG_BARRIER), comm, MPIR_CONTEXT_COLL_OFFSET, 0, &s);
-        int e1 = s ? finish(s) : err;
-        if (e1) /* the partner will not hear from us; do not wait for it either */
-            MPID_Cancel_recv(r);
-        int e2 = finish(r);
-        if (e1 || e2)
-            return e1 ? e1 : e2;
+    int size = comm->size, rank = comm->rank;
+    for (int k = 1; k < size; k <<= 1) {
+        MPIR_Sched_recv(s, NULL, 0, MPI_BYTE, (rank - k + size) % size);
+        MPIR_Sched_send(s, NULL, 0, MPI_BYTE, (rank + k) % size);
+        MPIR_Sched_fence(s);
     }
-    return MPI_SUCCESS;
 }
 
-/* Binomial tree rooted at root: ranks relative to the root receive from the
- * rank that differs in their lowest set bit, then forward down. */
-int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm)
+/* Binomial tree rooted at root: ranks relative to the root receive from the rank that differs
+ * in their lowest set bit, then forward down. */
+void MPIR_Bcast_build(MPIR_Sched_t *s, void *buf, MPI_Aint count, MPI_Datatype type, int root,
+                      const MPIR_Comm *comm)
 {
-    if (comm->is_inter)
-        return inter_bcast(buf, count, type, root, comm);
-    int size = comm->size, vr = (comm->rank - root + size) % size, mask = 1, err;
+    int size = comm->size, vr = (comm->rank - root + size) % size, mask = 1;
     while (mask < size) {
         if (vr & mask) {
-            if ((err = MPIR_Coll_recv(buf, count, type, (vr - mask + root) % size, MPIR_TAG_BCAST,
-                                      comm)))
-                return err;
+            MPIR_Sched_recv(s, buf, count, type, (vr - mask + root) % size);
+            MPIR_Sched_fence(s);
             break;
         }
         mask <<= 1;
     }
     for (mask >>= 1; mask > 0; mask >>= 1)
-        if (vr + mask < size && (err = MPIR_Coll_send(buf, count, type, (vr + mask + root) % size,
-                                                      MPIR_TAG_BCAST, comm)))
-            return err;
-    return MPI_SUCCESS;
+        if (vr + mask < size)
+            MPIR_Sched_send(s, buf, count, type, (vr + mask + root) % size);
+}
+
+/* Intercommunicator barrier: every local process has entered (local barrier), the leaders
+ * learn that the other group has too, and tell their group. */
+static void barrier_build(MPIR_Sched_t *s, MPIR_Comm *comm)
+{
+    if (!comm->is_inter) {
+        intra_barrier_build(s, comm);
+        return;
+    }
+    MPIR_Sched_use_comm(s, comm->local_comm);
+    intra_barrier_build(s, comm->local_comm);
+    MPIR_Sched_fence(s);
+    if (comm->rank == 0) {
+        MPIR_Sched_use_comm(s, comm);
+        MPIR_Sched_recv(s, NULL, 0, MPI_BYTE, 0);
+        MPIR_Sched_send(s, NULL, 0, MPI_BYTE, 0);
+        MPIR_Sched_fence(s);
+        MPIR_Sched_use_comm(s, comm->local_comm);
+    }
+    MPIR_Bcast_build(s, NULL, 0, MPI_BYTE, 0, comm->local_comm);
+}
+
+/* Intercommunicator broadcast: the root (MPI_ROOT) sends to the other group's leader, which
+ * broadcasts in its group; the root's other group members (MPI_PROC_NULL) do nothing. */
+static void bcast_build(MPIR_Sched_t *s, void *buf, MPI_Aint count, MPI_Datatype type, int root,
+                        MPIR_Comm *comm)
+{
+    if (!comm->is_inter) {
+        MPIR_Bcast_build(s, buf, count, type, root, comm);
+    } else if (root == MPI_ROOT) {
+        MPIR_Sched_send(s, buf, count, type, 0);
+    } else if (root != MPI_PROC_NULL) {
+        if (comm->rank == 0) {
+            MPIR_Sched_recv(s, buf, count, type, root);
+            MPIR_Sched_fence(s);
+        }
+        MPIR_Sched_use_comm(s, comm->local_comm);
+        MPIR_Bcast_build(s, buf, count, type, 0, comm->local_comm);
+    }
+}
+
+int MPIR_Barrier_impl(MPIR_Comm *comm)
+{
+    MPIR_Sched_t *s;
+    int err = MPIR_Sched_create(comm, MPIR_COLL_BLOCKING, MPIR_TAG_BARRIER, &s);
+    if (err)
+        return err;
+    barrier_build(s, comm);
+    return MPIR_Sched_finish(s, NULL);
+}
+
+int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm)
+{
+    MPIR_Sched_t *s;
+    int err = MPIR_Sched_create(comm, MPIR_COLL_BLOCKING, MPIR_TAG_BCAST, &s);
+    if (err)
+        return err;
+    bcast_build(s, buf, count, type, root, comm);
+    return MPIR_Sched_finish(s, NULL);
+}
+
+/* ---- The calls: blocking, nonblocking (MPI_I...) and persistent (..._init) ---- */
+
+static int barrier_call(const char *fname, MPI_Comm comm, MPIR_Coll_mode_t mode, MPI_Info info,
+                        MPI_Request *request)
+{
+    MPIR_Comm *c;
+    MPIR_Sched_t *s;
+    int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
+    if (!err && !(err = MPIR_Sched_create(c, mode, MPIR_TAG_BARRIER, &s))) {
+        barrier_build(s, c);
+        err = MPIR_Sched_finish(s, request);
+    }
+    return MPIR_Err_return(c, fname, err);
 }
 
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Barrier");
+    return barrier_call("MPI_Barrier", comm, MPIR_COLL_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Ibarrier");
+    return barrier_call("MPI_Ibarrier", comm, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+#pragma weak MPI_Barrier_init = PMPI_Barrier_init
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Barrier_init");
+    return barrier_call("MPI_Barrier_init", comm, MPIR_COLL_PERSISTENT, info, request);
+}
+
+static int bcast_call(const char *fname, void *buffer, int count, MPI_Datatype datatype, int root,
+                      MPI_Comm comm, MPIR_Coll_mode_t mode, MPI_Info info, MPI_Request *request)
+{
     MPIR_Comm *c;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err)
-        err = MPIR_Barrier_impl(c);
-    return MPIR_Err_return(c, "MPI_Barrier", err);
+    MPIR_Sched_t *s;
+    int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
+    if (!err && !(err = MPIR_Check_count(count)) && !(err = MPIR_Check_comm_type(datatype)) &&
+        !(err = MPIR_Check_typed_buf(buffer, count, datatype)) && !MPIR_Root_ok(c, root))
+        err =
+            MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root, c->size);
+    if (!err && !(err = MPIR_Sched_create(c, mode, MPIR_TAG_BCAST, &s))) {
+        bcast_build(s, buffer, count, datatype, root, c);
+        err = MPIR_Sched_finish(s, request);
+    }
+    return MPIR_Err_return(c, fname, err);
 }
 
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Bcast");
-    MPIR_Comm *c;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err && !(err = MPIR_Check_count(count)) && !(err = MPIR_Check_comm_type(datatype)) &&
-        !(err = MPIR_Check_typed_buf(buffer, count, datatype)) && !MPIR_Root_ok(c, root))
-        err =
-            MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root, c->size);
-    if (!err)
-        err = MPIR_Bcast_impl(buffer, count, datatype, root, c);
-    return MPIR_Err_return(c, "MPI_Bcast", err);
+    return bcast_call("MPI_Bcast", buffer, count, datatype, root, comm, MPIR_COLL_BLOCKING,
+                      MPI_INFO_NULL, NULL);
+}
+
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Ibcast");
+    return bcast_call("MPI_Ibcast", buffer, count, datatype, root, comm, MPIR_COLL_NONBLOCKING,
+                      MPI_INFO_NULL, request);
+}
+
+#pragma weak MPI_Bcast_init = PMPI_Bcast_init
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Bcast_init");
+    return bcast_call("MPI_Bcast_init", buffer, count, datatype, root, comm, MPIR_COLL_PERSISTENT,
+                      info, request);
 }

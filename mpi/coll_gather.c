@@ -8,58 +8,6 @@
 #include <string.h>
 #include "mpiimpl.h"
 
-/* A batch of collective messages completed together. */
-typedef struct {
-    MPIR_Request **reqs;
-    int n, err;
-} batch_t;
-
-static int batch_init(batch_t *b, int max)
-{
-    b->n = 0;
-    b->err = MPI_SUCCESS;
-    b->reqs = malloc(sizeof(*b->reqs) * (max > 0 ? max : 1));
-    return b->reqs ? MPI_SUCCESS
-                   : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for %d requests", max);
-}
-
-static void batch_recv(batch_t *b, void *buf, MPI_Aint count, MPI_Datatype type, int src, int kind,
-                       MPIR_Comm *comm)
-{
-    MPIR_Request *r = NULL;
-    int err = MPID_Irecv(buf, count, type, src, comm->coll_tag_base + kind, comm,
-                         MPIR_CONTEXT_COLL_OFFSET, &r);
-    if (r)
-        b->reqs[b->n++] = r;
-    else if (!b->err)
-        b->err = err;
-}
-
-static void batch_send(batch_t *b, const void *buf, MPI_Aint count, MPI_Datatype type, int dst,
-                       int kind, MPIR_Comm *comm)
-{
-    MPIR_Request *r = NULL;
-    int err = MPID_Isend(buf, count, type, dst, comm->coll_tag_base + kind, comm,
-                         MPIR_CONTEXT_COLL_OFFSET, 0, &r);
-    if (r)
-        b->reqs[b->n++] = r;
-    else if (!b->err)
-        b->err = err;
-}
-
-static int batch_wait(batch_t *b)
-{
-    int err = b->err;
-    for (int i = 0; i < b->n; i++) {
-        MPIR_Request_wait(b->reqs[i]);
-        if (!err)
-            err = b->reqs[i]->status.MPI_ERROR;
-        MPIR_Request_release(b->reqs[i]);
-    }
-    free(b->reqs);
-    return err;
-}
-
 /* Copies count elements of one typed buffer into another (the local part
  * of a collective), through a packed copy when the layouts differ. */
 int MPIR_Local_copy(const void *src, MPI_Aint scount, MPI_Datatype stype, void *dst,
@@ -85,97 +33,99 @@ static char *at(const void *buf, MPI_Aint index, MPI_Datatype type)
     return (char *)buf + index * MPIR_Datatype_get(type)->extent;
 }
 
-/* Every rank's block goes to every rank; displs NULL means rank r's block
- * starts at r * recvcount.  sendbuf MPI_IN_PLACE: the caller's block is in
- * recvbuf already. */
-static int allgatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      const MPI_Aint *counts, const MPI_Aint *displs, MPI_Aint recvcount,
-                      MPI_Datatype recvtype, MPIR_Comm *comm)
+/* Every rank's block goes to every rank; displs NULL means rank r's block starts at
+ * r * recvcount.  sendbuf MPI_IN_PLACE: the caller's block is in recvbuf already. */
+static void allgatherv_build(MPIR_Sched_t *s, const void *sendbuf, MPI_Aint sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, const MPI_Aint *counts,
+                             const MPI_Aint *displs, MPI_Aint recvcount, MPI_Datatype recvtype,
+                             const MPIR_Comm *comm)
 {
-    batch_t b;
-    int err = batch_init(&b, 2 * comm->size);
-    if (err)
-        return err;
+    int me = comm->rank;
+    MPI_Aint my_n = counts ? counts[me] : recvcount, my_d = displs ? displs[me] : me * recvcount;
     for (int r = 0; r < comm->size; r++) {
         MPI_Aint n = counts ? counts[r] : recvcount, d = displs ? displs[r] : r * recvcount;
-        if (r != comm->rank)
-            batch_recv(&b, at(recvbuf, d, recvtype), n, recvtype, r, MPIR_TAG_ALLGATHER, comm);
+        if (r != me)
+            MPIR_Sched_recv(s, at(recvbuf, d, recvtype), n, recvtype, r);
     }
     const void *src = sendbuf;
     MPI_Aint scount = sendcount;
     MPI_Datatype stype = sendtype;
     if (sendbuf == MPI_IN_PLACE) {
-        src = at(recvbuf, displs ? displs[comm->rank] : comm->rank * recvcount, recvtype);
-        scount = counts ? counts[comm->rank] : recvcount;
+        src = at(recvbuf, my_d, recvtype);
+        scount = my_n;
         stype = recvtype;
     }
     for (int r = 0; r < comm->size; r++)
-        if (r != comm->rank)
-            batch_send(&b, src, scount, stype, r, MPIR_TAG_ALLGATHER, comm);
-    if (sendbuf != MPI_IN_PLACE && !b.err)
-        b.err = MPIR_Local_copy(
-            sendbuf, sendcount, sendtype,
-            at(recvbuf, displs ? displs[comm->rank] : comm->rank * recvcount, recvtype),
-            counts ? counts[comm->rank] : recvcount, recvtype);
-    return batch_wait(&b);
+        if (r != me)
+            MPIR_Sched_send(s, src, scount, stype, r);
+    if (sendbuf != MPI_IN_PLACE)
+        MPIR_Sched_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, my_d, recvtype), my_n,
+                        recvtype);
 }
 
 int MPIR_Allgather_impl(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, MPIR_Comm *comm)
 {
-    return allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, comm);
-}
-
-static int gatherv(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const MPI_Aint *counts, const MPI_Aint *displs, MPI_Aint recvcount,
-                   MPI_Datatype recvtype, int root, MPIR_Comm *comm)
-{
-    if (comm->rank != root)
-        return MPIR_Coll_send(sendbuf, sendcount, sendtype, root, MPIR_TAG_GATHER, comm);
-    batch_t b;
-    int err = batch_init(&b, comm->size);
+    MPIR_Sched_t *s;
+    int err = MPIR_Sched_create(comm, MPIR_COLL_BLOCKING, MPIR_TAG_ALLGATHER, &s);
     if (err)
         return err;
+    allgatherv_build(s, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+                     comm);
+    return MPIR_Sched_finish(s, NULL);
+}
+
+static void gatherv_build(MPIR_Sched_t *s, const void *sendbuf, MPI_Aint sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, const MPI_Aint *counts,
+                          const MPI_Aint *displs, MPI_Aint recvcount, MPI_Datatype recvtype,
+                          int root, const MPIR_Comm *comm)
+{
+    if (comm->rank != root) {
+        MPIR_Sched_send(s, sendbuf, sendcount, sendtype, root);
+        return;
+    }
     for (int r = 0; r < comm->size; r++) {
         MPI_Aint n = counts ? counts[r] : recvcount, d = displs ? displs[r] : r * recvcount;
         if (r != root)
-            batch_recv(&b, at(recvbuf, d, recvtype), n, recvtype, r, MPIR_TAG_GATHER, comm);
-        else if (sendbuf != MPI_IN_PLACE && !b.err)
-            b.err = MPIR_Local_copy(sendbuf, sendcount, sendtype, at(recvbuf, d, recvtype), n,
-                                    recvtype);
+            MPIR_Sched_recv(s, at(recvbuf, d, recvtype), n, recvtype, r);
+        else if (sendbuf != MPI_IN_PLACE)
+            MPIR_Sched_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, d, recvtype), n, recvtype);
     }
-    return batch_wait(&b);
 }
 
-int MPIR_Scatterv_impl(const void *sendbuf, const MPI_Aint *counts, const MPI_Aint *displs,
-                       MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
-                       MPI_Datatype recvtype, int root, MPIR_Comm *comm)
+void MPIR_Scatterv_build(MPIR_Sched_t *s, const void *sendbuf, const MPI_Aint *counts,
+                         const MPI_Aint *displs, MPI_Aint sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                         const MPIR_Comm *comm)
 {
-    if (comm->rank != root)
-        return MPIR_Coll_recv(recvbuf, recvcount, recvtype, root, MPIR_TAG_SCATTER, comm);
-    batch_t b;
-    int err = batch_init(&b, comm->size);
-    if (err)
-        return err;
+    if (comm->rank != root) {
+        MPIR_Sched_recv(s, recvbuf, recvcount, recvtype, root);
+        return;
+    }
     for (int r = 0; r < comm->size; r++) {
         MPI_Aint n = counts ? counts[r] : sendcount, d = displs ? displs[r] : r * sendcount;
         if (r != root)
-            batch_send(&b, at(sendbuf, d, sendtype), n, sendtype, r, MPIR_TAG_SCATTER, comm);
-        else if (recvbuf != MPI_IN_PLACE && !b.err)
-            b.err = MPIR_Local_copy(at(sendbuf, d, sendtype), n, sendtype, recvbuf, recvcount,
-                                    recvtype);
+            MPIR_Sched_send(s, at(sendbuf, d, sendtype), n, sendtype, r);
+        else if (recvbuf != MPI_IN_PLACE)
+            MPIR_Sched_copy(s, at(sendbuf, d, sendtype), n, sendtype, recvbuf, recvcount, recvtype);
     }
-    return batch_wait(&b);
 }
 
-/* sdispls/rdispls in elements of the types (Alltoallv); NULL: block r at
- * r * count.  MPI_IN_PLACE: the send data is a copy of recvbuf. */
-static int alltoallv(const void *sendbuf, const MPI_Aint *scounts, const MPI_Aint *sdispls,
-                     MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     const MPI_Aint *rcounts, const MPI_Aint *rdispls, MPI_Aint recvcount,
-                     MPI_Datatype recvtype, MPIR_Comm *comm)
+/* MPI_IN_PLACE for the all-to-alls: the send data is a copy of the first bytes bytes of
+ * recvbuf, taken before any receive lands there. */
+static void *in_place_copy(MPIR_Sched_t *s, void *recvbuf, MPI_Aint bytes)
 {
-    void *copy = NULL;
+    void *copy = MPIR_Sched_tmp(s, bytes, MPI_BYTE);
+    MPIR_Sched_copy(s, recvbuf, bytes, MPI_BYTE, copy, bytes, MPI_BYTE);
+    return copy;
+}
+
+/* sdispls/rdispls in elements of the types (Alltoallv); NULL: block r at r * count. */
+static void alltoallv_build(MPIR_Sched_t *s, const void *sendbuf, const MPI_Aint *scounts,
+                            const MPI_Aint *sdispls, MPI_Aint sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const MPI_Aint *rcounts, const MPI_Aint *rdispls,
+                            MPI_Aint recvcount, MPI_Datatype recvtype, const MPIR_Comm *comm)
+{
     if (sendbuf == MPI_IN_PLACE) {
         MPI_Aint extent = 0;
         for (int r = 0; r < comm->size; r++) {
@@ -184,44 +134,46 @@ static int alltoallv(const void *sendbuf, const MPI_Aint *scounts, const MPI_Ain
             if (end > extent)
                 extent = end;
         }
-        MPI_Aint bytes = extent * MPIR_Datatype_get(recvtype)->extent;
-        copy = malloc(bytes > 0 ? bytes : 1);
-        if (!copy)
-            return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for MPI_IN_PLACE");
-        memcpy(copy, recvbuf, bytes);
-        sendbuf = copy;
+        sendbuf = in_place_copy(s, recvbuf, extent * MPIR_Datatype_get(recvtype)->extent);
         scounts = rcounts;
         sdispls = rdispls;
         sendcount = recvcount;
         sendtype = recvtype;
     }
-    batch_t b;
-    int err = batch_init(&b, 2 * comm->size);
-    if (!err) {
-        for (int r = 0; r < comm->size; r++)
-            batch_recv(&b, at(recvbuf, rdispls ? rdispls[r] : r * recvcount, recvtype),
-                       rcounts ? rcounts[r] : recvcount, recvtype, r, MPIR_TAG_ALLTOALL, comm);
-        for (int r = 0; r < comm->size; r++)
-            batch_send(&b, at(sendbuf, sdispls ? sdispls[r] : r * sendcount, sendtype),
-                       scounts ? scounts[r] : sendcount, sendtype, r, MPIR_TAG_ALLTOALL, comm);
-        err = batch_wait(&b);
+    for (int r = 0; r < comm->size; r++)
+        MPIR_Sched_recv(s, at(recvbuf, rdispls ? rdispls[r] : r * recvcount, recvtype),
+                        rcounts ? rcounts[r] : recvcount, recvtype, r);
+    for (int r = 0; r < comm->size; r++)
+        MPIR_Sched_send(s, at(sendbuf, sdispls ? sdispls[r] : r * sendcount, sendtype),
+                        scounts ? scounts[r] : sendcount, sendtype, r);
+}
+
+/* Alltoallw: per-peer counts and datatypes, displacements in bytes. */
+static void alltoallw_build(MPIR_Sched_t *s, const void *sendbuf, const int *scounts,
+                            const int *sdispls, const MPI_Datatype *stypes, void *recvbuf,
+                            const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes,
+                            const MPIR_Comm *comm)
+{
+    if (sendbuf == MPI_IN_PLACE) {
+        MPI_Aint end = 0;
+        for (int r = 0; r < comm->size; r++) {
+            MPIR_Datatype *dt = MPIR_Datatype_get(rtypes[r]);
+            MPI_Aint e =
+                rcounts[r] > 0 ? rdispls[r] + (rcounts[r] - 1) * dt->extent + dt->true_ub : 0;
+            end = e > end ? e : end;
+        }
+        sendbuf = in_place_copy(s, recvbuf, end);
+        scounts = rcounts;
+        sdispls = rdispls;
+        stypes = rtypes;
     }
-    free(copy);
-    return err;
+    for (int r = 0; r < comm->size; r++)
+        MPIR_Sched_recv(s, (char *)recvbuf + rdispls[r], rcounts[r], rtypes[r], r);
+    for (int r = 0; r < comm->size; r++)
+        MPIR_Sched_send(s, (const char *)sendbuf + sdispls[r], scounts[r], stypes[r], r);
 }
 
 /* ---- Argument checks and the calls ---- */
-
-static int check_coll(MPI_Comm comm, MPIR_Comm **c, const char *fname)
-{
-    int err = MPIR_Check_comm(comm, c);
-    if (!err && (*c)->is_inter)
-        err = MPIR_Err_create(MPI_ERR_COMM,
-                              "%s on an intercommunicator is not implemented "
-                              "(doc/api.md)",
-                              fname);
-    return err;
-}
 
 static int check_root(const MPIR_Comm *c, int root)
 {
@@ -241,7 +193,34 @@ static int check_buf(const void *buf, MPI_Aint count, MPI_Datatype type)
     return MPIR_Check_typed_buf(buf, count, type);
 }
 
-/* int counts and displacements as MPI_Aint arrays */
+typedef enum {
+    DATA_GATHER,
+    DATA_GATHERV,
+    DATA_SCATTER,
+    DATA_SCATTERV,
+    DATA_ALLGATHER,
+    DATA_ALLGATHERV,
+    DATA_ALLTOALL,
+    DATA_ALLTOALLV,
+    DATA_ALLTOALLW,
+} data_kind_t;
+
+/* The arguments of one data-moving call; the v forms' arrays are read while building. */
+typedef struct {
+    const void *sendbuf;
+    int sendcount;
+    const int *sendcounts, *sdispls;
+    MPI_Datatype sendtype;
+    const MPI_Datatype *sendtypes;
+    void *recvbuf;
+    int recvcount;
+    const int *recvcounts, *rdispls;
+    MPI_Datatype recvtype;
+    const MPI_Datatype *recvtypes;
+    int root;
+} data_args_t;
+
+/* int counts and displacements as MPI_Aint arrays (NULL when out of memory) */
 static MPI_Aint *widen(const int *a, int n)
 {
     MPI_Aint *w = malloc(sizeof(*w) * (n > 0 ? n : 1));
@@ -251,255 +230,222 @@ static MPI_Aint *widen(const int *a, int n)
     return w;
 }
 
-#pragma weak MPI_Gather = PMPI_Gather
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Gather");
-    MPIR_Comm *c;
-    int err = check_coll(comm, &c, "MPI_Gather");
-    if (!err)
-        err = check_root(c, root);
-    if (!err && (sendbuf != MPI_IN_PLACE || c->rank != root))
-        err = check_buf(sendbuf == MPI_IN_PLACE ? NULL : sendbuf, sendcount, sendtype);
-    if (!err && c->rank == root)
-        err = check_buf(recvbuf, recvcount, recvtype);
-    if (!err)
-        err = gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, root,
-                      c);
-    return MPIR_Err_return(c, "MPI_Gather", err);
-}
+/* The v forms: counts[r] elements at displs[r] for each rank r, each checked. */
+typedef struct {
+    MPI_Aint *n, *d;
+} blocks_t;
 
-#pragma weak MPI_Gatherv = PMPI_Gatherv
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm)
+static int blocks(const char *what, const int *counts, const int *displs, const void *buf,
+                  MPI_Datatype type, const MPIR_Comm *c, blocks_t *b)
 {
-    MPIR_CHECK_INIT("MPI_Gatherv");
-    MPIR_Comm *c;
-    int err = check_coll(comm, &c, "MPI_Gatherv");
-    if (!err)
-        err = check_root(c, root);
-    if (!err && (sendbuf != MPI_IN_PLACE || c->rank != root))
-        err = check_buf(sendbuf == MPI_IN_PLACE ? NULL : sendbuf, sendcount, sendtype);
-    if (!err && c->rank == root && (!recvcounts || !displs))
-        err = MPIR_Err_create(MPI_ERR_ARG, "recvcounts or displs is NULL");
-    MPI_Aint *n = NULL, *d = NULL;
-    if (!err && c->rank == root) {
-        n = widen(recvcounts, c->size);
-        d = widen(displs, c->size);
-        if (!n || !d)
-            err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
-        for (int r = 0; !err && r < c->size; r++)
-            err = check_buf(recvbuf, recvcounts[r], recvtype);
-    }
-    if (!err)
-        err = gatherv(sendbuf, sendcount, sendtype, recvbuf, n, d, 0, recvtype, root, c);
-    free(n);
-    free(d);
-    return MPIR_Err_return(c, "MPI_Gatherv", err);
-}
-
-#pragma weak MPI_Scatter = PMPI_Scatter
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Scatter");
-    MPIR_Comm *c;
-    int err = check_coll(comm, &c, "MPI_Scatter");
-    if (!err)
-        err = check_root(c, root);
-    if (!err && c->rank == root)
-        err = check_buf(sendbuf, sendcount, sendtype);
-    if (!err && (recvbuf != MPI_IN_PLACE || c->rank != root))
-        err = check_buf(recvbuf == MPI_IN_PLACE ? NULL : recvbuf, recvcount, recvtype);
-    if (!err)
-        err = MPIR_Scatterv_impl(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, root, c);
-    return MPIR_Err_return(c, "MPI_Scatter", err);
-}
-
-#pragma weak MPI_Scatterv = PMPI_Scatterv
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Scatterv");
-    MPIR_Comm *c;
-    int err = check_coll(comm, &c, "MPI_Scatterv");
-    if (!err)
-        err = check_root(c, root);
-    if (!err && c->rank == root && (!sendcounts || !displs))
-        err = MPIR_Err_create(MPI_ERR_ARG, "sendcounts or displs is NULL");
-    MPI_Aint *n = NULL, *d = NULL;
-    if (!err && c->rank == root) {
-        n = widen(sendcounts, c->size);
-        d = widen(displs, c->size);
-        if (!n || !d)
-            err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
-        for (int r = 0; !err && r < c->size; r++)
-            err = check_buf(sendbuf, sendcounts[r], sendtype);
-    }
-    if (!err && (recvbuf != MPI_IN_PLACE || c->rank != root))
-        err = check_buf(recvbuf == MPI_IN_PLACE ? NULL : recvbuf, recvcount, recvtype);
-    if (!err)
-        err = MPIR_Scatterv_impl(sendbuf, n, d, 0, sendtype, recvbuf, recvcount, recvtype, root, c);
-    free(n);
-    free(d);
-    return MPIR_Err_return(c, "MPI_Scatterv", err);
-}
-
-#pragma weak MPI_Allgather = PMPI_Allgather
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Allgather");
-    MPIR_Comm *c;
-    int err = check_coll(comm, &c, "MPI_Allgather");
-    if (!err)
-        err = check_buf(sendbuf, sendcount, sendtype);
-    if (!err)
-        err = check_buf(recvbuf, recvcount, recvtype);
-    if (!err)
-        err = MPIR_Allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
-    return MPIR_Err_return(c, "MPI_Allgather", err);
-}
-
-#pragma weak MPI_Allgatherv = PMPI_Allgatherv
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                    MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Allgatherv");
-    MPIR_Comm *c;
-    int err = check_coll(comm, &c, "MPI_Allgatherv");
-    if (!err)
-        err = check_buf(sendbuf, sendcount, sendtype);
-    if (!err && (!recvcounts || !displs))
-        err = MPIR_Err_create(MPI_ERR_ARG, "recvcounts or displs is NULL");
-    MPI_Aint *n = NULL, *d = NULL;
-    if (!err) {
-        n = widen(recvcounts, c->size);
-        d = widen(displs, c->size);
-        if (!n || !d)
-            err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
-        for (int r = 0; !err && r < c->size; r++)
-            err = check_buf(recvbuf, recvcounts[r], recvtype);
-    }
-    if (!err)
-        err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, n, d, 0, recvtype, c);
-    free(n);
-    free(d);
-    return MPIR_Err_return(c, "MPI_Allgatherv", err);
-}
-
-#pragma weak MPI_Alltoall = PMPI_Alltoall
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Alltoall");
-    MPIR_Comm *c;
-    int err = check_coll(comm, &c, "MPI_Alltoall");
-    if (!err)
-        err = check_buf(sendbuf, sendcount, sendtype);
-    if (!err)
-        err = check_buf(recvbuf, recvcount, recvtype);
-    if (!err)
-        err = alltoallv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-                        recvtype, c);
-    return MPIR_Err_return(c, "MPI_Alltoall", err);
-}
-
-#pragma weak MPI_Alltoallv = PMPI_Alltoallv
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Alltoallv");
-    MPIR_Comm *c;
-    int err = check_coll(comm, &c, "MPI_Alltoallv");
-    int in_place = sendbuf == MPI_IN_PLACE;
-    if (!err && ((!in_place && (!sendcounts || !sdispls)) || !recvcounts || !rdispls))
-        err = MPIR_Err_create(MPI_ERR_ARG, "a count or displacement array is NULL");
-    MPI_Aint *sn = NULL, *sd = NULL, *rn = NULL, *rd = NULL;
-    if (!err) {
-        sn = widen(in_place ? recvcounts : sendcounts, c->size);
-        sd = widen(in_place ? rdispls : sdispls, c->size);
-        rn = widen(recvcounts, c->size);
-        rd = widen(rdispls, c->size);
-        if (!sn || !sd || !rn || !rd)
-            err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
-        for (int r = 0; !err && r < c->size; r++)
-            if (!(err = check_buf(sendbuf, sn[r], sendtype)))
-                err = check_buf(recvbuf, rn[r], recvtype);
-    }
-    if (!err)
-        err = alltoallv(sendbuf, sn, sd, 0, sendtype, recvbuf, rn, rd, 0, recvtype, c);
-    free(sn);
-    free(sd);
-    free(rn);
-    free(rd);
-    return MPIR_Err_return(c, "MPI_Alltoallv", err);
-}
-
-/* Alltoallw: per-peer counts and datatypes, displacements in bytes.  MPI_IN_PLACE: the send
- * data is a copy of the bytes the receive blocks cover. */
-static int alltoallw(const void *sendbuf, const int *scounts, const int *sdispls,
-                     const MPI_Datatype *stypes, void *recvbuf, const int *rcounts,
-                     const int *rdispls, const MPI_Datatype *rtypes, MPIR_Comm *comm)
-{
-    void *copy = NULL;
-    if (sendbuf == MPI_IN_PLACE) {
-        MPI_Aint end = 0;
-        for (int r = 0; r < comm->size; r++) {
-            MPIR_Datatype *dt = MPIR_Datatype_get(rtypes[r]);
-            MPI_Aint e =
-                rcounts[r] > 0 ? rdispls[r] + (rcounts[r] - 1) * dt->extent + dt->true_ub : 0;
-            end = e > end ? e : end;
-        }
-        if (!(copy = malloc(end > 0 ? end : 1)))
-            return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for MPI_IN_PLACE");
-        memcpy(copy, recvbuf, end);
-        sendbuf = copy;
-        scounts = rcounts;
-        sdispls = rdispls;
-        stypes = rtypes;
-    }
-    batch_t b;
-    int err = batch_init(&b, 2 * comm->size);
-    if (!err) {
-        for (int r = 0; r < comm->size; r++)
-            batch_recv(&b, (char *)recvbuf + rdispls[r], rcounts[r], rtypes[r], r,
-                       MPIR_TAG_ALLTOALL, comm);
-        for (int r = 0; r < comm->size; r++)
-            batch_send(&b, (const char *)sendbuf + sdispls[r], scounts[r], stypes[r], r,
-                       MPIR_TAG_ALLTOALL, comm);
-        err = batch_wait(&b);
-    }
-    free(copy);
+    int err = MPI_SUCCESS;
+    if (!counts || !displs)
+        return MPIR_Err_create(MPI_ERR_ARG, "%s counts or displs is NULL", what);
+    b->n = widen(counts, c->size);
+    b->d = widen(displs, c->size);
+    if (!b->n || !b->d)
+        err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
+    for (int r = 0; !err && r < c->size; r++)
+        err = check_buf(buf, counts[r], type);
     return err;
 }
 
-#pragma weak MPI_Alltoallw = PMPI_Alltoallw
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c, MPIR_Sched_t *s)
 {
-    MPIR_CHECK_INIT("MPI_Alltoallw");
-    MPIR_Comm *c;
-    int err = check_coll(comm, &c, "MPI_Alltoallw");
-    int in_place = sendbuf == MPI_IN_PLACE;
-    if (!err && ((!in_place && (!sendcounts || !sdispls || !sendtypes)) || !recvcounts ||
-                 !rdispls || !recvtypes))
-        err = MPIR_Err_create(MPI_ERR_ARG, "a count, displacement or datatype array is NULL");
-    for (int r = 0; !err && r < c->size; r++) {
-        if (!in_place)
-            err = check_buf((const char *)sendbuf + sdispls[r], sendcounts[r], sendtypes[r]);
+    int err = MPI_SUCCESS, root = a->root, is_root = c->rank == a->root;
+    blocks_t sb = {0}, rb = {0};
+    switch (kind) {
+    case DATA_GATHER:
+    case DATA_GATHERV:
+        if (!(err = check_root(c, root)) && (a->sendbuf != MPI_IN_PLACE || !is_root))
+            err = check_buf(a->sendbuf == MPI_IN_PLACE ? NULL : a->sendbuf, a->sendcount,
+                            a->sendtype);
+        if (!err && is_root && kind == DATA_GATHER)
+            err = check_buf(a->recvbuf, a->recvcount, a->recvtype);
+        if (!err && is_root && kind == DATA_GATHERV)
+            err = blocks("recv", a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
         if (!err)
-            err = check_buf((char *)recvbuf + rdispls[r], recvcounts[r], recvtypes[r]);
+            gatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n, rb.d,
+                          a->recvcount, a->recvtype, root, c);
+        break;
+    case DATA_SCATTER:
+    case DATA_SCATTERV:
+        err = check_root(c, root);
+        if (!err && is_root && kind == DATA_SCATTER)
+            err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
+        if (!err && is_root && kind == DATA_SCATTERV)
+            err = blocks("send", a->sendcounts, a->sdispls, a->sendbuf, a->sendtype, c, &sb);
+        if (!err && (a->recvbuf != MPI_IN_PLACE || !is_root))
+            err = check_buf(a->recvbuf == MPI_IN_PLACE ? NULL : a->recvbuf, a->recvcount,
+                            a->recvtype);
+        if (!err)
+            MPIR_Scatterv_build(s, a->sendbuf, sb.n, sb.d, a->sendcount, a->sendtype, a->recvbuf,
+                                a->recvcount, a->recvtype, root, c);
+        break;
+    case DATA_ALLGATHER:
+    case DATA_ALLGATHERV:
+        err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
+        if (!err && kind == DATA_ALLGATHER)
+            err = check_buf(a->recvbuf, a->recvcount, a->recvtype);
+        if (!err && kind == DATA_ALLGATHERV)
+            err = blocks("recv", a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
+        if (!err)
+            allgatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n, rb.d,
+                             a->recvcount, a->recvtype, c);
+        break;
+    case DATA_ALLTOALL:
+        if (!(err = check_buf(a->sendbuf, a->sendcount, a->sendtype)))
+            err = check_buf(a->recvbuf, a->recvcount, a->recvtype);
+        if (!err)
+            alltoallv_build(s, a->sendbuf, NULL, NULL, a->sendcount, a->sendtype, a->recvbuf, NULL,
+                            NULL, a->recvcount, a->recvtype, c);
+        break;
+    case DATA_ALLTOALLV:
+        if (a->sendbuf != MPI_IN_PLACE)
+            err = blocks("send", a->sendcounts, a->sdispls, a->sendbuf, a->sendtype, c, &sb);
+        if (!err)
+            err = blocks("recv", a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
+        if (!err)
+            alltoallv_build(s, a->sendbuf, sb.n, sb.d, 0, a->sendtype, a->recvbuf, rb.n, rb.d, 0,
+                            a->recvtype, c);
+        break;
+    case DATA_ALLTOALLW: {
+        int in_place = a->sendbuf == MPI_IN_PLACE;
+        if ((!in_place && (!a->sendcounts || !a->sdispls || !a->sendtypes)) || !a->recvcounts ||
+            !a->rdispls || !a->recvtypes)
+            err = MPIR_Err_create(MPI_ERR_ARG, "a count, displacement or datatype array is NULL");
+        for (int r = 0; !err && r < c->size; r++) {
+            if (!in_place)
+                err = check_buf((const char *)a->sendbuf + a->sdispls[r], a->sendcounts[r],
+                                a->sendtypes[r]);
+            if (!err)
+                err = check_buf((char *)a->recvbuf + a->rdispls[r], a->recvcounts[r],
+                                a->recvtypes[r]);
+        }
+        if (!err)
+            alltoallw_build(s, a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
+                            a->recvcounts, a->rdispls, a->recvtypes, c);
+        break;
     }
-    if (!err)
-        err = alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, c);
-    return MPIR_Err_return(c, "MPI_Alltoallw", err);
+    }
+    free(sb.n);
+    free(sb.d);
+    free(rb.n);
+    free(rb.d);
+    return err;
 }
+
+static const int data_tag[] = {
+    [DATA_GATHER] = MPIR_TAG_GATHER,       [DATA_GATHERV] = MPIR_TAG_GATHER,
+    [DATA_SCATTER] = MPIR_TAG_SCATTER,     [DATA_SCATTERV] = MPIR_TAG_SCATTER,
+    [DATA_ALLGATHER] = MPIR_TAG_ALLGATHER, [DATA_ALLGATHERV] = MPIR_TAG_ALLGATHER,
+    [DATA_ALLTOALL] = MPIR_TAG_ALLTOALL,   [DATA_ALLTOALLV] = MPIR_TAG_ALLTOALL,
+    [DATA_ALLTOALLW] = MPIR_TAG_ALLTOALL,
+};
+
+static int data_call(const char *fname, data_kind_t kind, const data_args_t *a, MPI_Comm comm,
+                     MPIR_Coll_mode_t mode, MPI_Info info, MPI_Request *request)
+{
+    MPIR_Comm *c;
+    MPIR_Sched_t *s;
+    int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
+    if (!err && c->is_inter)
+        err = MPIR_Err_create(MPI_ERR_COMM,
+                              "%s on an intercommunicator is not implemented (doc/api.md)", fname);
+    if (!err && !(err = MPIR_Sched_create(c, mode, data_tag[kind], &s))) {
+        if ((err = data_build(kind, a, c, s)))
+            MPIR_Sched_fail(s, err);
+        err = MPIR_Sched_finish(s, request);
+    }
+    return MPIR_Err_return(c, fname, err);
+}
+
+#pragma weak MPI_Gather = PMPI_Gather
+#pragma weak MPI_Igather = PMPI_Igather
+#pragma weak MPI_Gather_init = PMPI_Gather_init
+MPIR_COLL_FORMS(Gather, Igather, data_call, DATA_GATHER, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
+MPIR_COLL_FORMS(Gatherv, Igatherv, data_call, DATA_GATHERV, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
+                 .recvtype = recvtype, .root = root),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+
+#pragma weak MPI_Scatter = PMPI_Scatter
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+#pragma weak MPI_Scatter_init = PMPI_Scatter_init
+MPIR_COLL_FORMS(Scatter, Iscatter, data_call, DATA_SCATTER, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
+MPIR_COLL_FORMS(Scatterv, Iscatterv, data_call, DATA_SCATTERV, data_args_t,
+                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,
+                 .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
+                 .recvtype = recvtype, .root = root),
+                const void *sendbuf, const int sendcounts[], const int displs[],
+                MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                int root, MPI_Comm comm)
+
+#pragma weak MPI_Allgather = PMPI_Allgather
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+#pragma weak MPI_Allgather_init = PMPI_Allgather_init
+MPIR_COLL_FORMS(Allgather, Iallgather, data_call, DATA_ALLGATHER, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
+MPIR_COLL_FORMS(Allgatherv, Iallgatherv, data_call, DATA_ALLGATHERV, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
+                 .recvtype = recvtype),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
+MPIR_COLL_FORMS(Alltoall, Ialltoall, data_call, DATA_ALLTOALL, data_args_t,
+                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype),
+                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
+MPIR_COLL_FORMS(Alltoallv, Ialltoallv, data_call, DATA_ALLTOALLV, data_args_t,
+                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
+                 .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
+                 .rdispls = rdispls, .recvtype = recvtype),
+                const void *sendbuf, const int sendcounts[], const int sdispls[],
+                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                MPI_Datatype recvtype, MPI_Comm comm)
+
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
+MPIR_COLL_FORMS(Alltoallw, Ialltoallw, data_call, DATA_ALLTOALLW, data_args_t,
+                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
+                 .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts,
+                 .rdispls = rdispls, .recvtypes = recvtypes),
+                const void *sendbuf, const int sendcounts[], const int sdispls[],
+                const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)

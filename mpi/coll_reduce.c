@@ -9,50 +9,17 @@
 #include <string.h>
 #include "mpiimpl.h"
 
-/* A temporary buffer for count elements of a datatype: it covers every byte the elements'
- * data may touch (from the lowest true lb to the highest true ub), and base is where element
- * 0 starts, so base may point before or after mem. */
-typedef struct {
-    char *mem, *base;
-} tmp_t;
-
-static int tmp_alloc(MPI_Datatype type, MPI_Aint count, tmp_t *t)
-{
-    MPIR_Datatype *dt = MPIR_Datatype_get(type);
-    MPI_Aint last = count > 0 ? (count - 1) * dt->extent : 0;
-    MPI_Aint lo = (last < 0 ? last : 0) + dt->true_lb;
-    MPI_Aint hi = (last > 0 ? last : 0) + dt->true_ub;
-    MPI_Aint span = count > 0 ? hi - lo : 0;
-    t->mem = malloc(span > 0 ? (size_t)span : 1);
-    t->base = t->mem - lo;
-    return t->mem ? MPI_SUCCESS
-                  : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a %ld-byte reduction buffer",
-                                    (long)span);
-}
-
-/* Typed copy of count elements (holes in dst stay as they are). */
-static int copy_elems(const void *src, void *dst, MPI_Aint count, MPI_Datatype type)
-{
-    MPIR_Datatype *dt = MPIR_Datatype_get(type);
-    if (count <= 0)
-        return MPI_SUCCESS;
-    if (dt->is_contig && dt->size == dt->extent) { /* no holes: one block of bytes */
-        memcpy((char *)dst + dt->true_lb, (const char *)src + dt->true_lb,
-               (size_t)count * dt->size);
-        return MPI_SUCCESS;
-    }
-    return MPIR_Local_copy(src, count, type, dst, count, type);
-}
-
 /* acc = acc op in, keeping rank order (acc holds the lower ranks): for a commutative operation
- * in place, otherwise into in, whose buffer then becomes acc's. */
-static void combine_after(tmp_t *acc, tmp_t *in, MPI_Op op, MPI_Datatype type, MPI_Aint count)
+ * in place, otherwise into in, whose buffer then becomes acc's (decided while building, so
+ * the steps name the right buffers). */
+static void combine_after(MPIR_Sched_t *s, void **acc, void **in, MPI_Op op, MPI_Datatype type,
+                          MPI_Aint count)
 {
     if (MPIR_Op_commutes(op)) {
-        MPIR_Reduce_apply(op, type, in->base, acc->base, count);
+        MPIR_Sched_reduce(s, *in, *acc, count, type, op);
     } else {
-        MPIR_Reduce_apply(op, type, acc->base, in->base, count);
-        tmp_t t = *acc;
+        MPIR_Sched_reduce(s, *acc, *in, count, type, op);
+        void *t = *acc;
         *acc = *in;
         *in = t;
     }
@@ -62,70 +29,79 @@ static void combine_after(tmp_t *acc, tmp_t *in, MPI_Op op, MPI_Datatype type, M
  * recvbuf at root.  Rank r holds the reduction of ranks [r, r + mask) as the tree grows, so a
  * non-commutative operation keeps its order; its tree is rooted at 0, which then hands the
  * result to root. */
-static int reduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
-                       MPI_Op op, int root, MPIR_Comm *comm)
+static void reduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf, MPI_Aint count,
+                         MPI_Datatype type, MPI_Op op, int root, const MPIR_Comm *comm)
 {
     int size = comm->size, top = MPIR_Op_commutes(op) ? root : 0;
-    int vr = (comm->rank - top + size) % size, err;
-    tmp_t acc = {0}, in = {0};
-    if ((err = tmp_alloc(type, count, &acc)) || (err = tmp_alloc(type, count, &in)))
-        goto fn_exit;
-    err = copy_elems(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, acc.base, count, type);
-    for (int mask = 1; !err && mask < size; mask <<= 1) {
+    int vr = (comm->rank - top + size) % size;
+    void *acc = MPIR_Sched_tmp(s, count, type), *in = MPIR_Sched_tmp(s, count, type);
+    MPIR_Sched_copy(s, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type, acc, count, type);
+    for (int mask = 1; mask < size; mask <<= 1) {
         if (vr & mask) {
-            err = MPIR_Coll_send(acc.base, count, type, (vr - mask + top) % size, MPIR_TAG_REDUCE,
-                                 comm);
+            MPIR_Sched_send(s, acc, count, type, (vr - mask + top) % size);
             break;
         }
-        if (vr + mask < size &&
-            !(err = MPIR_Coll_recv(in.base, count, type, (vr + mask + top) % size, MPIR_TAG_REDUCE,
-                                   comm)))
-            combine_after(&acc, &in, op, type, count);
+        if (vr + mask < size) {
+            MPIR_Sched_recv(s, in, count, type, (vr + mask + top) % size);
+            MPIR_Sched_fence(s);
+            combine_after(s, &acc, &in, op, type, count);
+        }
     }
-    if (!err && top != root && comm->rank == top)
-        err = MPIR_Coll_send(acc.base, count, type, root, MPIR_TAG_REDUCE, comm);
-    else if (!err && top != root && comm->rank == root)
-        err = MPIR_Coll_recv(acc.base, count, type, top, MPIR_TAG_REDUCE, comm);
-    if (!err && comm->rank == root)
-        err = copy_elems(acc.base, recvbuf, count, type);
-fn_exit:
-    free(acc.mem);
-    free(in.mem);
-    return err;
+    if (top != root && comm->rank == top) {
+        MPIR_Sched_send(s, acc, count, type, root);
+    } else if (top != root && comm->rank == root) {
+        MPIR_Sched_recv(s, acc, count, type, top);
+        MPIR_Sched_fence(s);
+    }
+    if (comm->rank == root)
+        MPIR_Sched_copy(s, acc, count, type, recvbuf, count, type);
+}
+
+/* Reduction to rank 0, then its broadcast. */
+static void allreduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype type, MPI_Op op, const MPIR_Comm *comm)
+{
+    reduce_build(s, sendbuf, recvbuf, count, type, op, 0, comm);
+    MPIR_Bcast_build(s, recvbuf, count, type, 0, comm);
 }
 
 /* Intercommunicator allreduce: each group receives the reduction of the other group's data:
  * reduce locally to the leader, the leaders swap, the leader broadcasts in its group. */
-static int inter_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
-                           MPI_Op op, MPIR_Comm *comm)
+static void inter_allreduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf,
+                                  MPI_Aint count, MPI_Datatype type, MPI_Op op, MPIR_Comm *comm)
 {
-    tmp_t mine;
-    int err = tmp_alloc(type, count, &mine);
-    if (!err)
-        err = reduce_impl(sendbuf, mine.base, count, type, op, 0, comm->local_comm);
-    if (!err && comm->rank == 0) {
-        MPIR_Request *r = NULL;
-        err = MPID_Irecv(recvbuf, count, type, 0, comm->coll_tag_base + MPIR_TAG_REDUCE, comm,
-                         MPIR_CONTEXT_COLL_OFFSET, &r);
-        if (r) {
-            int e1 = MPIR_Coll_send(mine.base, count, type, 0, MPIR_TAG_REDUCE, comm);
-            MPID_Wait(r);
-            int e2 = r->status.MPI_ERROR;
-            MPIR_Request_release(r);
-            err = e1 ? e1 : e2;
-        }
+    void *mine = MPIR_Sched_tmp(s, count, type);
+    MPIR_Sched_use_comm(s, comm->local_comm);
+    reduce_build(s, sendbuf, mine, count, type, op, 0, comm->local_comm);
+    MPIR_Sched_fence(s);
+    if (comm->rank == 0) {
+        MPIR_Sched_use_comm(s, comm);
+        MPIR_Sched_recv(s, recvbuf, count, type, 0);
+        MPIR_Sched_send(s, mine, count, type, 0);
+        MPIR_Sched_fence(s);
+        MPIR_Sched_use_comm(s, comm->local_comm);
     }
-    free(mine.mem);
-    return err ? err : MPIR_Bcast_impl(recvbuf, count, type, 0, comm->local_comm);
+    MPIR_Bcast_build(s, recvbuf, count, type, 0, comm->local_comm);
+}
+
+static void any_allreduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                MPI_Datatype type, MPI_Op op, MPIR_Comm *comm)
+{
+    if (comm->is_inter)
+        inter_allreduce_build(s, sendbuf, recvbuf, count, type, op, comm);
+    else
+        allreduce_build(s, sendbuf, recvbuf, count, type, op, comm);
 }
 
 int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
                         MPI_Op op, MPIR_Comm *comm)
 {
-    if (comm->is_inter)
-        return inter_allreduce(sendbuf, recvbuf, count, type, op, comm);
-    int err = reduce_impl(sendbuf, recvbuf, count, type, op, 0, comm);
-    return err ? err : MPIR_Bcast_impl(recvbuf, count, type, 0, comm);
+    MPIR_Sched_t *s;
+    int err = MPIR_Sched_create(comm, MPIR_COLL_BLOCKING, MPIR_TAG_REDUCE, &s);
+    if (err)
+        return err;
+    any_allreduce_build(s, sendbuf, recvbuf, count, type, op, comm);
+    return MPIR_Sched_finish(s, NULL);
 }
 
 static int check_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
@@ -155,43 +131,6 @@ static int check_intra(MPIR_Comm *c, const char *fname)
                        : MPI_SUCCESS;
 }
 
-#pragma weak MPI_Reduce = PMPI_Reduce
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Reduce");
-    MPIR_Comm *c;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err)
-        err = check_intra(c, "MPI_Reduce");
-    if (!err && (root < 0 || root >= c->size))
-        err =
-            MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root, c->size);
-    if (!err)
-        err = check_reduce(sendbuf, recvbuf, count, datatype, op, c->rank == root);
-    if (!err && sendbuf == MPI_IN_PLACE && c->rank != root)
-        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
-    if (!err)
-        err = reduce_impl(sendbuf, recvbuf, count, datatype, op, root, c);
-    return MPIR_Err_return(c, "MPI_Reduce", err);
-}
-
-#pragma weak MPI_Allreduce = PMPI_Allreduce
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Allreduce");
-    MPIR_Comm *c;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err)
-        err = check_reduce(sendbuf, recvbuf, count, datatype, op, 1);
-    if (!err && c->is_inter && sendbuf == MPI_IN_PLACE)
-        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
-    if (!err)
-        err = MPIR_Allreduce_impl(sendbuf, recvbuf, count, datatype, op, c);
-    return MPIR_Err_return(c, "MPI_Allreduce", err);
-}
-
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
@@ -210,142 +149,185 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 /* Inclusive (Scan) or exclusive (Exscan) prefix reduction by recursive doubling: in round k
  * each rank swaps with rank ^ 2^k the reduction of the 2^k-rank block it covers; a block from
  * lower ranks goes in front of both the running total and the rank's own result. */
-static int scan_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
-                     MPI_Op op, MPIR_Comm *comm, int exclusive)
+static void scan_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf, MPI_Aint count,
+                       MPI_Datatype type, MPI_Op op, const MPIR_Comm *comm, int exclusive)
 {
-    tmp_t total = {0}, in = {0};
-    int err, have_result = !exclusive, rank = comm->rank;
-    if ((err = tmp_alloc(type, count, &total)) || (err = tmp_alloc(type, count, &in)))
-        goto fn_exit;
+    int have_result = !exclusive, rank = comm->rank;
+    void *total = MPIR_Sched_tmp(s, count, type), *in = MPIR_Sched_tmp(s, count, type);
     const void *mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    err = copy_elems(mine, total.base, count, type);
-    if (!err && !exclusive && sendbuf != MPI_IN_PLACE)
-        err = copy_elems(sendbuf, recvbuf, count, type);
-    for (int mask = 1; !err && mask < comm->size; mask <<= 1) {
+    MPIR_Sched_copy(s, mine, count, type, total, count, type);
+    if (!exclusive && sendbuf != MPI_IN_PLACE)
+        MPIR_Sched_copy(s, sendbuf, count, type, recvbuf, count, type);
+    for (int mask = 1; mask < comm->size; mask <<= 1) {
         int peer = rank ^ mask;
         if (peer >= comm->size)
             continue;
-        MPIR_Request *r = NULL;
-        err = MPID_Irecv(in.base, count, type, peer, comm->coll_tag_base + MPIR_TAG_SCAN, comm,
-                         MPIR_CONTEXT_COLL_OFFSET, &r);
-        if (!r)
-            break;
-        int e1 = MPIR_Coll_send(total.base, count, type, peer, MPIR_TAG_SCAN, comm);
-        MPID_Wait(r);
-        err = e1 ? e1 : r->status.MPI_ERROR;
-        MPIR_Request_release(r);
-        if (err)
-            break;
+        MPIR_Sched_recv(s, in, count, type, peer);
+        MPIR_Sched_send(s, total, count, type, peer);
+        MPIR_Sched_fence(s);
         if (peer < rank) { /* in covers lower ranks: it goes first */
             if (have_result)
-                MPIR_Reduce_apply(op, type, in.base, recvbuf, count);
+                MPIR_Sched_reduce(s, in, recvbuf, count, type, op);
             else
-                err = copy_elems(in.base, recvbuf, count, type);
+                MPIR_Sched_copy(s, in, count, type, recvbuf, count, type);
             have_result = 1;
-            MPIR_Reduce_apply(op, type, in.base, total.base, count);
+            MPIR_Sched_reduce(s, in, total, count, type, op);
         } else {
-            combine_after(&total, &in, op, type, count);
+            combine_after(s, &total, &in, op, type, count);
         }
     }
-fn_exit:
-    free(total.mem);
-    free(in.mem);
-    return err;
-}
-
-static int scan_call(const char *fname, const void *sendbuf, void *recvbuf, int count,
-                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int exclusive)
-{
-    MPIR_Comm *c;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err && !(err = check_intra(c, fname)))
-        err = check_reduce(sendbuf, recvbuf, count, datatype, op, 1);
-    if (!err)
-        err = scan_impl(sendbuf, recvbuf, count, datatype, op, c, exclusive);
-    return MPIR_Err_return(c, fname, err);
-}
-
-#pragma weak MPI_Scan = PMPI_Scan
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Scan");
-    return scan_call("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0);
-}
-
-#pragma weak MPI_Exscan = PMPI_Exscan
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Exscan");
-    return scan_call("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1);
 }
 
 /* The whole vector is reduced at rank 0, which then scatters block r (counts[r] elements) to
- * rank r.  MPI_IN_PLACE: the input is recvbuf, and the result block lands at its start. */
-static int reduce_scatter(const char *fname, const void *sendbuf, void *recvbuf,
-                          const MPI_Aint *counts, MPI_Datatype type, MPI_Op op, MPIR_Comm *c)
+ * rank r.  MPI_IN_PLACE: the input is recvbuf (copied before any result lands there), and the
+ * result block lands at its start. */
+static void reduce_scatter_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf,
+                                 const MPI_Aint *counts, const MPI_Aint *displs, MPI_Aint total,
+                                 MPI_Datatype type, MPI_Op op, const MPIR_Comm *c)
 {
-    MPI_Aint total = 0, *displs = malloc(sizeof(MPI_Aint) * c->size);
-    tmp_t result = {0};
-    int err = displs ? MPI_SUCCESS : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in %s", fname);
+    void *result = c->rank == 0 ? MPIR_Sched_tmp(s, total, type) : NULL;
+    reduce_build(s, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, result, total, type, op, 0, c);
+    MPIR_Scatterv_build(s, result, counts, displs, 0, type, recvbuf, counts[c->rank], type, 0, c);
+}
+
+/* ---- The calls: blocking, nonblocking (MPI_I...) and persistent (..._init) ---- */
+
+typedef enum {
+    RED_REDUCE,
+    RED_ALLREDUCE,
+    RED_SCAN,
+    RED_EXSCAN,
+    RED_REDUCE_SCATTER,
+} red_kind_t;
+
+/* The arguments of one reduction call. */
+typedef struct {
+    const void *sendbuf;
+    void *recvbuf;
+    MPI_Aint count;
+    const int *counts;
+    int vector; /* Reduce_scatter: counts, not count, gives the blocks */
+    MPI_Datatype type;
+    MPI_Op op;
+    int root;
+} red_args_t;
+
+static int reduce_scatter_call(const char *fname, const red_args_t *a, MPIR_Comm *c,
+                               MPIR_Sched_t *s)
+{
+    MPI_Aint total = 0, *counts = malloc(sizeof(MPI_Aint) * c->size),
+             *displs = malloc(sizeof(MPI_Aint) * c->size);
+    int err = counts && displs ? MPI_SUCCESS
+                               : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in %s", fname);
     for (int r = 0; !err && r < c->size; r++) {
+        counts[r] = a->vector ? a->counts[r] : a->count;
         if (counts[r] < 0)
             err = MPIR_Err_create(MPI_ERR_COUNT, "recvcounts[%d] is %ld", r, (long)counts[r]);
         displs[r] = total;
         total += counts[r];
     }
     if (!err)
-        err = check_reduce(sendbuf, recvbuf, total, type, op, counts[c->rank] > 0);
-    if (!err && c->rank == 0)
-        err = tmp_alloc(type, total, &result);
-    /* The input is whole before any block of the result is written over it. */
+        err = check_reduce(a->sendbuf, a->recvbuf, total, a->type, a->op, counts[c->rank] > 0);
     if (!err)
-        err = reduce_impl(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, result.base, total, type, op,
-                          0, c);
-    if (!err)
-        err = MPIR_Scatterv_impl(result.base, counts, displs, 0, type, recvbuf, counts[c->rank],
-                                 type, 0, c);
-    free(result.mem);
+        reduce_scatter_build(s, a->sendbuf, a->recvbuf, counts, displs, total, a->type, a->op, c);
+    free(counts);
     free(displs);
     return err;
 }
 
-#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+static int red_call(const char *fname, red_kind_t kind, const red_args_t *a, MPI_Comm comm,
+                    MPIR_Coll_mode_t mode, MPI_Info info, MPI_Request *request)
 {
-    MPIR_CHECK_INIT("MPI_Reduce_scatter_block");
     MPIR_Comm *c;
-    MPI_Aint *counts = NULL;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err && !(err = check_intra(c, "MPI_Reduce_scatter_block")) &&
-        !(err = MPIR_Check_count(recvcount)) && !(counts = malloc(sizeof(MPI_Aint) * c->size)))
-        err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in MPI_Reduce_scatter_block");
-    for (int r = 0; !err && r < c->size; r++)
-        counts[r] = recvcount;
-    if (!err)
-        err = reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, counts, datatype, op, c);
-    free(counts);
-    return MPIR_Err_return(c, "MPI_Reduce_scatter_block", err);
+    MPIR_Sched_t *s = NULL;
+    int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
+    if (!err && kind != RED_ALLREDUCE)
+        err = check_intra(c, fname);
+    if (!err && kind == RED_REDUCE && (a->root < 0 || a->root >= c->size))
+        err = MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", a->root,
+                              c->size);
+    if (!err && a->vector && !a->counts)
+        err = MPIR_Err_create(MPI_ERR_ARG, "recvcounts is NULL");
+    if (!err && kind != RED_REDUCE_SCATTER)
+        err = check_reduce(a->sendbuf, a->recvbuf, a->count, a->type, a->op,
+                           kind != RED_REDUCE || c->rank == a->root);
+    if (!err && kind == RED_REDUCE && a->sendbuf == MPI_IN_PLACE && c->rank != a->root)
+        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
+    if (!err && c->is_inter && a->sendbuf == MPI_IN_PLACE)
+        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
+    if (!err && !(err = MPIR_Sched_create(c, mode, MPIR_TAG_REDUCE, &s))) {
+        switch (kind) {
+        case RED_REDUCE:
+            reduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, a->root, c);
+            break;
+        case RED_ALLREDUCE:
+            any_allreduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, c);
+            break;
+        case RED_SCAN:
+        case RED_EXSCAN:
+            scan_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, c, kind == RED_EXSCAN);
+            break;
+        case RED_REDUCE_SCATTER:
+            if ((err = reduce_scatter_call(fname, a, c, s)))
+                MPIR_Sched_fail(s, err);
+            break;
+        }
+        err = MPIR_Sched_finish(s, request);
+    }
+    return MPIR_Err_return(c, fname, err);
 }
 
+#pragma weak MPI_Reduce = PMPI_Reduce
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+#pragma weak MPI_Reduce_init = PMPI_Reduce_init
+MPIR_COLL_FORMS(Reduce, Ireduce, red_call, RED_REDUCE, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op,
+                 .root = root),
+                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
+MPIR_COLL_FORMS(Allreduce, Iallreduce, red_call, RED_ALLREDUCE, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype,
+                 .op = op),
+                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+
+#pragma weak MPI_Scan = PMPI_Scan
+#pragma weak MPI_Iscan = PMPI_Iscan
+#pragma weak MPI_Scan_init = PMPI_Scan_init
+MPIR_COLL_FORMS(Scan, Iscan, red_call, RED_SCAN, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype,
+                 .op = op),
+                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+
+#pragma weak MPI_Exscan = PMPI_Exscan
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+#pragma weak MPI_Exscan_init = PMPI_Exscan_init
+MPIR_COLL_FORMS(Exscan, Iexscan, red_call, RED_EXSCAN, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype,
+                 .op = op),
+                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
+MPIR_COLL_FORMS(Reduce_scatter_block, Ireduce_scatter_block, red_call, RED_REDUCE_SCATTER,
+                red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = recvcount, .type = datatype,
+                 .op = op),
+                const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Reduce_scatter");
-    MPIR_Comm *c;
-    MPI_Aint *counts = NULL;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err && !(err = check_intra(c, "MPI_Reduce_scatter")) && !recvcounts)
-        err = MPIR_Err_create(MPI_ERR_ARG, "recvcounts is NULL");
-    if (!err && !(counts = malloc(sizeof(MPI_Aint) * c->size)))
-        err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in MPI_Reduce_scatter");
-    for (int r = 0; !err && r < c->size; r++)
-        counts[r] = recvcounts[r];
-    if (!err)
-        err = reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, counts, datatype, op, c);
-    free(counts);
-    return MPIR_Err_return(c, "MPI_Reduce_scatter", err);
-}
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
+MPIR_COLL_FORMS(Reduce_scatter, Ireduce_scatter, red_call, RED_REDUCE_SCATTER, red_args_t,
+                (.sendbuf = sendbuf, .recvbuf = recvbuf, .counts = recvcounts, .vector = 1,
+                 .type = datatype, .op = op),
+                const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)

@@ -19,6 +19,13 @@ MPIR_Comm *MPIR_Comm_get(MPI_Comm comm)
     return idx < MAX_COMMS ? comms[idx] : NULL;
 }
 
+/* The MPI layer's share of the agent's work: context agreements and collective schedules. */
+static int upper_progress(void)
+{
+    int made = MPIR_Context_progress();
+    return MPIR_Sched_progress() | made;
+}
+
 int MPIR_Comm_init_builtins(int world_rank, int world_size)
 {
     MPIR_Context_init();
@@ -44,8 +51,8 @@ int MPIR_Comm_init_builtins(int world_rank, int world_size)
     MPIR_Context_take(self_obj.context_id);
     comms[0] = &world_obj;
     comms[1] = &self_obj;
-    /* Nonblocking constructors agree on context ids while the agent runs. */
-    MPID_Progress_set_hook(MPIR_Context_progress);
+    /* Nonblocking constructors and collectives move while the agent runs. */
+    MPID_Progress_set_hook(upper_progress);
     return MPI_SUCCESS;
 }
 

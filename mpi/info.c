@@ -34,6 +34,12 @@ static int check_info(MPI_Info info, info_t **p)
                            info == MPI_INFO_NULL ? " (MPI_INFO_NULL)" : "");
 }
 
+int MPIR_Check_info_or_null(MPI_Info info)
+{
+    info_t *p;
+    return info == MPI_INFO_NULL ? MPI_SUCCESS : check_info(info, &p);
+}
+
 static int check_key(const char *key)
 {
     if (!key)

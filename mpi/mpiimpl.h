@@ -63,7 +63,8 @@ typedef enum {
     MPIR_MODE_READY,
     MPIR_MODE_BUFFERED,
 } MPIR_Send_mode_t;
-enum { MPIR_PREQ_RECV = -1 }; /* else preq.op is an MPIR_Send_mode_t */
+/* else preq.op is an MPIR_Send_mode_t */
+enum { MPIR_PREQ_RECV = -1, MPIR_PREQ_COLL = -2 /* a persistent collective (mpi/sched.c) */ };
 
 /* A send in any mode; the request exists unless an error is returned. */
 int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
@@ -101,6 +102,73 @@ enum {
  * Intercomm_create_from_groups), which cannot meet a user's integer tag. */
 #define MPIR_TAG_FROM_STRING(hash) (-MPIR_TAG_KINDS * (2 + (1 << 26) + (int)((hash)&0x01ffffff)))
 
+/* A nonblocking or persistent collective's own tag, from the communicator's sequence: above
+ * every kind and every MPI_Comm_idup tag (MPIR_IDUP_TAGS), below MPIR_TAG_UB. */
+#define MPIR_TAG_NBC(seq) ((1 << 30) + MPIR_TAG_KINDS + (int)((seq) % (1u << 29)))
+
+/* ---- Collective schedules (mpi/sched.c) ----
+ * A collective is built as a schedule of steps, then run to its end (blocking), started
+ * under a request (nonblocking), or kept in an inactive persistent request that MPI_Start
+ * runs again.  The builders add steps; the first failure sticks in the schedule, so a builder
+ * checks MPIR_Sched_error once at its end.  Buffers named by steps must stay valid while the
+ * schedule may run (MPI's rule for the user's buffers; MPIR_Sched_tmp for the collective's
+ * own). */
+typedef struct MPIR_Sched MPIR_Sched_t;
+typedef enum { MPIR_COLL_BLOCKING, MPIR_COLL_NONBLOCKING, MPIR_COLL_PERSISTENT } MPIR_Coll_mode_t;
+/* kind (MPIR_TAG_*) is the tag of a blocking schedule; the others take MPIR_TAG_NBC. */
+int MPIR_Sched_create(MPIR_Comm *comm, MPIR_Coll_mode_t mode, int kind, MPIR_Sched_t **s_p);
+void MPIR_Sched_send(MPIR_Sched_t *s, const void *buf, MPI_Aint count, MPI_Datatype type, int peer);
+void MPIR_Sched_recv(MPIR_Sched_t *s, void *buf, MPI_Aint count, MPI_Datatype type, int peer);
+void MPIR_Sched_copy(MPIR_Sched_t *s, const void *src, MPI_Aint scount, MPI_Datatype stype,
+                     void *dst, MPI_Aint dcount, MPI_Datatype dtype);
+/* inout = in op inout */
+void MPIR_Sched_reduce(MPIR_Sched_t *s, const void *in, void *inout, MPI_Aint count,
+                       MPI_Datatype type, MPI_Op op);
+/* The sends and receives added next go on comm: the schedule's communicator or, for an
+ * intercommunicator's, its local group (local_comm). */
+void MPIR_Sched_use_comm(MPIR_Sched_t *s, MPIR_Comm *comm);
+/* The steps after it start when every step before it is complete. */
+void MPIR_Sched_fence(MPIR_Sched_t *s);
+/* A buffer for count elements of type, freed with the schedule (NULL after a failure). */
+void *MPIR_Sched_tmp(MPIR_Sched_t *s, MPI_Aint count, MPI_Datatype type);
+int MPIR_Sched_error(const MPIR_Sched_t *s);
+void MPIR_Sched_fail(MPIR_Sched_t *s, int err);
+/* Runs, starts or parks s by its mode and hands it over (request: the user's handle, unused
+ * when blocking); returns the blocking collective's result or a failure to begin. */
+int MPIR_Sched_finish(MPIR_Sched_t *s, MPI_Request *request);
+/* The checks every collective call begins with: comm, and for the nonblocking and persistent
+ * forms the request pointer and info (persistent).  Each collective refuses intercommunicators
+ * itself if it has no intercommunicator form (doc/api.md). */
+int MPIR_Coll_begin(const char *fname, MPI_Comm comm, MPIR_Coll_mode_t mode, MPI_Info info,
+                    MPI_Request *request, MPIR_Comm **c_p);
+/* The three forms of a collective: PMPI_NAME(params), PMPI_INAME(params, request) and
+ * PMPI_NAME_init(params, info, request).  Each checks that MPI is initialized and hands its
+ * arguments (ARGS, a parenthesized initializer of an ARGS_T) to
+ * CALL(fname, KIND, &args, comm, mode, info, request).  The #pragma weak lines for the MPI_
+ * names stay beside each use. */
+#define MPIR_UNPAREN(...) __VA_ARGS__
+#define MPIR_COLL_FORM(FNAME, CALL, KIND, ARGS_T, ARGS, MODE, INFO, REQ)                           \
+    {                                                                                              \
+        MPIR_CHECK_INIT(FNAME);                                                                    \
+        ARGS_T a = {MPIR_UNPAREN ARGS};                                                            \
+        return CALL(FNAME, KIND, &a, comm, MODE, INFO, REQ);                                       \
+    }
+#define MPIR_COLL_FORMS(NAME, INAME, CALL, KIND, ARGS_T, ARGS, ...)                                \
+    int PMPI_##NAME(__VA_ARGS__)                                                                   \
+        MPIR_COLL_FORM("MPI_" #NAME, CALL, KIND, ARGS_T, ARGS, MPIR_COLL_BLOCKING, MPI_INFO_NULL,  \
+                       NULL) int PMPI_##INAME(__VA_ARGS__, MPI_Request *request)                   \
+            MPIR_COLL_FORM(                                                                        \
+                "MPI_" #INAME, CALL, KIND, ARGS_T, ARGS, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,     \
+                request) int PMPI_##NAME##_init(__VA_ARGS__, MPI_Info info, MPI_Request *request)  \
+                MPIR_COLL_FORM("MPI_" #NAME "_init", CALL, KIND, ARGS_T, ARGS,                     \
+                               MPIR_COLL_PERSISTENT, info, request)
+
+/* MPI_Start of a persistent collective. */
+void MPIR_Sched_start(MPIR_Sched_t *s, MPIR_Request *req);
+void MPIR_Sched_free(MPIR_Sched_t *s);
+/* Advances the running schedules (the agent's hook); returns 1 if anything happened. */
+int MPIR_Sched_progress(void);
+
 int MPIR_Coll_send(const void *buf, MPI_Aint count, MPI_Datatype type, int dst, int tag,
                    MPIR_Comm *comm);
 int MPIR_Coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag, MPIR_Comm *comm);
@@ -112,13 +180,17 @@ int MPIR_Allgather_impl(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype se
                         void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, MPIR_Comm *comm);
 int MPIR_Barrier_impl(MPIR_Comm *comm);
 int MPIR_Bcast_impl(void *buf, MPI_Aint count, MPI_Datatype type, int root, MPIR_Comm *comm);
+/* Intracommunicators only. */
+void MPIR_Bcast_build(MPIR_Sched_t *s, void *buf, MPI_Aint count, MPI_Datatype type, int root,
+                      const MPIR_Comm *comm);
 int MPIR_Allreduce_impl(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype type,
                         MPI_Op op, MPIR_Comm *comm);
 /* Block r (counts[r] elements at displs[r], or sendcount at r * sendcount when counts is NULL)
  * of root's sendbuf goes to rank r's recvbuf. */
-int MPIR_Scatterv_impl(const void *sendbuf, const MPI_Aint *counts, const MPI_Aint *displs,
-                       MPI_Aint sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
-                       MPI_Datatype recvtype, int root, MPIR_Comm *comm);
+void MPIR_Scatterv_build(MPIR_Sched_t *s, const void *sendbuf, const MPI_Aint *counts,
+                         const MPI_Aint *displs, MPI_Aint sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                         const MPIR_Comm *comm);
 /* Copies count elements of one typed buffer into another (through a packed copy when the
  * layouts differ); MPI_ERR_TRUNCATE if they do not fit. */
 int MPIR_Local_copy(const void *src, MPI_Aint scount, MPI_Datatype stype, void *dst,
@@ -129,6 +201,9 @@ int MPIR_Local_copy(const void *src, MPI_Aint scount, MPI_Datatype stype, void *
  * predefined types its table lists. */
 int MPIR_Op_check_reduce(MPI_Op op, MPI_Datatype type);
 int MPIR_Op_commutes(MPI_Op op);
+/* A user-defined op stays usable while a collective holds it, even after MPI_Op_free. */
+void MPIR_Op_add_ref(MPI_Op op);
+void MPIR_Op_release(MPI_Op op);
 /* inout = in op inout, elementwise over count elements of type. */
 void MPIR_Reduce_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, MPI_Aint count);
 void MPIR_Op_finalize(void);
@@ -209,6 +284,8 @@ int MPIR_Info_create_impl(MPI_Info *info);
 /* A copy (MPI_INFO_NULL stays MPI_INFO_NULL). */
 int MPIR_Info_dup_impl(MPI_Info info, MPI_Info *newinfo);
 void MPIR_Info_release(MPI_Info info);
+/* MPI_INFO_NULL or a valid info object (the *_init collectives' info argument). */
+int MPIR_Check_info_or_null(MPI_Info info);
 int MPIR_Info_get_impl(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
 /* Drops every key of info not in the NULL-terminated list keys. */
 int MPIR_Info_keep_only(MPI_Info info, const char *const keys[]);

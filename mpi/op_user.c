@@ -14,6 +14,8 @@ typedef struct {
     MPI_User_function *fn;
     MPI_User_function_c *fn_c;
     int commute;
+    int ref;   /* the user's handle (until MPI_Op_free) and each schedule that names it */
+    int freed; /* MPI_Op_free came: the handle is no longer the user's to use */
 } user_op_t;
 
 static user_op_t *user_ops[MAX_USER_OPS];
@@ -26,9 +28,38 @@ static user_op_t *user_op(MPI_Op op)
     return idx >= 0 && idx < MAX_USER_OPS ? user_ops[idx] : NULL;
 }
 
+/* An op the user may still name. */
+static user_op_t *live_op(MPI_Op op)
+{
+    user_op_t *u = user_op(op);
+    return u && !u->freed ? u : NULL;
+}
+
+static void op_drop(MPI_Op op, user_op_t *u)
+{
+    if (--u->ref > 0)
+        return;
+    user_ops[(op & 0x03ffffff) - USER_BASE] = NULL;
+    free(u);
+}
+
+void MPIR_Op_add_ref(MPI_Op op)
+{
+    user_op_t *u = user_op(op);
+    if (u)
+        u->ref++;
+}
+
+void MPIR_Op_release(MPI_Op op)
+{
+    user_op_t *u = user_op(op);
+    if (u)
+        op_drop(op, u);
+}
+
 int MPIR_Op_check_reduce(MPI_Op op, MPI_Datatype type)
 {
-    if (user_op(op)) /* a user function takes any datatype (MPI-4.1 sec. 6.9.5) */
+    if (live_op(op)) /* a user function takes any datatype (MPI-4.1 sec. 6.9.5) */
         return MPIR_Check_comm_type(type);
     int err = MPIR_Op_check(op, type);
     if (err == MPI_ERR_TYPE && MPIR_Check_type(type) == MPI_SUCCESS)
@@ -86,7 +117,7 @@ static int op_create(const char *fname, MPI_User_function *fn, MPI_User_function
         err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory creating an operation");
     if (err)
         return MPIR_Err_return(NULL, fname, err);
-    *user_ops[idx] = (user_op_t){.fn = fn, .fn_c = fn_c, .commute = commute != 0};
+    *user_ops[idx] = (user_op_t){.fn = fn, .fn_c = fn_c, .commute = commute != 0, .ref = 1};
     *op = (MPI_Op)(MPIR_HANDLE_KIND_OP | (USER_BASE + idx));
     return MPI_SUCCESS;
 }
@@ -109,15 +140,15 @@ int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 int PMPI_Op_free(MPI_Op *op)
 {
     MPIR_CHECK_INIT("MPI_Op_free");
-    user_op_t *u = op ? user_op(*op) : NULL;
+    user_op_t *u = op ? live_op(*op) : NULL;
     if (!u)
         return MPIR_Err_return(NULL, "MPI_Op_free",
                                MPIR_Err_create(MPI_ERR_OP,
                                                "%#x is not an operation made by MPI_Op_create",
                                                op ? (unsigned)*op : 0u));
-    /* Collectives are blocking here, so no operation is still using it. */
-    user_ops[(*op & 0x03ffffff) - USER_BASE] = NULL;
-    free(u);
+    /* A nonblocking or persistent collective that names it keeps it until it is freed. */
+    u->freed = 1;
+    op_drop(*op, u);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
@@ -129,7 +160,7 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     int err = MPI_SUCCESS;
     if (!commute)
         err = MPIR_Err_create(MPI_ERR_ARG, "commute is NULL");
-    else if (!user_op(op) && !(op >= MPI_MAX && op <= MPI_NO_OP)) /* predefined: consecutive */
+    else if (!live_op(op) && !(op >= MPI_MAX && op <= MPI_NO_OP)) /* predefined: consecutive */
         err = MPIR_Err_create(MPI_ERR_OP, "Invalid operation %#x", (unsigned)op);
     if (err)
         return MPIR_Err_return(NULL, "MPI_Op_commutative", err);

@@ -1,4 +1,5 @@
-/* persist.c: persistent requests: MPI_Send_init and its modes, MPI_Recv_init, Start, Startall.
+/* persist.c: persistent requests: MPI_Send_init and its modes, MPI_Recv_init, Start, Startall
+ * (which also start the persistent collectives, whose requests mpi/sched.c makes).
  *
  * A persistent request keeps the arguments (and references to the
  * communicator and datatype).  MPI_Start makes an ordinary request, the
@@ -102,6 +103,11 @@ static void start(MPIR_Request *req)
     p->active = 1;
     req->cc = 1;
     req->ref++; /* held by the inner operation until it completes */
+    if (p->op == MPIR_PREQ_COLL) {
+        /* A persistent collective runs its schedule again. */
+        MPIR_Sched_start(p->sched, req);
+        return;
+    }
     MPIR_Request *inner = NULL;
     int err;
     if (p->op == MPIR_PREQ_RECV)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh: the benchmark programs and script work (their numbers are never checked: speed is
-# not asserted by tests).  bench/latbw.c and bench/floor.c build warning-free against Ferry,
-# MPICH and Open MPI; latbw's tests and options behave; bench/run.sh, on tiny sizes and one
-# round, produces every table, the goals with a verdict each, the Markdown and the PNG plot.
+# not asserted by tests).  bench/latbw.c, bench/coll.c and bench/floor.c build warning-free
+# against Ferry, MPICH and Open MPI; latbw's tests and options behave; coll runs; bench/run.sh,
+# on tiny sizes and one round, produces every table, the goals with a verdict each, the Markdown
+# and the PNG plot.
 #   test/bench/run.sh PREFIX     (PREFIX/bin/mpicc and PREFIX/bin/mpiexec: Ferry)
 # Prints PASS/FAIL/SKIP per check and "N passed, N failed, N skipped".
 set -u
@@ -25,11 +26,13 @@ for cc in "$prefix/bin/mpicc" mpicc.mpich mpicc.openmpi; do
         skip "build_latbw_$name" "$cc not installed"
         continue
     fi
-    if "$cc" -O2 -Wall -Wextra -Werror -o "$tmp/latbw.$name" "$top/bench/latbw.c" >"$tmp/b.log" 2>&1; then
-        pass "build_latbw_$name"
-    else
-        fail "build_latbw_$name" "$(oneline "$tmp/b.log")"
-    fi
+    for prog in latbw coll; do
+        if "$cc" -O2 -Wall -Wextra -Werror -o "$tmp/$prog.$name" "$top/bench/$prog.c" >"$tmp/b.log" 2>&1; then
+            pass "build_${prog}_$name"
+        else
+            fail "build_${prog}_$name" "$(oneline "$tmp/b.log")"
+        fi
+    done
 done
 if cc -O2 -Wall -Wextra -Werror -o "$tmp/floor" "$top/bench/floor.c" >"$tmp/b.log" 2>&1; then
     pass build_floor
@@ -64,6 +67,17 @@ if [ -x "$tmp/latbw.ferry" ] && ! run_latbw -t nosuch && grep -q "bad test list"
     pass latbw_bad_test
 else
     fail latbw_bad_test "$(oneline "$tmp/l.out" 2>/dev/null)"
+fi
+
+# coll on Ferry: both collectives print a time, and a bad option is refused.
+if [ -x "$tmp/coll.ferry" ] && timeout -k 5 120 "$prefix/bin/mpiexec" -n 2 "$tmp/coll.ferry" -i 200 -r 2 \
+        >"$tmp/c.out" 2>&1 &&
+    awk '/^coll: allreduce ranks 2 size 8: [0-9.]+ us$/ && $(NF - 1) > 0 { a = 1 }
+         /^coll: barrier ranks 2: [0-9.]+ us$/ && $(NF - 1) > 0 { b = 1 } END { exit !(a && b) }' "$tmp/c.out" &&
+    ! timeout -k 5 120 "$prefix/bin/mpiexec" -n 2 "$tmp/coll.ferry" -s 12 >/dev/null 2>&1; then
+    pass coll_runs
+else
+    fail coll_runs "$(oneline "$tmp/c.out" 2>/dev/null)"
 fi
 
 # The script end to end: one round, tiny sizes, both configurations, plot and Markdown.

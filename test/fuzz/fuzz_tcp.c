@@ -21,6 +21,13 @@
 
 extern int fuzz_dispatched, fuzz_failed;
 
+/* A harness failure (not the method's): says which and why, then stops the fuzzer. */
+static void harness_failed(const char *what)
+{
+    fprintf(stderr, "fuzz_tcp harness: %s: %s\n", what, strerror(errno));
+    abort();
+}
+
 static const int node_of[4] = {0, 0, 0, 0};
 static const int local_ranks[4] = {0, 1, 2, 3};
 
@@ -31,7 +38,7 @@ static void start(void)
                        .node_of = node_of};
     MPIDI_method_caps_t caps = {.size = sizeof(caps)};
     if (MPIDI_TCP_init(&job, &caps) != MPI_SUCCESS)
-        abort();
+        harness_failed("method init");
 }
 
 static void stop(void)
@@ -52,13 +59,45 @@ static void progress(int rounds)
     }
 }
 
+/* The harness's sockets: libFuzzer's per-input timer (SIGALRM) interrupts blocking calls, so
+ * every call is retried on EINTR; a loaded machine can make a loopback connect block long
+ * enough for that.  Tens of thousands of inputs a minute would also hold the local ports in
+ * TIME_WAIT: the harness's sockets are SO_REUSEADDR (their TIME_WAITs do not stop the method's
+ * listener, also SO_REUSEADDR, from binding) and are closed with a reset where they can be. */
+static void close_reset(int fd)
+{
+    struct linger l = {.l_onoff = 1, .l_linger = 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    close(fd);
+}
+
+/* Waits for fd to become ready for events; -1 on error or after ms. */
+static int wait_fd(int fd, short events, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = events};
+    int n;
+    while ((n = poll(&p, 1, ms)) < 0 && errno == EINTR)
+        ;
+    return n == 1 ? 0 : -1;
+}
+
 static int connect_loopback(int port)
 {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
-        abort();
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0)
+        harness_failed("socket to the method's listener");
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        /* Interrupted, the connect goes on: wait for its outcome. */
+        int err = errno;
+        socklen_t len = sizeof(err);
+        if (err != EINTR || wait_fd(fd, POLLOUT, 10000) != 0 ||
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+            errno = err;
+            harness_failed("connect to the method's listener");
+        }
+    }
     return fd;
 }
 
@@ -67,6 +106,8 @@ static void put(int fd, const void *buf, size_t len)
 {
     while (len > 0) {
         ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n <= 0)
             return; /* the method closed it: fine */
         buf = (const char *)buf + n;
@@ -95,7 +136,7 @@ static void as_acceptor(const uint8_t *data, size_t size)
     put(fd, data, size);
     shutdown(fd, SHUT_WR);
     progress(20);
-    close(fd);
+    close_reset(fd);
     progress(2);
 }
 
@@ -105,25 +146,28 @@ static void as_connector(const uint8_t *data, size_t size)
     int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t al = sizeof(a);
-    if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 4) != 0 ||
+    int one = 1;
+    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+        bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 4) != 0 ||
         getsockname(lfd, (struct sockaddr *)&a, &al) != 0)
-        abort();
+        harness_failed("listener for the method's connect");
     char card[64];
     snprintf(card, sizeof(card), "1;%d;127.0.0.1", ntohs(a.sin_port));
     if (MPIDI_TCP_connect(1, card) != MPI_SUCCESS)
-        abort();
+        harness_failed("method connect");
     progress(2);
-    struct pollfd p = {.fd = lfd, .events = POLLIN};
-    if (poll(&p, 1, 1000) == 1) {
-        int fd = accept(lfd, NULL, NULL);
+    if (wait_fd(lfd, POLLIN, 1000) == 0) {
+        int fd;
+        while ((fd = accept(lfd, NULL, NULL)) < 0 && errno == EINTR)
+            ;
         if (fd >= 0) {
             put(fd, data, size);
             shutdown(fd, SHUT_WR);
             progress(20);
-            close(fd);
+            close_reset(fd);
         }
     }
-    close(lfd);
+    close_reset(lfd);
     progress(2);
 }
 
@@ -149,7 +193,7 @@ static void as_peer(const uint8_t *data, size_t size)
     put(fd, data, size);
     shutdown(fd, SHUT_WR);
     progress(40);
-    close(fd);
+    close_reset(fd);
     progress(2);
 }
 

@@ -77,7 +77,7 @@ for t in pmi tcp card; do
         passed=$((passed + 1))
     else
         crash=$(ls "$build"/crash-"$t"-* 2>/dev/null | head -n 1)
-        echo "FAIL fuzz_$t: exit $rc after ${runs:-?} inputs; input kept in ${crash:-(none)}: $(grep -m1 -E 'ERROR: |runtime error|deadly signal|timeout' "$build/fuzz_$t.log")"
+        echo "FAIL fuzz_$t: exit $rc after ${runs:-?} inputs; input kept in ${crash:-(none)}: $(grep -m1 -E 'harness: |ERROR: |runtime error|deadly signal|timeout' "$build/fuzz_$t.log")"
         failed=$((failed + 1))
     fi
 done

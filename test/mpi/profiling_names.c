@@ -1,11 +1,12 @@
 /* profiling_names.c: the profiling interface (MPI-4.1 sec. 15.2). This program interposes its
- * own MPI_Send, MPI_Irecv, MPI_Wait and MPI_Barrier that count their calls and forward to the
- * PMPI_ names, as a tool does. The counts must be exactly the program's own calls: the
- * library reaches its own functions without going through the MPI_ names (MPI_Recv,
- * MPI_Sendrecv and MPI_Finalize call none of the wrappers). */
+ * own MPI_Send, MPI_Irecv, MPI_Wait, MPI_Barrier, MPI_Iallreduce and MPI_Bcast_init that count
+ * their calls and forward to the PMPI_ names, as a tool does. The counts must be exactly the
+ * program's own calls: the library reaches its own functions without going through the MPI_
+ * names (MPI_Recv, MPI_Sendrecv, MPI_Allreduce, the collectives' schedules and MPI_Finalize
+ * call none of the wrappers). */
 #include "mtest.h"
 
-static int n_send, n_irecv, n_wait, n_barrier;
+static int n_send, n_irecv, n_wait, n_barrier, n_iallreduce, n_bcast_init;
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
@@ -32,6 +33,20 @@ int MPI_Barrier(MPI_Comm comm)
     return PMPI_Barrier(comm);
 }
 
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *req)
+{
+    n_iallreduce++;
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, req);
+}
+
+int MPI_Bcast_init(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                   MPI_Request *req)
+{
+    n_bcast_init++;
+    return PMPI_Bcast_init(buf, count, type, root, comm, info, req);
+}
+
 int main(int argc, char **argv)
 {
     int errs = 0, rank, size, v = 0;
@@ -53,6 +68,19 @@ int main(int argc, char **argv)
     MPI_Recv(&v, 1, MPI_INT, left, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Waitall(1, &r2, MPI_STATUSES_IGNORE);
     MPI_Barrier(MPI_COMM_WORLD);
+    /* The nonblocking and persistent collectives go through their wrappers too. */
+    int sum = 0, root_val = rank == 0 ? 42 : 0;
+    MPI_Iallreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+    MPI_Waitall(1, &r, MPI_STATUSES_IGNORE);
+    MTEST_CHECK_INT(errs, size * (size - 1) / 2, sum, "sum through the wrapped Iallreduce");
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Bcast_init(&root_val, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+    MPI_Start(&r);
+    MPI_Waitall(1, &r, MPI_STATUSES_IGNORE);
+    MPI_Request_free(&r);
+    MTEST_CHECK_INT(errs, 42, root_val, "value through the wrapped Bcast_init");
+    MTEST_CHECK_INT(errs, 1, n_iallreduce, "MPI_Iallreduce wrapper calls");
+    MTEST_CHECK_INT(errs, 1, n_bcast_init, "MPI_Bcast_init wrapper calls");
     MTEST_CHECK_INT(errs, 1, n_send - base_send, "MPI_Send wrapper calls");
     MTEST_CHECK_INT(errs, 1, n_irecv - base_irecv, "MPI_Irecv wrapper calls");
     MTEST_CHECK_INT(errs, 1, n_wait - base_wait, "MPI_Wait wrapper calls");
