@@ -115,9 +115,12 @@ typedef struct MPIDI_VERBS_tx {
 #define MPIDI_VERBS_TAIL_SLOTS 8   /* landing words for reads of the peer's tail, in turn */
 #define MPIDI_VERBS_RING_REREADS 8 /* stale bytes read again this often before it is corruption */
 enum {
+    /* Tails and heads are stored as MPIDI_VERBS_ring_word()s (a copy torn by
+     * a racing RDMA read or write is told from a true one). */
     MPIDI_VERBS_CTRL_OUT_TAIL, /* our ring's tail: the peer reads it */
     MPIDI_VERBS_CTRL_OUT_HEAD, /* the head of our ring: the peer writes it */
-    MPIDI_VERBS_CTRL_IN_HEAD,  /* the head we write back to the peer, from here */
+    MPIDI_VERBS_CTRL_IN_HEAD,  /* the head we write back to the peer, from here (unchanged
+                                  while the write is in flight: head_out) */
     MPIDI_VERBS_CTRL_IN_TAIL,  /* where reads of the peer's tail land (TAIL_SLOTS words) */
     MPIDI_VERBS_CTRL_WORDS = MPIDI_VERBS_CTRL_IN_TAIL + MPIDI_VERBS_TAIL_SLOTS
 };
@@ -140,6 +143,7 @@ typedef struct MPIDI_VERBS_rconn {
     int info_seen; /* the peer's RING message came: its ring can be read */
     MPIDI_VERBS_ring_info_t peer;
     int tail_out; /* a tail read is posted */
+    int head_out; /* a head write is posted */
     int tail_landed;
     int tail_slot;       /* the landing word of the last tail read posted */
     uint64_t rereads_at; /* where stale bytes were last read again */
@@ -218,7 +222,7 @@ typedef struct MPIDI_VERBS_stats {
     unsigned long ring_sends, ring_full, ring_tail_reads, ring_tail_empty, ring_prefetches;
     unsigned long ring_data_reads, ring_data_bytes, ring_read_bytes_max, ring_bounded_reads;
     unsigned long ring_msgs, ring_straddles, ring_head_writes, ring_backoffs;
-    unsigned long ring_stale_tails, ring_rereads;
+    unsigned long ring_stale_tails, ring_rereads, ring_torn_tails, ring_torn_heads;
 } MPIDI_VERBS_stats_t;
 
 typedef struct MPIDI_VERBS_state {

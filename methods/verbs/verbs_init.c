@@ -182,6 +182,8 @@ static int register_stats(void)
         {"verbs_ring_head_writes", &s->ring_head_writes},
         {"verbs_ring_stale_tails", &s->ring_stale_tails},
         {"verbs_ring_rereads", &s->ring_rereads},
+        {"verbs_ring_torn_tails", &s->ring_torn_tails},
+        {"verbs_ring_torn_heads", &s->ring_torn_heads},
         {"verbs_rcache_hits", &rc->hits},
         {"verbs_rcache_misses", &rc->misses},
         {"verbs_rcache_evictions", &rc->evictions},

@@ -128,7 +128,12 @@ int MPIDI_VERBS_ring_send(MPIDI_VERBS_conn_t *c, int handler, const void *hdr, s
      * the ring before our earlier rdma operations are complete. */
     if ((flags & MPIDI_AM_FENCE) && (c->rdma_head || c->rdma_out))
         return MPIDI_AGAIN;
-    uint64_t head = __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_OUT_HEAD], __ATOMIC_ACQUIRE);
+    uint64_t head, word = __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_OUT_HEAD], __ATOMIC_ACQUIRE);
+    if (!MPIDI_VERBS_ring_word_read(word, rc->out_head, &head)) {
+        /* The peer's write of it is landing: the head we had is still true. */
+        st->stats.ring_torn_heads++;
+        head = rc->out_head;
+    }
     if (head != rc->out_head) {
         if (!MPIDI_VERBS_ring_head_valid(&rc->out, rc->out_head, head)) {
             MPIDI_VERBS_conn_fail(c, "it returned ring head %llu, outside %llu..%llu",
@@ -155,7 +160,8 @@ int MPIDI_VERBS_ring_send(MPIDI_VERBS_conn_t *c, int handler, const void *hdr, s
         MPIR_Segment_pack(seg, first, last, at + sizeof(m) + hdr_len);
     rc->out.tail += need;
     /* The message is whole before the tail that shows it. */
-    __atomic_store_n(&rc->ctrl[MPIDI_VERBS_CTRL_OUT_TAIL], rc->out.tail, __ATOMIC_RELEASE);
+    __atomic_store_n(&rc->ctrl[MPIDI_VERBS_CTRL_OUT_TAIL], MPIDI_VERBS_ring_word(rc->out.tail),
+                     __ATOMIC_RELEASE);
     st->stats.ring_sends++;
     return MPI_SUCCESS;
 }
@@ -178,16 +184,22 @@ void MPIDI_VERBS_ring_retired(MPIDI_VERBS_conn_t *c, const MPIDI_VERBS_tx_t *tx,
         if (ok && tx->end > rc->in.fetched)
             rc->in.fetched = tx->end;
         break;
+    case MPIDI_VERBS_TX_RING_HEAD:
+        rc->head_out = 0; /* its source word may change again */
+        break;
     default:
-        break; /* a head write: nothing waits for it */
+        break;
     }
 }
 
 int MPIDI_VERBS_ring_drained(MPIDI_VERBS_conn_t *c)
 {
     MPIDI_VERBS_rconn_t *rc = c->rc;
-    return !rc ||
-           __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_OUT_HEAD], __ATOMIC_ACQUIRE) == rc->out.tail;
+    uint64_t head;
+    return !rc || (MPIDI_VERBS_ring_word_read(
+                       __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_OUT_HEAD], __ATOMIC_ACQUIRE),
+                       rc->out_head, &head) &&
+                   head == rc->out.tail);
 }
 
 /* One RDMA operation of the ring; the caller checked the room. */
@@ -264,9 +276,14 @@ static void tail_landed(MPIDI_VERBS_conn_t *c, int *made, double *now_p)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     MPIDI_VERBS_rconn_t *rc = c->rc;
-    uint64_t t =
-        __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_IN_TAIL + rc->tail_slot], __ATOMIC_ACQUIRE);
+    uint64_t t, word = __atomic_load_n(&rc->ctrl[MPIDI_VERBS_CTRL_IN_TAIL + rc->tail_slot],
+                                       __ATOMIC_ACQUIRE);
     rc->tail_landed = 0;
+    if (!MPIDI_VERBS_ring_word_read(word, rc->in.remote_tail, &t)) {
+        /* The read met the sender's store of a new tail: read it again. */
+        st->stats.ring_torn_tails++;
+        return;
+    }
     switch (MPIDI_VERBS_ring_tail_seen(&rc->in, t)) {
     case MPIDI_VERBS_TAIL_STALE:
         st->stats.ring_stale_tails++;
@@ -327,8 +344,11 @@ static void ring_step(MPIDI_VERBS_conn_t *c, int *made, double *now_p)
     dispatch(c, made);
     if (c->state != MPIDI_VERBS_CONN_UP)
         return;
-    if (MPIDI_VERBS_ring_head_due(in, st->ring_head_interval) && room(c, 0)) {
-        rc->ctrl[MPIDI_VERBS_CTRL_IN_HEAD] = in->head;
+    /* One head write at a time: the device copies the word when it sends,
+     * and a word changed under that copy would reach the peer torn. */
+    if (!rc->head_out && MPIDI_VERBS_ring_head_due(in, st->ring_head_interval) && room(c, 0)) {
+        rc->ctrl[MPIDI_VERBS_CTRL_IN_HEAD] = MPIDI_VERBS_ring_word(in->head);
+        rc->head_out = 1;
         in->head_sent = in->head;
         st->stats.ring_head_writes++;
         if (post(c, MPIDI_VERBS_TX_RING_HEAD, (void *)&rc->ctrl[MPIDI_VERBS_CTRL_IN_HEAD],

@@ -30,6 +30,47 @@ static inline uint8_t MPIDI_VERBS_ring_stamp(uint64_t pos, uint64_t size)
     return (uint8_t)(0xa5 + pos / size);
 }
 
+/* ---- The control words: the tail the peer reads, the head it writes back ----
+ * An RDMA read or write of 8 aligned bytes is not atomic against the CPU's
+ * store or load of them at the other end: rxe copies them byte by byte, and a
+ * read racing with the sender's store of a new tail returned the old tail's
+ * low byte with the new one's upper bytes, a tail up to 255 bytes beyond any
+ * the sender wrote (issue 9; doc/methods/verbs.md "Control words").  So a
+ * pointer travels as a word that tells a torn copy: its low 32 bits, and a
+ * 32-bit mix of them above.  Bytes of two words joined at any one byte
+ * boundary (a copy in either direction, however slow) pass the check only
+ * when the low half is whole, and then they are that word; bytes mixed in
+ * another way pass by chance only (about 2^-32).  The 64-bit pointer is
+ * rebuilt from one known to lie within 2^31 of it (a ring is at most 1 GiB). */
+
+/* A bijection of 32 bits whose every output bit depends on every input bit. */
+static inline uint32_t MPIDI_VERBS_ring_mix(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x85ebca6bu;
+    x ^= x >> 13;
+    x *= 0xc2b2ae35u;
+    x ^= x >> 16;
+    return x;
+}
+
+/* The word that carries ptr (0 carries 0: the zeroed control page is valid). */
+static inline uint64_t MPIDI_VERBS_ring_word(uint64_t ptr)
+{
+    uint32_t lo = (uint32_t)ptr;
+    return (uint64_t)lo | (uint64_t)MPIDI_VERBS_ring_mix(lo) << 32;
+}
+
+/* The pointer a word carries, rebuilt near ref; 0 when the word is torn. */
+static inline int MPIDI_VERBS_ring_word_read(uint64_t word, uint64_t ref, uint64_t *ptr_p)
+{
+    uint32_t lo = (uint32_t)word;
+    if ((uint32_t)(word >> 32) != MPIDI_VERBS_ring_mix(lo))
+        return 0;
+    *ptr_p = ref + (uint64_t)(int64_t)(int32_t)(lo - (uint32_t)ref);
+    return 1;
+}
+
 /* Bytes a message of len (header included) takes in the ring. */
 static inline uint64_t MPIDI_VERBS_ring_footprint(uint64_t len)
 {

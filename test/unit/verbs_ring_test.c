@@ -361,12 +361,69 @@ static void test_random(uint64_t size, uint64_t max_read, uint64_t interval, int
     chan_close(&ch);
 }
 
+/* Bytes [0, k) of a, the rest of b: what a copy of 8 bytes made one byte at
+ * a time in ascending order returns when the other side stores b over a
+ * after byte k - 1 was copied (or a over b when copied downwards). */
+static uint64_t join(uint64_t a, uint64_t b, int k)
+{
+    uint64_t low = k >= 8 ? ~0ULL : (1ULL << (8 * k)) - 1;
+    return (a & low) | (b & ~low);
+}
+
+/* The control words (issue 9): a torn copy of a tail or head word is never
+ * taken for a pointer; whole words are read back exactly near any reference
+ * within 2^30. */
+static void test_torn_words(void)
+{
+    /* The case rxe produced: a tail read racing with the store of 16392
+     * over 16352 returned the old low byte and the new upper bytes. */
+    uint64_t plain = join(16352, 16392, 1), v = 0;
+    CHECK(plain == 16608, "join gives %llu", (unsigned long long)plain);
+    CHECK(!MPIDI_VERBS_ring_word_read(
+              join(MPIDI_VERBS_ring_word(16352), MPIDI_VERBS_ring_word(16392), 1), 16352, &v),
+          "the torn tail of issue 9 was taken for %llu", (unsigned long long)v);
+    CHECK(MPIDI_VERBS_ring_word_read(0, 0, &v) && v == 0, "the zeroed word is not pointer 0");
+    long torn = 0;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t old = rnd(1ULL << 62) & ~7ULL;
+        uint64_t step = rnd(i % 3 == 0 ? 256 : 1ULL << 30) + 1;
+        uint64_t mid = old + rnd(step), nw = old + step;
+        uint64_t ref = old - rnd(old < (1ULL << 29) ? old + 1 : 1ULL << 29);
+        uint64_t wo = MPIDI_VERBS_ring_word(old), wm = MPIDI_VERBS_ring_word(mid),
+                 wn = MPIDI_VERBS_ring_word(nw);
+        CHECK(MPIDI_VERBS_ring_word_read(wn, ref, &v) && v == nw,
+              "%llu read back as %llu near %llu", (unsigned long long)nw, (unsigned long long)v,
+              (unsigned long long)ref);
+        CHECK(MPIDI_VERBS_ring_word_read(wo, nw, &v) && v == old,
+              "%llu read back as %llu near the later %llu", (unsigned long long)old,
+              (unsigned long long)v, (unsigned long long)nw);
+        for (int k = 1; k < 8; k++) {
+            /* Upwards and downwards copies, and an upwards copy slow enough
+             * to see two stores (old, then mid, then new). */
+            int j = k + (int)rnd((uint64_t)(8 - k));
+            uint64_t mixes[3] = {join(wo, wn, k), join(wn, wo, k), join(join(wo, wm, k), wn, j)};
+            for (int t = 0; t < 3; t++) {
+                if (!MPIDI_VERBS_ring_word_read(mixes[t], ref, &v)) {
+                    torn++;
+                    continue;
+                }
+                CHECK(v == old || v == mid || v == nw,
+                      "a torn word (%d at byte %d of %llu, %llu, %llu) read as %llu", t, k,
+                      (unsigned long long)old, (unsigned long long)mid, (unsigned long long)nw,
+                      (unsigned long long)v);
+            }
+        }
+    }
+    CHECK(torn > 0, "no torn word was told from a true one");
+}
+
 int main(void)
 {
     test_double_map();
     test_straddle_every_offset();
     test_room_and_reads();
     test_backoff();
+    test_torn_words();
     long page = sysconf(_SC_PAGESIZE);
     uint64_t small = (uint64_t)page;
     test_random(small, small, small / 4, 1, 200, 20000);
