@@ -119,12 +119,17 @@ if [ "$quick" != 1 ]; then
     part slurm 900 bash test/slurm/run.sh "$inst"
 
     # AddressSanitizer + UBSan: library and tests instrumented, default and four variants
-    # (the last over tcp).  Built without verbs: this is also the check that Ferry builds and
-    # runs without rdma-core (the verbs code never runs on a host without a device anyway).
+    # (the last over tcp).  Configured as if libibverbs-dev were not installed (its header
+    # "not found" through autoconf's cache variable): this is also the check that Ferry builds
+    # and runs without rdma-core and that configure says so (the verbs code never runs on a host
+    # without a device anyway).
     san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
     echo "== build-asan (_build-asan, installed in _inst-asan)"
     if check build-asan 1800 test/build.sh "$top/_build-asan" "$top/_inst-asan" \
-        CFLAGS="-O1 -g $san" LDFLAGS="$san" --without-verbs; then
+        CFLAGS="-O1 -g $san" LDFLAGS="$san" ac_cv_header_infiniband_verbs_h=no; then
+        check build-asan-says-verbs-off 10 grep -q \
+            'verbs method (rdma-core): no: no infiniband/verbs.h (install libibverbs-dev' \
+            "$logs/build-asan.log"
         part asan $vlimit env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 VARIANTS_FILE=test/asan-variants \
             MPICC="$top/_inst-asan/bin/mpicc $san" MPIEXEC="$top/_inst-asan/bin/mpiexec" \

@@ -168,6 +168,18 @@ else
     fail completion_error_reported "$(details)"
 fi
 
+# ---- a peer that never answers (stopped right after MPI_Init: the kernel's rdma_cm keeps the
+# request pending with an MRA): FERRY_VERBS_CONNECT_TIMEOUT ends the attempts and the send
+# returns an error naming it; without the variable this job waits until the limit ----
+run 90 env FERRY_METHODS=verbs FERRY_VERBS_CONNECT_TIMEOUT=1000 "$MPIEXEC" -n 2 \
+    "$work/verbs_fault" stop
+if [ $rc != 0 ] && [ $rc != 124 ] &&
+    grep -q '^rank 0: error: .*rank 1.*no answer within FERRY_VERBS_CONNECT_TIMEOUT' "$OUT"; then
+    pass connect_timeout_stopped_peer
+else
+    fail connect_timeout_stopped_peer "$(details)"
+fi
+
 # ---- variables that name what is not there stop MPI_Init with a message ----
 run 60 env FERRY_METHODS=verbs FERRY_VERBS_DEVICE=nosuch0 "$MPIEXEC" -n 2 "$work/sendrecv_allpairs"
 if [ $rc != 0 ] && grep -q 'FERRY_VERBS_DEVICE="nosuch0".*cannot be used: no RDMA device' "$ERR"; then
