@@ -142,8 +142,9 @@ static cfg_var_t vars[] = {
      "most idle registrations the verbs cache keeps"},
     {"FERRY_VERBS_RCACHE_BYTES", CFG_SIZE, "4294967296", 4096, 1L << 40, NULL,
      "most bytes the verbs cache keeps registered"},
-    {"FERRY_VERBS_FAULT", CFG_ENUM, "none", 0, 0, "none|rkey",
-     "for tests: rkey makes every RDMA operation name a wrong remote key (a completion error)"},
+    {"FERRY_VERBS_FAULT", CFG_ENUM, "none", 0, 0, "none|rkey|qp_fatal",
+     "for tests: rkey makes every RDMA operation name a wrong remote key (a completion error); "
+     "qp_fatal gives rank 1's first connection a fatal queue pair event"},
     {"FERRY_OFI_BUF_SIZE", CFG_SIZE, "16384", 1024, 1L << 20, NULL,
      "bytes of each ofi send buffer and largest ofi message (eager limit is 80 bytes less)"},
     {"FERRY_OFI_MULTI_RECV", CFG_BOOL, "1", 0, 1, NULL,

@@ -208,7 +208,7 @@ typedef struct MPIDI_VERBS_conn {
 /* FERRY_VERBS_EAGER's choices, in its order (adi/config.c). */
 enum { MPIDI_VERBS_EAGER_SR, MPIDI_VERBS_EAGER_RING };
 /* FERRY_VERBS_FAULT's choices: faults the tests inject to see errors reported. */
-enum { MPIDI_VERBS_FAULT_NONE, MPIDI_VERBS_FAULT_RKEY };
+enum { MPIDI_VERBS_FAULT_NONE, MPIDI_VERBS_FAULT_RKEY, MPIDI_VERBS_FAULT_QP_FATAL };
 
 /* Counters of what ran (FERRY_VERBOSE, and the tests' expectations). */
 /* Counters of what ran, registered as verbs_<name> (FERRY_VERBOSE=1,
@@ -266,6 +266,7 @@ typedef struct MPIDI_VERBS_state {
     double connect_timeout; /* FERRY_VERBS_CONNECT_TIMEOUT, in seconds */
     int eager;       /* FERRY_VERBS_EAGER: MPIDI_VERBS_EAGER_* */
     int fault;       /* FERRY_VERBS_FAULT: MPIDI_VERBS_FAULT_* (tests) */
+    int fault_done;  /* the one-shot fault (qp_fatal) was injected */
     size_t max_rdma; /* largest piece of one read or write */
     /* The ring channel (FERRY_RING_*). */
     uint64_t ring_size, ring_max_read, ring_head_interval;

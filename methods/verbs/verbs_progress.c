@@ -90,8 +90,7 @@ static int send_completion(const struct ibv_wc *wc)
                               op_name(&c->ring[slot % (unsigned)c->sq_depth]),
                               ibv_wc_status_str(wc->status), wc->status, wc->vendor_err,
                               port_note(note, sizeof(note)));
-    }
-    else if (!ok && c->state != MPIDI_VERBS_CONN_FAILED && !st->finalizing)
+    } else if (!ok && c->state != MPIDI_VERBS_CONN_FAILED && !st->finalizing)
         MPIDI_VERBS_conn_fail(c, "work request flushed: %s", ibv_wc_status_str(wc->status));
     MPIDI_VERBS_retire(c, slot, ok);
     return ring;
@@ -203,52 +202,92 @@ int MPIDI_VERBS_cq_poll_all(int *made)
     return n < 0 ? n : MPI_SUCCESS;
 }
 
+/* One async event: the SRQ limit grows the pool; a queue pair's error fails
+ * its connection; a device's or port's error is reported (and all but a
+ * port error fail every connection). */
+static int async_event(enum ibv_event_type type, struct ibv_qp *qp)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    switch (type) {
+    case IBV_EVENT_SRQ_LIMIT_REACHED: {
+        int err = MPIDI_VERBS_srq_limit_event();
+        if (err)
+            return err;
+        if (st->verbose >= 2)
+            fprintf(stderr, "ferry: rank %d: verbs SRQ limit reached: %d buffers now\n", st->rank,
+                    st->nbufs);
+        break;
+    }
+    case IBV_EVENT_QP_FATAL:
+    case IBV_EVENT_QP_REQ_ERR:
+    case IBV_EVENT_QP_ACCESS_ERR: {
+        int pending = 0;
+        MPIDI_VERBS_conn_t *c = qp ? conn_of_qp(qp->qp_num, &pending) : NULL;
+        if (c && pending)
+            MPIDI_VERBS_drop_in(c);
+        else if (c)
+            MPIDI_VERBS_conn_fail(c, "queue pair error: %s", ibv_event_type_str(type));
+        break;
+    }
+    case IBV_EVENT_PORT_ERR:
+    case IBV_EVENT_DEVICE_FATAL:
+    case IBV_EVENT_SRQ_ERR:
+    case IBV_EVENT_CQ_ERR:
+        fprintf(stderr, "ferry: rank %d: verbs device %s: %s\n", st->rank, st->devname,
+                ibv_event_type_str(type));
+        if (type != IBV_EVENT_PORT_ERR)
+            for (int i = 0; i < st->nlist; i++)
+                MPIDI_VERBS_conn_fail(st->list[i], "device %s: %s", st->devname,
+                                      ibv_event_type_str(type));
+        break;
+    default:
+        if (st->verbose >= 2)
+            fprintf(stderr, "ferry: rank %d: verbs async event: %s\n", st->rank,
+                    ibv_event_type_str(type));
+        break;
+    }
+    return MPI_SUCCESS;
+}
+
+/* FERRY_VERBS_FAULT=qp_fatal (tests): rxe raises no fatal queue pair event a
+ * test can provoke (a bad key moves the responder's queue pair to the error
+ * state without one), so rank 1's first connection that is up gets one made
+ * here: its queue pair is moved to the error state, as a device does, and the
+ * event goes through async_event like one the device raised.  Called where
+ * async events are read, which is also right after a connection came up. */
+static int inject_qp_fatal(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    if (st->rank != 1)
+        return MPI_SUCCESS;
+    for (int i = 0; i < st->nlist; i++) {
+        MPIDI_VERBS_conn_t *c = st->list[i];
+        if (c->state == MPIDI_VERBS_CONN_UP && c->qp) {
+            struct ibv_qp_attr attr = {.qp_state = IBV_QPS_ERR};
+            st->fault_done = 1;
+            (void)ibv_modify_qp(c->qp, &attr, IBV_QP_STATE);
+            return async_event(IBV_EVENT_QP_FATAL, c->qp);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 int MPIDI_VERBS_async_progress(void)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     struct ibv_async_event ev;
+    if (st->fault == MPIDI_VERBS_FAULT_QP_FATAL && !st->fault_done) {
+        int err = inject_qp_fatal();
+        if (err)
+            return err;
+    }
     while (ibv_get_async_event(st->ctx, &ev) == 0) {
         enum ibv_event_type type = ev.event_type;
         struct ibv_qp *qp = ev.element.qp;
         ibv_ack_async_event(&ev);
-        switch (type) {
-        case IBV_EVENT_SRQ_LIMIT_REACHED: {
-            int err = MPIDI_VERBS_srq_limit_event();
-            if (err)
-                return err;
-            if (st->verbose >= 2)
-                fprintf(stderr, "ferry: rank %d: verbs SRQ limit reached: %d buffers now\n",
-                        st->rank, st->nbufs);
-            break;
-        }
-        case IBV_EVENT_QP_FATAL:
-        case IBV_EVENT_QP_REQ_ERR:
-        case IBV_EVENT_QP_ACCESS_ERR: {
-            int pending = 0;
-            MPIDI_VERBS_conn_t *c = qp ? conn_of_qp(qp->qp_num, &pending) : NULL;
-            if (c && pending)
-                MPIDI_VERBS_drop_in(c);
-            else if (c)
-                MPIDI_VERBS_conn_fail(c, "queue pair error: %s", ibv_event_type_str(type));
-            break;
-        }
-        case IBV_EVENT_PORT_ERR:
-        case IBV_EVENT_DEVICE_FATAL:
-        case IBV_EVENT_SRQ_ERR:
-        case IBV_EVENT_CQ_ERR:
-            fprintf(stderr, "ferry: rank %d: verbs device %s: %s\n", st->rank, st->devname,
-                    ibv_event_type_str(type));
-            if (type != IBV_EVENT_PORT_ERR)
-                for (int i = 0; i < st->nlist; i++)
-                    MPIDI_VERBS_conn_fail(st->list[i], "device %s: %s", st->devname,
-                                          ibv_event_type_str(type));
-            break;
-        default:
-            if (st->verbose >= 2)
-                fprintf(stderr, "ferry: rank %d: verbs async event: %s\n", st->rank,
-                        ibv_event_type_str(type));
-            break;
-        }
+        int err = async_event(type, qp);
+        if (err)
+            return err;
     }
     return MPI_SUCCESS;
 }

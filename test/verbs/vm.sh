@@ -168,6 +168,19 @@ else
     fail completion_error_reported "$(details)"
 fi
 
+# ---- a fatal queue pair event (FERRY_VERBS_FAULT=qp_fatal: rxe raises none a test can provoke,
+# so rank 1's first connection is moved to the error state and handed the event): the
+# connection fails with the event's text, the peer learns that the connection went ----
+run 120 env FERRY_METHODS=verbs FERRY_EAGER_LIMIT=0 FERRY_VERBS_FAULT=qp_fatal "$MPIEXEC" \
+    -disable-auto-cleanup -n 2 "$work/verbs_fault"
+if [ $rc != 124 ] &&
+    grep -q '^rank 1: error: .*connection to rank 0 lost: queue pair error: local work queue catastrophic error' "$OUT" &&
+    grep -q '^rank 0: error: .*connection to rank 1 lost' "$OUT"; then
+    pass qp_fatal_event_reported
+else
+    fail qp_fatal_event_reported "$(details)"
+fi
+
 # ---- a peer that never answers (stopped right after MPI_Init: the kernel's rdma_cm keeps the
 # request pending with an MRA): FERRY_VERBS_CONNECT_TIMEOUT ends the attempts and the send
 # returns an error naming it; without the variable this job waits until the limit ----
