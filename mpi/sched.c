@@ -48,7 +48,7 @@ struct MPIR_Sched {
     int err; /* the first error met while building: the schedule is not run */
     step_t *steps;
     int nsteps, cap;
-    void **tmp; /* temporary buffers, freed with the schedule (the cached one keeps them) */
+    void **tmp;      /* temporary buffers, freed with the schedule (the cached one keeps them) */
     size_t *tmpsize; /* the cached schedule's: each kept buffer's size */
     int ntmp, tmpcap, nkept;
     int cached; /* the one blocking schedule kept between calls (see MPIR_Sched_create) */
