@@ -56,6 +56,8 @@ static cfg_var_t vars[] = {
      "ranks)"},
     {"FERRY_SHM_RING_MAX", CFG_SIZE, "-1", -1, 16L << 20, NULL,
      "largest payload sent through a shm ring (-1: what fits a quarter of the ring)"},
+    {"FERRY_SHM_RING_PREFAULT", CFG_BOOL, "1", 0, 1, NULL,
+     "fault a shm ring's pages in when a pair first uses it (0: on each page's first use)"},
     {"FERRY_SHM_LIVENESS_MS", CFG_INT, "200", 0, 60000, NULL,
      "ms between checks that the ranks of this node are alive (0: never)"},
     {"FERRY_TCP_IF", CFG_STR, "", 0, 0, NULL,

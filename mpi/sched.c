@@ -48,8 +48,10 @@ struct MPIR_Sched {
     int err; /* the first error met while building: the schedule is not run */
     step_t *steps;
     int nsteps, cap;
-    void **tmp; /* temporary buffers, freed with the schedule */
-    int ntmp, tmpcap;
+    void **tmp;      /* temporary buffers, freed with the schedule (the cached one keeps them) */
+    size_t *tmpsize; /* the cached schedule's: each kept buffer's size */
+    int ntmp, tmpcap, nkept;
+    int cached; /* the one blocking schedule kept between calls (see MPIR_Sched_create) */
     /* While running: */
     int next; /* first step not started */
     MPIR_Request **pending;
@@ -60,25 +62,65 @@ struct MPIR_Sched {
 
 static MPIR_Sched_t *running; /* schedules under way, advanced by MPIR_Sched_progress */
 
+/* A blocking collective runs to its end inside its call, so one schedule object, kept with its
+ * arrays and temporary buffers between calls, serves them all: a small Allreduce or Barrier
+ * then allocates nothing (issue 12: each call used to cost a schedule, its steps, buffers and
+ * a request, ~1,700 instructions).  The thread levels Ferry provides (at most SERIALIZED)
+ * leave one call in the library at a time; a blocking collective started while the cached
+ * schedule runs (from a user's reduction function, say) gets a schedule of its own. */
+static MPIR_Sched_t blocking_sched = {.cached = 1};
+static int blocking_busy;
+
+/* Temporary buffers the cached schedule keeps for the next call: up to this size each (a
+ * large one is freed, so one big collective does not hold its memory for good). */
+#define SCHED_KEEP_TMP_BYTES 65536
+
 int MPIR_Sched_create(MPIR_Comm *comm, MPIR_Coll_mode_t mode, int kind, MPIR_Sched_t **s_p)
 {
-    MPIR_Sched_t *s = calloc(1, sizeof(*s));
-    *s_p = s;
-    if (!s)
+    MPIR_Sched_t *s;
+    if (mode == MPIR_COLL_BLOCKING && !blocking_busy) {
+        blocking_busy = 1;
+        s = &blocking_sched;
+        s->err = MPI_SUCCESS;
+        s->nsteps = s->ntmp = s->next = s->npending = 0;
+    } else if (!(s = calloc(1, sizeof(*s)))) {
+        *s_p = NULL;
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a collective schedule");
+    }
+    *s_p = s;
     s->comm = s->step_comm = comm;
-    comm->ref++;
+    /* A blocking call's caller holds comm, and its datatypes and op, until the call returns:
+     * only a schedule that outlives its call takes references (see hold_type). */
+    if (mode != MPIR_COLL_BLOCKING)
+        comm->ref++;
     s->mode = mode;
     s->tag =
         comm->coll_tag_base + (mode == MPIR_COLL_BLOCKING ? kind : MPIR_TAG_NBC(comm->nbc_seq++));
     return MPI_SUCCESS;
 }
 
+/* The cached schedule keeps its arrays and its smaller temporary buffers for the next call. */
+static void release_cached(MPIR_Sched_t *s)
+{
+    for (int i = 0; i < s->nkept; i++)
+        if (s->tmpsize[i] > SCHED_KEEP_TMP_BYTES) {
+            free(s->tmp[i]);
+            s->tmp[i] = NULL;
+            s->tmpsize[i] = 0;
+        }
+    s->nsteps = s->ntmp = s->npending = 0;
+    blocking_busy = 0;
+}
+
 void MPIR_Sched_free(MPIR_Sched_t *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < s->nsteps; i++) {
+    if (s->cached) {
+        release_cached(s);
+        return;
+    }
+    for (int i = 0; s->mode != MPIR_COLL_BLOCKING && i < s->nsteps; i++) {
         step_t *st = &s->steps[i];
         if (st->kind == SCHED_FENCE)
             continue;
@@ -91,9 +133,11 @@ void MPIR_Sched_free(MPIR_Sched_t *s)
     for (int i = 0; i < s->ntmp; i++)
         free(s->tmp[i]);
     free(s->tmp);
+    free(s->tmpsize);
     free(s->steps);
     free(s->pending);
-    MPIR_Comm_release(s->comm);
+    if (s->mode != MPIR_COLL_BLOCKING)
+        MPIR_Comm_release(s->comm);
     free(s);
 }
 
@@ -136,10 +180,12 @@ void MPIR_Sched_use_comm(MPIR_Sched_t *s, MPIR_Comm *comm)
 }
 
 /* The datatypes (and op) a step names stay alive while the schedule may run: MPI lets the
- * user free them as soon as the call returns. */
-static void hold_type(MPI_Datatype type)
+ * user free them as soon as a nonblocking or persistent call returns (a blocking call's
+ * caller holds them until its end). */
+static void hold_type(const MPIR_Sched_t *s, MPI_Datatype type)
 {
-    MPIR_Datatype_add_ref(MPIR_Datatype_get(type));
+    if (s->mode != MPIR_COLL_BLOCKING)
+        MPIR_Datatype_add_ref(MPIR_Datatype_get(type));
 }
 
 void MPIR_Sched_send(MPIR_Sched_t *s, const void *buf, MPI_Aint count, MPI_Datatype type, int peer)
@@ -151,7 +197,7 @@ void MPIR_Sched_send(MPIR_Sched_t *s, const void *buf, MPI_Aint count, MPI_Datat
     st->scount = count;
     st->stype = type;
     st->peer = peer;
-    hold_type(type);
+    hold_type(s, type);
 }
 
 void MPIR_Sched_recv(MPIR_Sched_t *s, void *buf, MPI_Aint count, MPI_Datatype type, int peer)
@@ -163,7 +209,7 @@ void MPIR_Sched_recv(MPIR_Sched_t *s, void *buf, MPI_Aint count, MPI_Datatype ty
     st->scount = count;
     st->stype = type;
     st->peer = peer;
-    hold_type(type);
+    hold_type(s, type);
 }
 
 void MPIR_Sched_copy(MPIR_Sched_t *s, const void *src, MPI_Aint scount, MPI_Datatype stype,
@@ -179,8 +225,8 @@ void MPIR_Sched_copy(MPIR_Sched_t *s, const void *src, MPI_Aint scount, MPI_Data
                    .dst = dst,
                    .dcount = dcount,
                    .dtype = dtype};
-    hold_type(stype);
-    hold_type(dtype);
+    hold_type(s, stype);
+    hold_type(s, dtype);
 }
 
 void MPIR_Sched_reduce(MPIR_Sched_t *s, const void *in, void *inout, MPI_Aint count,
@@ -191,8 +237,9 @@ void MPIR_Sched_reduce(MPIR_Sched_t *s, const void *in, void *inout, MPI_Aint co
         return;
     *st = (step_t){
         .kind = SCHED_REDUCE, .src = in, .dst = inout, .scount = count, .stype = type, .op = op};
-    hold_type(type);
-    MPIR_Op_add_ref(op);
+    hold_type(s, type);
+    if (s->mode != MPIR_COLL_BLOCKING)
+        MPIR_Op_add_ref(op);
 }
 
 void MPIR_Sched_fence(MPIR_Sched_t *s)
@@ -214,21 +261,36 @@ void *MPIR_Sched_tmp(MPIR_Sched_t *s, MPI_Aint count, MPI_Datatype type)
     MPI_Aint lo = (last < 0 ? last : 0) + dt->true_lb;
     MPI_Aint hi = (last > 0 ? last : 0) + dt->true_ub;
     MPI_Aint span = count > 0 ? hi - lo : 0;
+    size_t bytes = span > 0 ? (size_t)span : 1;
+    if (s->cached && s->ntmp < s->nkept && s->tmpsize[s->ntmp] >= bytes)
+        return (char *)s->tmp[s->ntmp++] - lo; /* kept from an earlier call */
     if (s->ntmp == s->tmpcap) {
         int cap = s->tmpcap ? 2 * s->tmpcap : 4;
         void **n = realloc(s->tmp, sizeof(*n) * cap);
-        if (!n) {
+        size_t *nsize = s->cached ? realloc(s->tmpsize, sizeof(*nsize) * cap) : NULL;
+        if (n)
+            s->tmp = n;
+        if (nsize)
+            s->tmpsize = nsize;
+        if (!n || (s->cached && !nsize)) {
             s->err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a schedule");
             return NULL;
         }
-        s->tmp = n;
         s->tmpcap = cap;
     }
-    char *mem = malloc(span > 0 ? (size_t)span : 1);
+    char *mem = malloc(bytes);
     if (!mem) {
         s->err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a %ld-byte collective buffer",
                                  (long)span);
         return NULL;
+    }
+    if (s->cached) {
+        /* Replaces a kept buffer that was too small (or the freed slot of a large one). */
+        if (s->ntmp < s->nkept)
+            free(s->tmp[s->ntmp]);
+        else
+            s->nkept++;
+        s->tmpsize[s->ntmp] = bytes;
     }
     s->tmp[s->ntmp++] = mem;
     return mem - lo;
@@ -309,12 +371,11 @@ static void unlink_running(MPIR_Sched_t *s)
     s->run_next = s->run_prev = NULL;
 }
 
-/* Advances s as far as it goes without waiting; returns 1 if anything happened.  At its end
- * the request completes (a nonblocking schedule is freed first, a persistent one stays with
- * its request for the next MPI_Start). */
-static int advance(MPIR_Sched_t *s)
+/* Runs s's steps as far as they go without waiting; sets *made if anything happened and
+ * returns 1 once the schedule is over (all its steps done, or an error and nothing left
+ * pending). */
+static int run_steps(MPIR_Sched_t *s, int *made)
 {
-    int made = 0;
     for (;;) {
         int left = 0;
         for (int i = 0; i < s->npending; i++) {
@@ -330,14 +391,14 @@ static int advance(MPIR_Sched_t *s)
             if (r->status.MPI_ERROR && !s->err)
                 s->err = r->status.MPI_ERROR;
             MPIR_Request_release(r);
-            made = 1;
+            *made = 1;
         }
         s->npending = left;
         if (left > 0)
-            return made;
+            return 0;
         if (s->err || s->next == s->nsteps)
-            break;
-        made = 1;
+            return 1;
+        *made = 1;
         while (s->next < s->nsteps && !s->err) {
             const step_t *st = &s->steps[s->next++];
             if (st->kind == SCHED_FENCE)
@@ -345,6 +406,16 @@ static int advance(MPIR_Sched_t *s)
             start_step(s, st);
         }
     }
+}
+
+/* Advances a running s as far as it goes without waiting; returns 1 if anything happened.  At
+ * its end the request completes (a nonblocking schedule is freed first, a persistent one stays
+ * with its request for the next MPI_Start). */
+static int advance(MPIR_Sched_t *s)
+{
+    int made = 0;
+    if (!run_steps(s, &made))
+        return made;
     unlink_running(s);
     MPIR_Request *req = s->req;
     s->req = NULL;
@@ -357,10 +428,11 @@ static int advance(MPIR_Sched_t *s)
 
 static int in_progress; /* a step's send may poll the agent, which calls the hook again */
 
-int MPIR_Sched_progress(void)
+/* The agent's hook runs on every poll: its common case (nothing running) stays a test and a
+ * return, without the register saves the loop below needs (issue 12: 6 instructions per idle
+ * poll when the loop was inlined into it). */
+static __attribute__((noinline)) int progress_running(void)
 {
-    if (in_progress || !running)
-        return 0;
     in_progress = 1;
     int made = 0;
     for (MPIR_Sched_t *s = running, *next; s; s = next) {
@@ -369,6 +441,11 @@ int MPIR_Sched_progress(void)
     }
     in_progress = 0;
     return made;
+}
+
+int MPIR_Sched_progress(void)
+{
+    return in_progress || !running ? 0 : progress_running();
 }
 
 void MPIR_Sched_start(MPIR_Sched_t *s, MPIR_Request *req)
@@ -395,11 +472,26 @@ static void release_persistent(MPIR_Request *req)
     req->u.preq.sched = NULL;
 }
 
+/* A blocking schedule's wait condition: it runs its own steps (it is not on the running list,
+ * so the agent's hook never sees it). */
+static int blocking_done(void *arg)
+{
+    int made = 0;
+    return run_steps(arg, &made);
+}
+
 int MPIR_Sched_finish(MPIR_Sched_t *s, MPI_Request *request)
 {
     int err = s->err;
     MPIR_Comm *c = s->comm;
     MPIR_Request *req = NULL;
+    if (!err && s->mode == MPIR_COLL_BLOCKING) {
+        /* Run to the end here, without a request: nothing outlives the call. */
+        MPID_Progress_wait(blocking_done, s);
+        err = s->err;
+        MPIR_Sched_free(s);
+        return err;
+    }
     if (!err && !(req = MPIR_Request_create(s->mode == MPIR_COLL_PERSISTENT ? MPIR_REQ_PERSISTENT
                                                                             : MPIR_REQ_COMPOSITE)))
         err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of requests");
@@ -412,12 +504,8 @@ int MPIR_Sched_finish(MPIR_Sched_t *s, MPI_Request *request)
     req->status.MPI_SOURCE = MPI_ANY_SOURCE;
     req->status.MPI_TAG = MPI_ANY_TAG;
     switch (s->mode) {
-    case MPIR_COLL_BLOCKING:
-        MPIR_Sched_start(s, req);
-        MPIR_Request_wait(req);
-        err = req->status.MPI_ERROR;
-        MPIR_Request_release(req);
-        return err;
+    case MPIR_COLL_BLOCKING: /* not reached: run above, without a request */
+        break;
     case MPIR_COLL_NONBLOCKING:
         *request = req->handle;
         MPIR_Sched_start(s, req);

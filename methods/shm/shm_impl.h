@@ -179,6 +179,7 @@ typedef struct MPIDI_SHM_state {
     size_t ring_max;    /* largest entry (headers and payload) that goes through a ring */
     size_t cells_off;   /* first cell offset inside a region */
     int cma_enabled;    /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
+    int ring_prefault;  /* FERRY_SHM_RING_PREFAULT: populate a ring's pages at its first use */
 
     uint32_t *send_seq;           /* next sequence to each local peer */
     uint32_t *recv_seq;           /* next sequence expected from each local peer */
@@ -263,6 +264,7 @@ static inline MPIDI_SHM_ring_t *MPIDI_SHM_ring(int sender, int receiver)
 }
 
 /* Lifecycle and connectivity (shm_init.c). */
+void MPIDI_SHM_ring_prefault(MPIDI_SHM_ring_t *ring, int for_write);
 int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
 int MPIDI_SHM_post_init(void);
 int MPIDI_SHM_probe(char *buf, size_t len);

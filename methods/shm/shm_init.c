@@ -43,7 +43,8 @@ static size_t auto_ring_size(int nlocal)
  *   FERRY_SHM_NUM_CELLS  cells each process owns, default 64
  *   FERRY_SHM_CMA        1: offer single-copy rdma_get/put via CMA, 0: pipeline only
  *   FERRY_SHM_RING_SIZE  bytes of each per-pair ring, a power of two; 0: no rings; -1: auto
- *   FERRY_SHM_RING_MAX   largest payload sent through a ring; -1: auto (a quarter ring) */
+ *   FERRY_SHM_RING_MAX   largest payload sent through a ring; -1: auto (a quarter ring)
+ *   FERRY_SHM_RING_PREFAULT  1: populate a ring's pages when a pair first uses it */
 static int read_config(int nlocal)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
@@ -52,6 +53,7 @@ static int read_config(int nlocal)
     long cma = MPIDU_config_int("FERRY_SHM_CMA");
     long ring_size = MPIDU_config_int("FERRY_SHM_RING_SIZE");
     long ring_max = MPIDU_config_int("FERRY_SHM_RING_MAX");
+    st->ring_prefault = MPIDU_config_int("FERRY_SHM_RING_PREFAULT") != 0;
 
     if (cell_size < MPIDI_SHM_CELL_SIZE_MIN || cell_size > MPIDI_SHM_CELL_SIZE_MAX)
         return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_CELL_SIZE=%ld is outside [%d, %ld]",
@@ -93,6 +95,27 @@ static int read_config(int nlocal)
     st->cma_enabled = 0; /* process_vm_readv is Linux only */
 #endif
     return MPI_SUCCESS;
+}
+
+/* Populates this process's page tables for a ring (its pages in whole, with the lines that
+ * share its first and last page), when a pair first uses it: the sender for writing at its
+ * join, the receiver for reading when it sees the join.  Otherwise the first lap takes a
+ * page fault every 4 KiB on each side, inside the first messages (issue 12: ~63 faults in
+ * the first measured size of a 64 KiB-ring ping-pong).  The segment's rings take at most
+ * 16 MiB per node by default (FERRY_SHM_RING_SIZE), so populating the rings in use costs
+ * bounded memory.  Only a hint: a kernel without MADV_POPULATE_* (before Linux 5.14) refuses
+ * it, and the pages then fault in on first use, as without it. */
+void MPIDI_SHM_ring_prefault(MPIDI_SHM_ring_t *ring, int for_write)
+{
+#if defined(MADV_POPULATE_WRITE) && defined(MADV_POPULATE_READ)
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)ring & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)ring + MPIDI_SHM_state.ring_stride + page - 1) & ~(page - 1);
+    (void)madvise((void *)lo, hi - lo, for_write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+#else
+    (void)ring;
+    (void)for_write;
+#endif
 }
 
 /* shm_open names start with '/' and contain no other '/'.  One name per job

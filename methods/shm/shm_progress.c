@@ -123,8 +123,11 @@ static void take_joins(MPIDI_SHM_state_t *st)
         st->ring_seen_bits[w] |= fresh;
         for (; fresh; fresh &= fresh - 1) {
             int s = w * 64 + __builtin_ctzll(fresh);
-            if (s < st->nlocal && s != st->me)
+            if (s < st->nlocal && s != st->me) {
                 st->ring_active[st->nring_active++] = s;
+                if (st->ring_prefault)
+                    MPIDI_SHM_ring_prefault(st->ring_rx[s].ring, 0);
+            }
         }
     }
 }

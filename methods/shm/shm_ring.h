@@ -100,6 +100,8 @@ static inline void MPIDI_SHM_ring_join(int li)
                              memory_order_release);
     atomic_fetch_add_explicit(&MPIDI_SHM_ctrl(li)->ring_joins, 1, memory_order_release);
     st->ring_tx[li].joined = 1;
+    if (st->ring_prefault)
+        MPIDI_SHM_ring_prefault(st->ring_tx[li].ring, 1);
 }
 
 /* Sender: finds room for an entry of `need` bytes in the ring to local peer

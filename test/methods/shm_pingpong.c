@@ -194,7 +194,7 @@ long MPIDU_config_int(const char *name)
         def = 65536;
     else if (strcmp(name, "FERRY_SHM_NUM_CELLS") == 0)
         def = 64;
-    else if (strcmp(name, "FERRY_SHM_CMA") == 0)
+    else if (strcmp(name, "FERRY_SHM_CMA") == 0 || strcmp(name, "FERRY_SHM_RING_PREFAULT") == 0)
         def = 1;
     else if (strcmp(name, "FERRY_SHM_RING_SIZE") == 0 || strcmp(name, "FERRY_SHM_RING_MAX") == 0)
         def = -1;

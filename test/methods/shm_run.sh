@@ -67,6 +67,8 @@ run n16-ring-wrap-full    FERRY_SHM_RING_SIZE=1024 -- "$pp" -n 16 -w -p 1000 -m 
 run n4-rings-off          FERRY_SHM_RING_SIZE=0 -- "$pp" -n 4 -c -p 2000 -m 4000 -r 0
 run n4-ring-max-0         FERRY_SHM_RING_MAX=0 -- "$pp" -n 4 -p 2000 -m 4000 -r 0
 run n4-bad-ring-size      FERRY_SHM_RING_SIZE=3000 -- "$pp" -n 4 -e
+# Rings whose pages fault in on first use (not populated at the join): the 1 KiB wrap and fill.
+run n2-ring-no-prefault   FERRY_SHM_RING_PREFAULT=0 FERRY_SHM_RING_SIZE=1024 -- "$pp" -n 2 -w -p 2000 -m 20000 -o 0 -t 300 -r 0
 
 if [ "${SHM_RUN_SLOW:-1}" != 0 ]; then
     # ThreadSanitizer sees only one process's accesses, but it still checks the atomics' use and
