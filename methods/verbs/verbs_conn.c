@@ -287,6 +287,46 @@ void MPIDI_VERBS_report_failures(void)
 
 /* ---- events ---- */
 
+/* What this rank's end of every connection uses (MPIDI_VERBS_proto_t). */
+static MPIDI_VERBS_proto_t proto_ours(void)
+{
+    MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    MPIDI_VERBS_proto_t p = {.eager = (uint16_t)st->eager};
+    if (st->eager == MPIDI_VERBS_EAGER_RING)
+        p.ring_size = (uint32_t)st->ring_size;
+    return p;
+}
+
+static const char *eager_name(unsigned eager)
+{
+    static const char *const names[] = {
+        [MPIDI_VERBS_EAGER_SR] = "sr", [MPIDI_VERBS_EAGER_RING] = "ring"};
+    return eager < sizeof(names) / sizeof(names[0]) ? names[eager] : "unknown";
+}
+
+/* The peer's end differs from ours (a user error: both are per job): the
+ * connection fails naming the variable and both values, at whichever side
+ * finds it; the acceptor tells the connector with a REJ_EAGER that carries
+ * its own values, so both ranks say it.  Without this a mixed job failed at
+ * the sr rank only, on the first RING message. */
+static int proto_refused(MPIDI_VERBS_conn_t *c, const MPIDI_VERBS_proto_t *theirs)
+{
+    MPIDI_VERBS_proto_t ours = proto_ours();
+    if (theirs->eager != ours.eager)
+        MPIDI_VERBS_conn_fail(c,
+                              "refused: FERRY_VERBS_EAGER is %s here and %s at rank %d; it "
+                              "must be the same on every rank",
+                              eager_name(ours.eager), eager_name(theirs->eager), c->peer);
+    else if (theirs->ring_size != ours.ring_size)
+        MPIDI_VERBS_conn_fail(c,
+                              "refused: FERRY_RING_SIZE is %u here and %u at rank %d "
+                              "(FERRY_VERBS_EAGER=ring); it must be the same on every rank",
+                              (unsigned)ours.ring_size, (unsigned)theirs->ring_size, c->peer);
+    else
+        return 0;
+    return 1;
+}
+
 /* A REJ carrying only our refusal: a stranger learns nothing more. */
 static void refuse(struct rdma_cm_id *id)
 {
@@ -332,7 +372,16 @@ static void on_request(struct rdma_cm_event *ev)
         return;
     }
     MPIDI_VERBS_conn_t *c = MPIDI_VERBS_conn_get((int)req.rank);
-    MPIDI_VERBS_rep_t rep = {.magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank};
+    MPIDI_VERBS_rep_t rep = {
+        .magic = MPIDI_VERBS_MAGIC, .rank = (uint32_t)st->rank, .proto = proto_ours()};
+    if (c && c->state != MPIDI_VERBS_CONN_FAILED && proto_refused(c, &req.proto)) {
+        /* Before the race is decided: the winner's request may never come. */
+        rep.reason = MPIDI_VERBS_REJ_EAGER;
+        MPIDI_VERBS_rep_seal(&rep, req.nonce);
+        rdma_reject(id, &rep, sizeof(rep));
+        rdma_destroy_id(id);
+        return;
+    }
     int ours_pending = c && c->out && c->state != MPIDI_VERBS_CONN_FAILED;
     if (!c || c->id || c->state == MPIDI_VERBS_CONN_FAILED ||
         (ours_pending && st->rank < c->peer)) {
@@ -458,7 +507,8 @@ static void on_route(MPIDI_VERBS_conn_t *c, struct rdma_cm_id *id)
     MPIDI_VERBS_req_t req = {.magic = MPIDI_VERBS_MAGIC,
                              .rank = (uint32_t)st->rank,
                              .to = (uint32_t)c->peer,
-                             .credits = (uint16_t)g};
+                             .credits = (uint16_t)g,
+                             .proto = proto_ours()};
     if (!err)
         err = MPIDI_VERBS_nonce(req.nonce);
     if (!err)
@@ -495,6 +545,10 @@ static void on_established(MPIDI_VERBS_conn_t *c, struct rdma_cm_event *ev)
         st->stats.strangers++;
         c->attempts = MPIDI_VERBS_ATTEMPTS; /* someone else answers at the peer's address */
         out_failed(c, id, "the answer does not prove it comes from the job", 0);
+        return;
+    }
+    if (proto_refused(c, &rep.proto)) {
+        out_failed(c, id, "refused", 0); /* (failed already, with the reason) */
         return;
     }
     c->cr.credits += rep.credits; /* (it may have sent already) */
@@ -591,7 +645,7 @@ static void on_event(struct rdma_cm_event *ev)
             c->qp = NULL;
             ungrant(c);
             drop_id(id);
-            if (!c->id) {
+            if (!c->id && c->state != MPIDI_VERBS_CONN_FAILED) {
                 /* Its attempt should come; if it does not (it failed), ours
                  * starts again after a while. */
                 c->state = MPIDI_VERBS_CONN_NONE;
@@ -601,6 +655,8 @@ static void on_event(struct rdma_cm_event *ev)
         } else if (proven && rej.reason == MPIDI_VERBS_REJ_FULL) {
             c->attempts = MPIDI_VERBS_ATTEMPTS; /* a refusal, not a glitch */
             out_failed(c, id, "refused: the peer has no receive buffers left", ev->status);
+        } else if (proven && rej.reason == MPIDI_VERBS_REJ_EAGER && proto_refused(c, &rej.proto)) {
+            out_failed(c, id, "refused", ev->status); /* (failed already, with the reason) */
         } else {
             out_failed(c, id, "rejected", ev->status);
         }

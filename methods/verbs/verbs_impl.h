@@ -23,13 +23,26 @@
 #define MPIDI_VERBS_MAGIC 0x56595247u /* "GRYV": the handshake's version 2 */
 #define MPIDI_VERBS_NONCE_LEN 16
 #define MPIDI_VERBS_REQ_MAC_LEN 16 /* a truncated HMAC-SHA256: REQ has 56 bytes */
-enum { MPIDI_VERBS_REJ_LOSE = 1, MPIDI_VERBS_REJ_WRONG = 2, MPIDI_VERBS_REJ_FULL = 3 };
+enum {
+    MPIDI_VERBS_REJ_LOSE = 1,
+    MPIDI_VERBS_REJ_WRONG = 2,
+    MPIDI_VERBS_REJ_FULL = 3,
+    MPIDI_VERBS_REJ_EAGER = 4 /* the eager protocol or its ring size differ (in the REJ) */
+};
+/* What both ends of a connection must agree on, in the REQ and the REP (or
+ * REJ): FERRY_VERBS_EAGER, and for the ring FERRY_RING_SIZE (0 under sr). */
+typedef struct MPIDI_VERBS_proto {
+    uint16_t eager; /* MPIDI_VERBS_EAGER_* */
+    uint16_t pad;
+    uint32_t ring_size; /* at most 1 GiB */
+} MPIDI_VERBS_proto_t;
 typedef struct MPIDI_VERBS_req {
     uint32_t magic;
     uint32_t rank;    /* the connector's world rank */
     uint32_t to;      /* the world rank it wants */
     uint16_t credits; /* receive buffers the connector holds for the acceptor */
     uint16_t reserved;
+    MPIDI_VERBS_proto_t proto;
     uint8_t nonce[MPIDI_VERBS_NONCE_LEN];
     uint8_t mac[MPIDI_VERBS_REQ_MAC_LEN]; /* over everything before it */
 } MPIDI_VERBS_req_t;
@@ -39,6 +52,7 @@ typedef struct MPIDI_VERBS_rep {
     uint32_t rank;    /* the acceptor's world rank */
     uint16_t credits; /* REP: receive buffers the acceptor holds for the connector */
     uint16_t reason;  /* REJ: MPIDI_VERBS_REJ_* (0 in a REP) */
+    MPIDI_VERBS_proto_t proto;
     uint8_t nonce[MPIDI_VERBS_NONCE_LEN];
     uint8_t mac[MPIDU_SHA256_LEN]; /* over everything before it and the REQ's nonce */
 } MPIDI_VERBS_rep_t;

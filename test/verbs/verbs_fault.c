@@ -4,6 +4,9 @@
  * other's message short: the reader (rank 1) must see the completion error itself, the sender
  * (rank 0) only that its connection went (the responder's queue pair fails with it).
  *
+ * Without FERRY_VERBS_FAULT it serves vm.sh's mixed-protocol checks the same way (ranks with
+ * different FERRY_VERBS_EAGER: both must say why the connection was refused).
+ *
  * Prints "rank R: error: MESSAGE" or "rank R: no error" and exits without MPI_Finalize (run it
  * under mpiexec -disable-auto-cleanup): the connection between the two is gone.
  *

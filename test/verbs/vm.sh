@@ -2,7 +2,8 @@
 # vm.sh: the verbs method on a real (software) RDMA device, run inside the Soft-RoCE VM by
 # test/verbs/run.sh: the device, the MPI subset list with its variants over FERRY_METHODS=verbs,
 # verbs chosen by itself between two "hosts" with shm inside each, a rank killed mid-transfer, a
-# completion error, bad device variables, and a port that goes down.
+# completion error, ranks that differ in FERRY_VERBS_EAGER or FERRY_RING_SIZE, bad device
+# variables, and a port that goes down.
 #
 # usage (in the VM, from the top of the tree): test/verbs/vm.sh PREFIX
 # VERBS_QUICK=1 runs the list without its variants.
@@ -191,6 +192,40 @@ if [ $rc != 0 ] && [ $rc != 124 ] &&
     pass connect_timeout_stopped_peer
 else
     fail connect_timeout_stopped_peer "$(details)"
+fi
+
+# ---- ranks that differ in FERRY_VERBS_EAGER or in the ring's size: the connection is refused
+# at both ends, each naming the variable and both values (the handshake carries them) ----
+# verbs_fault without a fault: rank 0 sends to rank 1 (rank 0 connects), errors are returned.
+# mixed_job PROTO0 SIZE0 PROTO1 SIZE1: rank 0 and rank 1 with these FERRY_VERBS_EAGER and
+# FERRY_RING_SIZE.
+mixed_job() {
+    run 120 env FERRY_METHODS=verbs "$MPIEXEC" -disable-auto-cleanup \
+        -n 1 -env FERRY_VERBS_EAGER "$1" -env FERRY_RING_SIZE "$2" "$work/verbs_fault" : \
+        -n 1 -env FERRY_VERBS_EAGER "$3" -env FERRY_RING_SIZE "$4" "$work/verbs_fault"
+}
+# refused_both VAR HERE0 THERE0: both ranks' errors name VAR with their own value and the peer's.
+refused_both() {
+    [ $rc != 124 ] &&
+        grep -q "^rank 0: error: .*connection to rank 1 lost: refused: $1 is $2 here and $3 at rank 1" "$OUT" &&
+        grep -q "^rank 1: error: .*connection to rank 0 lost: refused: $1 is $3 here and $2 at rank 0" "$OUT"
+}
+mixed_job sr 128K ring 128K
+if refused_both FERRY_VERBS_EAGER sr ring; then
+    mixed_job ring 128K sr 128K
+    if refused_both FERRY_VERBS_EAGER ring sr; then
+        pass eager_mixed_refused
+    else
+        fail eager_mixed_refused "ring connecting to sr: $(details)"
+    fi
+else
+    fail eager_mixed_refused "sr connecting to ring: $(details)"
+fi
+mixed_job ring 64K ring 128K
+if refused_both FERRY_RING_SIZE 65536 131072; then
+    pass ring_size_mixed_refused
+else
+    fail ring_size_mixed_refused "$(details)"
 fi
 
 # ---- variables that name what is not there stop MPI_Init with a message ----
