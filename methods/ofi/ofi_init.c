@@ -60,8 +60,6 @@ static int register_stats(void)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
     MPIDI_OFI_stats_t *s = &st->stats;
-    static MPIDU_rcache_stats_t no_cache;
-    const MPIDU_rcache_stats_t *rc = st->rcache ? MPIDU_rcache_counters(st->rcache) : &no_cache;
     const MPIDU_stat_t table[] = {
         {"ofi_sends", &s->sends},
         {"ofi_injects", &s->injects},
@@ -85,10 +83,9 @@ static int register_stats(void)
         {"ofi_window_waits", &s->window_waits},
         {"ofi_shm_stale_removed", &s->shm_stale},
         {"ofi_wait_sleeps", &s->wait_sleeps},
-        {"ofi_rcache_hits", &rc->hits},
-        {"ofi_rcache_misses", &rc->misses},
     };
-    return MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
+    int mpi_errno = MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
+    return mpi_errno ? mpi_errno : MPIDU_rcache_stat_register(st->rcache, "ofi");
 }
 
 static void read_sizes(void)
