@@ -89,11 +89,12 @@ part fuzz 1200 bash test/fuzz/run.sh "$top/_build-fuzz"
 # here, a job without a device.  Skipped, with the reason, without the VM runner or libibverbs.
 part verbs 2700 env VERBS_QUICK="$quick" bash test/verbs/run.sh "$inst"
 # libfabric (the ofi method), within CI's budget (test/README.md "ofi"): the test list whole over
-# FI_PROVIDER=tcp (tcp;ofi_rxm here, rxm's defaults: doc/methods/ofi.md "Message order"), and
+# FI_PROVIDER=tcp (tcp;ofi_rxm here, with rxm's defaults), and
 # over FI_PROVIDER=shm its marked lines, plain and under test/ofi/variants (read, write,
 # pipeline with single receive buffers); TEST_FULL=1 runs both lists whole under every variant.
 # Then the method end to end: no provider, shm and ofi in one job, a completion error, lost
-# peers, a stranger, and a small list over verbs;ofi_rxm on Soft-RoCE in the VM
+# peers, a stranger, order past rxm's eager size, a stale shm region, sleeping on the CQ's
+# descriptor, and a small list over verbs;ofi_rxm on Soft-RoCE in the VM
 # (test/ofi/run.sh, test/ofi/vm.sh).  The shm list reuses the tcp list's programs.  The lists
 # are skipped, with the reason, when configure found no libfabric.
 if "$inst/bin/ferry_info" --parsable 2>/dev/null | grep -q '^method	ofi	'; then

@@ -167,6 +167,7 @@ void MPIDI_OFI_peer_fail(int peer, const char *fmt, ...)
     vsnprintf(p->fail_msg, sizeof(p->fail_msg), fmt, ap);
     va_end(ap);
     MPIDI_OFI_rdma_drop(peer);
+    MPIDI_OFI_held_drop(peer);
 }
 
 void MPIDI_OFI_report_failures(void)

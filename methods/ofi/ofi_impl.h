@@ -50,15 +50,23 @@ int MPIDI_OFI_lib_open(char *why, size_t why_len);
  * not tell the receiver without FI_SOURCE, which rxm lacks).  token proves
  * the sender belongs to the job (doc/security.md "ofi"): the first 8 bytes
  * of an HMAC-SHA256 under the job's secret over (src, dst, the receiver's
- * nonce from its card), which only a rank of the job can compute. */
+ * nonce from its card), which only a rank of the job can compute.
+ *
+ * seq numbers the messages from one sender to one receiver: a provider
+ * may complete them out of order (rxm sends a message above its
+ * FI_OFI_RXM_BUFFER_SIZE by its own rendezvous, which later small ones
+ * overtake), and MPI's order is the core's only if the method hands them
+ * over in sending order (doc/methods/ofi.md "Message order"). */
 typedef struct MPIDI_OFI_hdr {
     uint32_t src;     /* the sender's world rank */
+    uint32_t seq;     /* the pair's message number, from 0, wrapping */
     uint16_t handler; /* the core's handler */
     uint8_t hdr_len;  /* bytes of the core's header after this one */
     uint8_t version;  /* MPIDI_OFI_WIRE_VERSION */
+    uint32_t pad;     /* zero: token stays 8-byte aligned */
     uint64_t token;   /* the pair's token (above) */
 } MPIDI_OFI_hdr_t;
-#define MPIDI_OFI_WIRE_VERSION 1
+#define MPIDI_OFI_WIRE_VERSION 2
 #define MPIDI_OFI_MAX_HDR 64 /* the core's largest header */
 #define MPIDI_OFI_NONCE_LEN 16
 
@@ -81,9 +89,22 @@ typedef struct MPIDI_OFI_ctx {
 typedef struct MPIDI_OFI_sbuf {
     MPIDI_OFI_ctx_t ctx;
     struct MPIDI_OFI_sbuf *next; /* on the free list */
-    int peer;                    /* while posted: whom it goes to (for an error) */
+    /* While posted: on its peer's list of sends not completed, oldest
+     * first (the sending window, ofi_send.c). */
+    struct MPIDI_OFI_sbuf *out_prev, *out_next;
+    uint32_t seq;
+    int peer; /* while posted: whom it goes to (for an error) */
     char *addr;
 } MPIDI_OFI_sbuf_t;
+
+/* A message that arrived before one the same peer sent earlier: a copy,
+ * held until those before it have been handed to the core. */
+typedef struct MPIDI_OFI_held {
+    struct MPIDI_OFI_held *next; /* the peer's held messages, by seq */
+    uint32_t seq;
+    size_t len;
+    char data[]; /* the whole message, our header first */
+} MPIDI_OFI_held_t;
 
 typedef struct MPIDI_OFI_rbuf {
     MPIDI_OFI_ctx_t ctx;
@@ -128,6 +149,12 @@ typedef struct MPIDI_OFI_peer {
     long long dead_at;                          /* ms when its pidfd fired (0: alive) */
     MPIDI_OFI_rdma_op_t *rdma_head, *rdma_tail; /* operations with pieces left to post */
     int rdma_out;                               /* operations toward it not completed */
+    /* Order (doc/methods/ofi.md "Message order"). */
+    uint32_t seq_out;                      /* the number of our next message to it */
+    MPIDI_OFI_sbuf_t *out_head, *out_tail; /* our sends to it not completed, oldest first */
+    uint32_t seq_in;                       /* the number of its next message to hand over */
+    MPIDI_OFI_held_t *held;                /* its messages that came early, by seq */
+    int nheld;
 } MPIDI_OFI_peer_t;
 
 /* FERRY_OFI_FAULT's choices: faults the tests inject to see errors reported. */
@@ -138,6 +165,7 @@ typedef struct MPIDI_OFI_stats {
     unsigned long sends, injects, recvs, multi_recv_reposts, single_reposts;
     unsigned long reads, read_pieces, writes, write_pieces, rdma_waits;
     unsigned long eagain, no_sbuf, cq_reads, cq_batch_max, cq_errors, strangers, peers_lost;
+    unsigned long held, held_max, window_waits, shm_stale, wait_sleeps;
 } MPIDI_OFI_stats_t;
 
 typedef struct MPIDI_OFI_state {
@@ -165,6 +193,8 @@ typedef struct MPIDI_OFI_state {
     size_t buf_size;   /* bytes of a send buffer, and of the largest message */
     size_t mrecv_size; /* bytes of a multi-receive buffer */
     int nrbufs, nsbufs, cq_batch;
+    int wait_fd; /* the CQ's FI_WAIT_FD descriptor, or -1: polled */
+    int window;  /* messages to a peer past its oldest send not completed, at most */
     int fault;
     /* Buffers, registered in one region each when FI_MR_LOCAL. */
     char *rmem, *smem;
@@ -216,6 +246,8 @@ int MPIDI_OFI_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
 void MPIDI_OFI_send_done(MPIDI_OFI_sbuf_t *b);
 /* ofi_recv.c */
 int MPIDI_OFI_recv_post_all(void);
+/* Frees the messages held for the peer (lost peer, finalize). */
+void MPIDI_OFI_held_drop(int peer);
 /* A receive completion: the message at buf of len bytes; flags from the CQ. */
 int MPIDI_OFI_recv_done(MPIDI_OFI_rbuf_t *rb, const void *buf, size_t len, uint64_t flags);
 /* ofi_rdma.c */
@@ -234,5 +266,8 @@ int MPIDI_OFI_mem_dereg(void *handle);
 void *MPIDI_OFI_desc(void *handle);
 /* ofi_progress.c */
 int MPIDI_OFI_progress(int *made_progress_p);
+/* The CQ's descriptor when the rank may sleep on it now (fi_trywait said
+ * so), else -1 (no wait object, or work is pending). */
+int MPIDI_OFI_wait_fd(void);
 
 #endif /* OFI_IMPL_H_INCLUDED */

@@ -1,9 +1,12 @@
 /* ofi_init.c: start-up (provider, fabric, domain, address vector, CQ, endpoint, buffers), the
  * business card, finalize. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,8 +60,6 @@ static int register_stats(void)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
     MPIDI_OFI_stats_t *s = &st->stats;
-    static MPIDU_rcache_stats_t no_cache;
-    const MPIDU_rcache_stats_t *rc = st->rcache ? MPIDU_rcache_counters(st->rcache) : &no_cache;
     const MPIDU_stat_t table[] = {
         {"ofi_sends", &s->sends},
         {"ofi_injects", &s->injects},
@@ -77,10 +78,14 @@ static int register_stats(void)
         {"ofi_cq_errors", &s->cq_errors},
         {"ofi_strangers", &s->strangers},
         {"ofi_peers_lost", &s->peers_lost},
-        {"ofi_rcache_hits", &rc->hits},
-        {"ofi_rcache_misses", &rc->misses},
+        {"ofi_held", &s->held},
+        {"ofi_held_max", &s->held_max},
+        {"ofi_window_waits", &s->window_waits},
+        {"ofi_shm_stale_removed", &s->shm_stale},
+        {"ofi_wait_sleeps", &s->wait_sleeps},
     };
-    return MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
+    int mpi_errno = MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
+    return mpi_errno ? mpi_errno : MPIDU_rcache_stat_register(st->rcache, "ofi");
 }
 
 static void read_sizes(void)
@@ -93,7 +98,44 @@ static void read_sizes(void)
     st->nrbufs = (int)MPIDU_config_int("FERRY_OFI_RECV_BUFS");
     st->nsbufs = (int)MPIDU_config_int("FERRY_OFI_SEND_BUFS");
     st->cq_batch = (int)MPIDU_config_int("FERRY_OFI_CQ_BATCH");
+    st->window = (int)MPIDU_config_int("FERRY_OFI_WINDOW");
     st->fault = (int)MPIDU_config_int("FERRY_OFI_FAULT");
+}
+
+/* libfabric's shm provider names its region /dev/shm/<pid>:<uid>:<n>
+ * and leaves it behind when the process is killed; fi_enable of a later
+ * process given the same pid then fails with EBUSY on the old name.  A
+ * region under our own pid, owned by us, made before our fi_enable, is
+ * such a leftover (its maker had our pid and is gone): removed.  Regions
+ * of other dead processes are left alone (doc/methods/ofi.md "Shared
+ * memory regions left behind"). */
+static void close_fid(struct fid *f, const char *what);
+
+static void shm_remove_stale(void)
+{
+    MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
+    char prefix[32];
+    int plen = snprintf(prefix, sizeof(prefix), "%d:", (int)getpid());
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat sb;
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0 ||
+            fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode) ||
+            sb.st_uid != geteuid())
+            continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) != 0)
+            continue;
+        st->stats.shm_stale++;
+        if (st->verbose)
+            fprintf(stderr,
+                    "ferry: rank %d: ofi: removed /dev/shm/%s, a shm region a killed process "
+                    "with this pid left\n",
+                    st->rank, e->d_name);
+    }
+    closedir(d);
 }
 
 /* Opens fabric, domain, CQ, address vector and endpoint for the chosen
@@ -112,9 +154,23 @@ static int open_objects(void)
         call = "fi_domain";
         goto fn_fail;
     }
+    /* A CQ with a file descriptor to sleep on where the provider gives one
+     * (MPIDI_OFI_wait_fd); where it does not, the CQ is opened again
+     * without, and an idle wait polls it (doc/methods/ofi.md "Waiting"). */
     struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE};
     cqa.size = (size_t)(st->nsbufs + st->nrbufs) + 1024;
-    if ((ret = fi_cq_open(st->domain, &cqa, &st->cq, NULL))) {
+    st->wait_fd = -1;
+    if (MPIDU_config_int("FERRY_OFI_WAIT")) {
+        cqa.wait_obj = FI_WAIT_FD;
+        ret = fi_cq_open(st->domain, &cqa, &st->cq, NULL);
+        if (ret == 0 && fi_control(&st->cq->fid, FI_GETWAIT, &st->wait_fd) != 0) {
+            st->wait_fd = -1;
+            close_fid(&st->cq->fid, "completion queue without a wait descriptor");
+            st->cq = NULL;
+        }
+        cqa.wait_obj = FI_WAIT_NONE;
+    }
+    if (!st->cq && (ret = fi_cq_open(st->domain, &cqa, &st->cq, NULL))) {
         call = "fi_cq_open";
         goto fn_fail;
     }
@@ -149,6 +205,8 @@ static int open_objects(void)
         call = "fi_setopt(FI_OPT_MIN_MULTI_RECV)";
         goto fn_fail;
     }
+    if (strcmp(st->prov, "shm") == 0)
+        shm_remove_stale();
     if ((ret = fi_enable(st->ep))) {
         call = "fi_enable";
         goto fn_fail;
@@ -277,13 +335,14 @@ int MPIDI_OFI_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     if (st->verbose)
         fprintf(stderr,
                 "ferry: rank %d: ofi on %s (fabric %s, domain %s): mr_mode%s%s%s%s%s, key %zu B, "
-                "%s receives, inject %zu B, max_msg %zu, rdma pieces %zu, write %s\n",
+                "%s receives, inject %zu B, max_msg %zu, rdma pieces %zu, write %s, wait fd %s\n",
                 st->rank, st->prov, st->fabric_name, info->domain_attr->name,
                 st->mr_local ? " LOCAL" : "", st->mr_virt ? " VIRT_ADDR" : " (offsets)",
                 st->mr_prov_key ? " PROV_KEY" : "", st->mr_endpoint ? " ENDPOINT" : "",
                 (st->mr_mode & FI_MR_ALLOCATED) ? " ALLOCATED" : "", ks,
                 st->multi_recv ? "multi-receive" : "pre-posted", st->inject_size,
-                (size_t)info->ep_attr->max_msg_size, st->max_rdma, st->can_write ? "yes" : "no");
+                (size_t)info->ep_attr->max_msg_size, st->max_rdma, st->can_write ? "yes" : "no",
+                st->wait_fd >= 0 ? "yes" : "no (polled)");
     return MPI_SUCCESS;
 
 fn_fail:
@@ -345,6 +404,7 @@ int MPIDI_OFI_finalize(void)
     if (st->peers) {
         for (int p = 0; p < st->size; p++) {
             MPIDI_OFI_rdma_drop(p);
+            MPIDI_OFI_held_drop(p);
             if (st->peers[p].pidfd >= 0)
                 close(st->peers[p].pidfd);
         }

@@ -16,4 +16,5 @@ const MPIDI_method_ops_t MPIDI_ofi_ops = {
     .mem_reg = MPIDI_OFI_mem_reg,
     .mem_dereg = MPIDI_OFI_mem_dereg,
     .probe = MPIDI_OFI_probe,
+    .wait_fd = MPIDI_OFI_wait_fd,
 };

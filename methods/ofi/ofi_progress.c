@@ -153,3 +153,21 @@ int MPIDI_OFI_progress(int *made_progress_p)
     MPIDI_OFI_report_failures();
     return mpi_errno;
 }
+
+int MPIDI_OFI_wait_fd(void)
+{
+    MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
+    if (!st->available || st->wait_fd < 0 || st->nwaiting || st->fail_pending)
+        return -1;
+    for (int i = 0; i < st->nrbufs; i++)
+        if (!st->rbufs[i].posted)
+            return -1; /* progress must post it again */
+    /* fi_trywait makes the provider progress what it must and says whether
+     * a completion may still come without the descriptor turning readable
+     * (-FI_EAGAIN): then the rank polls instead. */
+    struct fid *fids[1] = {&st->cq->fid};
+    if (fi_trywait(st->fabric, fids, 1) != 0)
+        return -1;
+    st->stats.wait_sleeps++;
+    return st->wait_fd;
+}

@@ -66,6 +66,16 @@ void MPIDI_OFI_bufs_destroy(void)
 void MPIDI_OFI_send_done(MPIDI_OFI_sbuf_t *b)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
+    MPIDI_OFI_peer_t *p = &st->peers[b->peer];
+    if (b->out_prev)
+        b->out_prev->out_next = b->out_next;
+    else
+        p->out_head = b->out_next;
+    if (b->out_next)
+        b->out_next->out_prev = b->out_prev;
+    else
+        p->out_tail = b->out_prev;
+    b->out_prev = b->out_next = NULL;
     b->next = st->sfree;
     st->sfree = b;
     st->nsfree++;
@@ -76,6 +86,7 @@ static size_t pack(char *dst, int peer, int handler, const void *hdr, size_t hdr
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
     MPIDI_OFI_hdr_t h = {.src = (uint32_t)st->rank,
+                         .seq = st->peers[peer].seq_out,
                          .handler = (uint16_t)handler,
                          .hdr_len = (uint8_t)hdr_len,
                          .version = MPIDI_OFI_WIRE_VERSION,
@@ -112,12 +123,21 @@ int MPIDI_OFI_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
      * those have completed (the core retries it from progress). */
     if ((flags & MPIDI_AM_FENCE) && p->rdma_out > 0)
         return MPIDI_AGAIN;
+    /* The window: a send not completed may be one the provider delivers
+     * late (rxm's rendezvous completes only once the peer has the data),
+     * and the peer holds every later message until it comes; at most
+     * st->window of them, so its memory for them stays bounded. */
+    if (p->out_head && (int32_t)(p->seq_out - p->out_head->seq) >= st->window) {
+        st->stats.window_waits++;
+        return MPIDI_AGAIN; /* the oldest send's completion reopens it */
+    }
     if (len <= st->inject_size) {
         /* The provider copies it at once: no buffer, no completion. */
         char tmp[len];
         pack(tmp, peer, handler, hdr, hdr_len, seg, first, last);
         ret = fi_inject(st->ep, tmp, len, p->addr);
         if (ret == 0) {
+            p->seq_out++;
             st->stats.injects++;
             return MPI_SUCCESS;
         }
@@ -133,6 +153,14 @@ int MPIDI_OFI_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
         if (ret == 0) {
             st->sfree = b->next;
             st->nsfree--;
+            b->seq = p->seq_out++;
+            b->out_next = NULL;
+            b->out_prev = p->out_tail;
+            if (p->out_tail)
+                p->out_tail->out_next = b;
+            else
+                p->out_head = b;
+            p->out_tail = b;
             st->stats.sends++;
             return MPI_SUCCESS;
         }

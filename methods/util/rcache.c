@@ -265,6 +265,29 @@ const MPIDU_rcache_stats_t *MPIDU_rcache_counters(const MPIDU_rcache_t *rc)
     return &rc->stats;
 }
 
+int MPIDU_rcache_stat_register(const MPIDU_rcache_t *rc, const char *prefix)
+{
+    static const MPIDU_rcache_stats_t no_cache;
+    const MPIDU_rcache_stats_t *s = rc ? &rc->stats : &no_cache;
+    const struct {
+        const char *name;
+        const unsigned long *counter;
+    } counters[] = {
+        {"hits", &s->hits},
+        {"misses", &s->misses},
+        {"evictions", &s->evictions},
+        {"invalidations", &s->invalidations},
+    };
+    for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "%s_rcache_%s", prefix, counters[i].name);
+        int err = MPIDU_stat_register(name, counters[i].counter);
+        if (err)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
 int MPIDU_rcache_get(MPIDU_rcache_t *rc, void *addr, size_t len, unsigned access,
                      MPIDU_rcache_region_t **region_p)
 {

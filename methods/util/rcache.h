@@ -60,6 +60,10 @@ void MPIDU_rcache_get_stats(const MPIDU_rcache_t *rc, MPIDU_rcache_stats_t *stat
 /* The live counters, for MPIDU_stat_register (read without the lock: a
  * reader in another thread may see a count a moment old). */
 const MPIDU_rcache_stats_t *MPIDU_rcache_counters(const MPIDU_rcache_t *rc);
+/* Registers the cache's counters as <prefix>_rcache_hits, _misses,
+ * _evictions and _invalidations (zeros when rc is NULL: the method has no
+ * cache, being unavailable). */
+int MPIDU_rcache_stat_register(const MPIDU_rcache_t *rc, const char *prefix);
 
 /* Called by the memory hooks: [addr, addr + len) no longer maps what it
  * mapped.  Safe from any thread; never calls a method's callback. */

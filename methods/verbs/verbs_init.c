@@ -135,8 +135,6 @@ static int register_stats(void)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
     MPIDI_VERBS_stats_t *s = &st->stats;
-    static MPIDU_rcache_stats_t no_cache;
-    const MPIDU_rcache_stats_t *rc = st->rcache ? MPIDU_rcache_counters(st->rcache) : &no_cache;
     const MPIDU_stat_t table[] = {
         {"verbs_sends", &s->sends},
         {"verbs_inline_sends", &s->inline_sends},
@@ -184,12 +182,9 @@ static int register_stats(void)
         {"verbs_ring_rereads", &s->ring_rereads},
         {"verbs_ring_torn_tails", &s->ring_torn_tails},
         {"verbs_ring_torn_heads", &s->ring_torn_heads},
-        {"verbs_rcache_hits", &rc->hits},
-        {"verbs_rcache_misses", &rc->misses},
-        {"verbs_rcache_evictions", &rc->evictions},
-        {"verbs_rcache_invalidations", &rc->invalidations},
     };
-    return MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
+    int mpi_errno = MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
+    return mpi_errno ? mpi_errno : MPIDU_rcache_stat_register(st->rcache, "verbs");
 }
 
 int MPIDI_VERBS_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)

@@ -16,20 +16,15 @@ MPICC=${MPICC:-${prefix:+$prefix/bin/}mpicc}
 MPIEXEC=${MPIEXEC:-${prefix:+$prefix/bin/}mpiexec}
 MPIEXEC=$(command -v "$MPIEXEC" || echo "$MPIEXEC")
 
-passed=0 failed=0 skipped=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ferry-harden.XXXXXX")
 OUT=$TMP/out
 ERR=$TMP/err
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
+. "$here/../checks.sh"
 
-pass() { echo "PASS $1 (${secs}s)"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
-show() { tr '\n' '|' <"$1" | cut -c1-600; }
 # run SECONDS CMD...: stdout/stderr to $OUT/$ERR; sets rc, secs (wall time) and pid (of CMD,
 # which is what mpiexec names its job after: kvs_<pid>_<time>).
-secs=0
 run() {
     local limit=$1 t0
     shift
@@ -40,8 +35,6 @@ run() {
     rc=$?
     secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
 }
-no_errors() { [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; }
-details() { echo "rc=$rc ${secs}s stdout='$(show "$OUT")' stderr='$(show "$ERR")'"; }
 
 for prog in peer_lost fd_exhaust hello tcp_victim linger; do
     src=$here/$prog.c
@@ -333,5 +326,4 @@ else
     fail pmi_nonreading_rank_timeout_on_time "$ticks ticks; $(details)"
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed = 0 ]
+summary

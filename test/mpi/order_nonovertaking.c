@@ -2,17 +2,30 @@
  * the same (source, tag) and mixed sizes (tiny, medium, 1 MiB: different protocols) sent with
  * Isend and Issend are received in the order sent, whether the receives were posted early
  * (Irecv) or late (Recv), named the source or used MPI_ANY_SOURCE, named the tag or used
- * MPI_ANY_TAG. Pairs (0,1), (2,3) ... run at the same time. */
+ * MPI_ANY_TAG. Pairs (0,1), (2,3) ... run at the same time.
+ *   order_nonovertaking [dense]
+ * dense: the sizes mix densely around the usual protocol boundaries instead (a method's eager
+ * limit, a provider's own eager size: 0 to 70000 bytes, 4 KiB to 32 KiB closely), big and small
+ * interleaved, so a transport that completes a large message after later small ones shows. */
 #include "mtest.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define NMSG 200
 #define NPOSTED 60 /* receives posted before the sender starts */
 #define MAXLEN ((1u << 20) + NMSG)
 
+static int dense;
+static const size_t dense_sizes[] = {0,     8,     100,   1000,  2000,  4000,  4095,
+                                     4096,  4097,  6000,  8192,  10000, 12000, 16000,
+                                     16300, 16384, 20000, 32000, 40000, 70000};
+#define NDENSE (sizeof(dense_sizes) / sizeof(dense_sizes[0]))
+
 static size_t msglen(int i)
 {
+    if (dense) /* 7 is prime to 20: consecutive messages jump across the list */
+        return dense_sizes[((size_t)i * 7) % NDENSE];
     if (i % 10 == 9)
         return (1u << 20) + (size_t)i; /* large: rendezvous in most implementations */
     if (i % 10 == 4)
@@ -111,6 +124,7 @@ int main(int argc, char **argv)
 {
     int errs = 0;
     MTest_Init(&argc, &argv);
+    dense = argc > 1 && strcmp(argv[1], "dense") == 0;
 
     int peer = mtest_rank ^ 1;
     if (peer < mtest_size) {

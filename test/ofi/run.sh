@@ -2,8 +2,10 @@
 # run.sh: the ofi method (libfabric) end to end, besides the test list (parts ofi-tcp and ofi-shm
 # of test/run-all.sh): no provider (quiet, one verbose line), FI_PROVIDER="tcp;ofi_rxm" spelled
 # out, a job mixing Ferry's shm (inside a node) with ofi (between nodes), a completion error
-# with the provider's text, lost peers over the tcp and shm providers, a stranger's message; then
-# a small list over FI_PROVIDER="verbs;ofi_rxm" in the Soft-RoCE VM (test/ofi/vm.sh; OFI_VM_FULL=1
+# with the provider's text, lost peers over the tcp and shm providers, a stranger's message, a
+# crash's signal, MPI order past rxm's eager size, a stale shm region under a rank's pid, an
+# idle wait with and without the CQ's wait descriptor; then a small list and a wait check over
+# FI_PROVIDER="verbs;ofi_rxm" in the Soft-RoCE VM (test/ofi/vm.sh; OFI_VM_FULL=1
 # runs verbs' subset list and a read variant instead; RXE_RUN names the runner, RXE_TIMEOUT
 # bounds it).
 #
@@ -18,23 +20,13 @@ MPICC=${MPICC:-${prefix:+$prefix/bin/}mpicc}
 MPIEXEC=${MPIEXEC:-${prefix:+$prefix/bin/}mpiexec}
 INFO=${prefix:+$prefix/bin/}ferry_info
 
-passed=0 failed=0 skipped=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ferry-ofi.XXXXXX")
 OUT=$TMP/out
 ERR=$TMP/err
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
+. "$here/../checks.sh"
 
-pass() { echo "PASS $1 (${secs}s)"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
-show() { tr '\n' '|' <"$1" | cut -c1-600; }
-summary() {
-    echo "$passed passed, $failed failed, $skipped skipped"
-    [ "$failed" = 0 ]
-    exit
-}
-secs=0
 run() {
     local limit=$1 t0
     shift
@@ -44,13 +36,21 @@ run() {
     rc=$?
     secs=$(($(date +%s) - t0))
 }
-no_errors() { [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; }
-details() { echo "rc=$rc ${secs}s stdout='$(show "$OUT")' stderr='$(show "$ERR")'"; }
 counter() { cat "$TMP"/stats.* 2>/dev/null | awk -v n="$1" '$1 == n { s += $2 } END { print s + 0 }'; }
+# The shm regions (/dev/shm/<pid>:<uid>:<n>) of the ranks mpiexec reported killed or exited
+# without finalizing, which libfabric's shm provider leaves behind: removed once those
+# processes are gone (doc/methods/ofi.md "Shared memory regions left behind").
+remove_dead_regions() {
+    local pid
+    for pid in $(sed -n 's/^mpiexec: rank [0-9]* (pid \([0-9]*\).*/\1/p' "$ERR" | sort -u); do
+        kill -0 "$pid" 2>/dev/null || rm -f /dev/shm/"$pid":[0-9]*:[0-9]*
+    done
+}
 
 checks="no_provider_quiet no_provider_verbose_one_line ofi_only_no_provider_fails
     tcp_rxm_spelled_out shm_and_ofi_two_nodes completion_error_reported peer_lost_tcp
-    peer_lost_shm stranger_dropped crash_keeps_signal"
+    peer_lost_shm stranger_dropped crash_keeps_signal order_beyond_rxm_eager
+    shm_stale_region_removed wait_fd_tcp wait_polled_shm"
 if ! "$INFO" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     for c in $checks; do skip "$c" "Ferry was built without libfabric (configure: ofi method no)"; done
     summary
@@ -59,6 +59,13 @@ fi
 for prog in tcp/tcp_exchange harden/peer_lost errors/hello errors/segv_rank2 ofi/ofi_stranger_victim; do
     # shellcheck disable=SC2086
     if ! $MPICC -O2 -Wall -o "$TMP/${prog#*/}" "$here/../$prog.c" >"$TMP/build.log" 2>&1; then
+        fail "build_${prog#*/}" "$(show "$TMP/build.log")"
+        summary
+    fi
+done
+for prog in mpi/order_nonovertaking mpi/probe_iprobe variables/traffic; do
+    if ! $MPICC -O1 -Wall -I"$here/../mpi" -o "$TMP/${prog#*/}" "$here/../$prog.c" \
+        "$here/../mpi/mtest.c" >"$TMP/build.log" 2>&1; then
         fail "build_${prog#*/}" "$(show "$TMP/build.log")"
         summary
     fi
@@ -134,6 +141,7 @@ fi
 for p in tcp shm; do
     run 120 env FERRY_METHODS=ofi FI_PROVIDER=$p "$MPIEXEC" -disable-auto-cleanup -n 2 \
         "$TMP/peer_lost"
+    remove_dead_regions
     if grep -q '^ No Errors$' "$OUT" && [ "$(grep -c 'failed after' "$OUT")" = 5 ]; then
         pass "peer_lost_$p"
     else
@@ -168,12 +176,71 @@ fi
 # .btr file and exits 1; the method restores them after opening libfabric (ofi_dl.c).
 mkdir -p "$TMP/crash"
 run 120 env -C "$TMP/crash" FERRY_METHODS=ofi FI_PROVIDER=shm "$MPIEXEC" -n 4 "$TMP/segv_rank2"
+remove_dead_regions
 if [ $rc = 11 ] && grep -q 'rank 2 .*killed by signal 11' "$ERR" &&
     [ -z "$(ls "$TMP/crash")" ]; then
     pass crash_keeps_signal
 else
     fail crash_keeps_signal "files left: '$(ls "$TMP/crash" | tr '\n' ' ')' $(details)"
 fi
+
+# ---- MPI order over rxm past its own eager size ----
+# With FI_OFI_RXM_BUFFER_SIZE below FERRY_OFI_BUF_SIZE, rxm sends Ferry's 4-32 KiB messages by
+# its own rendezvous and completes later small ones first; the method must hand them to the
+# core in sending order (its sequence numbers), so MPI's order holds, and ofi_held shows that
+# messages did arrive early.  Without them the core stops the job ("the method broke MPI
+# ordering").
+order_env=(FERRY_METHODS=ofi FI_PROVIDER=tcp FI_OFI_RXM_BUFFER_SIZE=4096 FERRY_OFI_BUF_SIZE=32768)
+run 300 env "${order_env[@]}" FERRY_STATS_FILE="$TMP/stats" "$MPIEXEC" -n 2 \
+    "$TMP/order_nonovertaking" dense
+held=$(counter ofi_held) held_max=$(counter ofi_held_max)
+if no_errors && run 300 env "${order_env[@]}" FERRY_STATS_FILE="$TMP/stats" "$MPIEXEC" -n 2 \
+    "$TMP/probe_iprobe" && no_errors && [ "$held" -gt 0 ]; then
+    pass order_beyond_rxm_eager
+    echo "     (order_nonovertaking dense: ofi_held=$held ofi_held_max=$held_max)"
+else
+    fail order_beyond_rxm_eager "ofi_held=$held; $(details)"
+fi
+
+# ---- a shm region left by a killed process whose pid a rank now has ----
+# The wrapper leaves /dev/shm/<its pid>:<uid>:0 as a killed rank would have, then execs the
+# rank under the same pid: libfabric's fi_enable would fail with EBUSY on that name, so the
+# method removes it first (and counts it).
+cat >"$TMP/stale.sh" <<'EOF2'
+#!/bin/sh
+truncate -s 16M "/dev/shm/$$:$(id -u):0" && exec "$@"
+EOF2
+chmod +x "$TMP/stale.sh"
+run 120 env FERRY_METHODS=ofi FI_PROVIDER=shm FERRY_VERBOSE=1 FERRY_STATS_FILE="$TMP/stats" \
+    "$MPIEXEC" -n 2 "$TMP/stale.sh" "$TMP/hello"
+n=$(grep -c 'ofi: removed /dev/shm/[0-9]*:[0-9]*:0, a shm region a killed process' "$ERR")
+if no_errors && [ "$n" = 2 ] && [ "$(counter ofi_shm_stale_removed)" = 2 ]; then
+    pass shm_stale_region_removed
+else
+    fail shm_stale_region_removed "$n lines; $(details)"
+fi
+
+# ---- an idle wait sleeps on the CQ's descriptor where the provider has one ----
+# Rank 1 waits about 1 s in MPI_Recv (eager then rendezvous messages follow) with no spinning:
+# over tcp;ofi_rxm (FI_WAIT_FD) it sleeps in the descriptor (ofi_wait_sleeps), over shm
+# (libfabric 1.17's shm has no wait object) it is polled; both complete, no hang.
+for p in tcp shm; do
+    run 120 env FERRY_METHODS=ofi FI_PROVIDER=$p FERRY_POLL_SPINS=0 FERRY_VERBOSE=1 \
+        FERRY_STATS_FILE="$TMP/stats" "$MPIEXEC" -n 2 "$TMP/traffic" 4 100000 1
+    sleeps=$(counter ofi_wait_sleeps) yields=$(counter progress_yields)
+    if [ $p = tcp ]; then
+        name=wait_fd_tcp want='wait fd yes'
+        ok=$([ "$sleeps" -gt 0 ] && echo 1)
+    else
+        name=wait_polled_shm want='wait fd no (polled)'
+        ok=$([ "$sleeps" = 0 ] && [ "$yields" -gt 0 ] && echo 1)
+    fi
+    if no_errors && [ "$(grep -c "rank [01]: ofi on .*, $want" "$ERR")" = 2 ] && [ "$ok" = 1 ]; then
+        pass $name
+    else
+        fail $name "ofi_wait_sleeps=$sleeps progress_yields=$yields; $(details)"
+    fi
+done
 
 # ---- verbs;ofi_rxm on Soft-RoCE, in the rxe-run VM (test/ofi/vm.sh) ----
 # The list's programs are built here (a compiler under emulation is slow) and reused there.

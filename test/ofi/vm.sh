@@ -57,5 +57,24 @@ if [ "${OFI_VM_FULL:-0}" = 1 ]; then
 else
     list "$work/list.log"
 fi
+# An idle wait with no spinning (every receive of sendrecv_sizes waits on Soft-RoCE): it must
+# complete, sleeping on the CQ's descriptor when verbs;ofi_rxm gives one (doc/methods/ofi.md
+# "Waiting"), polling otherwise; the line says which.
+rm -f "$work"/wstats.*
+FERRY_POLL_SPINS=0 FERRY_VERBOSE=1 FERRY_STATS_FILE="$work/wstats" timeout -k 5 240 \
+    "$prefix/bin/mpiexec" -n 2 "$work/list/sendrecv_sizes" >"$work/wait.out" 2>"$work/wait.err"
+rc=$?
+wfd=$(sed -n 's/.*rank 0: ofi on .*, wait fd \(.*\)$/\1/p' "$work/wait.err")
+sleeps=$(cat "$work"/wstats.* 2>/dev/null | awk '$1 == "ofi_wait_sleeps" { s += $2 } END { print s + 0 }')
+yields=$(cat "$work"/wstats.* 2>/dev/null | awk '$1 == "progress_yields" { s += $2 } END { print s + 0 }')
+if [ $rc = 0 ] && grep -q '^ No Errors$' "$work/wait.out" &&
+    { { [ "$wfd" = yes ] && [ "$sleeps" -gt 0 ]; } ||
+        { [ "$wfd" = "no (polled)" ] && [ "$sleeps" = 0 ] && [ "$yields" -gt 0 ]; }; }; then
+    echo "PASS wait_verbs_rxm (wait fd $wfd: ofi_wait_sleeps=$sleeps progress_yields=$yields)"
+    passed=$((passed + 1))
+else
+    echo "FAIL wait_verbs_rxm: rc=$rc wait fd '$wfd' ofi_wait_sleeps=$sleeps progress_yields=$yields: $(tail -n 5 "$work/wait.err" | tr '\n' '|')"
+    failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
