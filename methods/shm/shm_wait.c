@@ -25,7 +25,9 @@
 _Atomic uint32_t *MPIDI_SHM_wait_word(uint32_t *seen_p)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    if (st->base == NULL || !st->doorbell)
+    /* Not from a wait inside a handler: shm delivers nothing there, and the
+     * liveness watch below must not run there (as in MPIDI_SHM_progress). */
+    if (st->base == NULL || !st->doorbell || st->in_progress)
         return NULL;
     /* A dead peer rings no bell: the watch runs here too (it is throttled by
      * the clock), since a sleeping rank makes few progress calls. */
