@@ -1,5 +1,4 @@
 /* progress.c: the communication agent: polls every method, retries deferred work, waits. */
-#include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
