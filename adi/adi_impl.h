@@ -222,6 +222,7 @@ typedef struct MPIDI_stats {
     MPIDI_proto_stats_t proto; /* summed over the methods */
     unsigned long deferred, unexpected, unexpected_bytes_max;
     unsigned long progress_yields; /* idle polls of a blocking wait that yielded the CPU */
+    unsigned long progress_sleeps; /* sleeps of a blocking wait on a method's doorbell */
     unsigned long rdma_parked;     /* rdma operations the method answered AGAIN to (parked) */
 } MPIDI_stats_t;
 extern MPIDI_stats_t MPIDI_stats;

@@ -90,6 +90,7 @@ static int build_node_map(MPIDI_job_t *job)
     w->nlocal = job->nlocal;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     w->oversubscribed = ncpu > 0 && job->nlocal > ncpu;
+    job->oversubscribed = w->oversubscribed;
     return MPI_SUCCESS;
 }
 

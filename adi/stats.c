@@ -124,6 +124,7 @@ int MPIDI_stats_init(void)
         {"unexpected", &MPIDI_stats.unexpected},
         {"unexpected_bytes_max", &MPIDI_stats.unexpected_bytes_max},
         {"progress_yields", &MPIDI_stats.progress_yields},
+        {"progress_sleeps", &MPIDI_stats.progress_sleeps},
         {"rdma_parked", &MPIDI_stats.rdma_parked},
     };
     int err = register_proto("", &MPIDI_stats.proto);

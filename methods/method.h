@@ -65,6 +65,7 @@ typedef struct MPIDI_job {
     const int *node_of;     /* node id of every world rank; size entries */
     int forced;             /* 1 when FERRY_METHODS names this method: it should reach every
                                peer it can, also on its own node */
+    int oversubscribed;     /* more ranks on this node than CPUs: waiting ranks may sleep */
 } MPIDI_job_t;
 
 /* Which peers a method can reach at all, known from the job description
@@ -179,6 +180,16 @@ typedef struct MPIDI_method_ops {
      * event that came just before is not missed; progress consumes what
      * made the descriptor readable. */
     int (*wait_fd)(void);
+
+    /* Optional doorbell for a method whose peers write to shared memory, used
+     * only on an oversubscribed node: arms it and returns a 32-bit word in
+     * memory shared with the peers (futex, not private), with *seen_p the value
+     * it held before arming, or NULL when it cannot sleep now.  A peer that
+     * sends to this process after the arming changes the word and wakes its
+     * sleepers.  As with wait_fd, the agent calls progress once more after
+     * arming and then sleeps (FUTEX_WAIT on the word, bounded); waking
+     * needs nothing from the method. */
+    _Atomic uint32_t *(*wait_word)(uint32_t *seen_p);
 
     /* Optional: called after every progress pass, once the core has retried
      * its deferred operations.  A method may hold back what it was asked to

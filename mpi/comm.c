@@ -8,6 +8,9 @@
 
 #define MAX_COMMS 4096
 static MPIR_Comm *comms[MAX_COMMS];
+/* One past the highest slot ever used: finalize reads no further (reading the
+ * untouched rest of the table faults in its pages in every process at exit). */
+static int comms_used = 2;
 static MPIR_Comm world_obj, self_obj;
 static int self_rank_map[1];
 
@@ -70,7 +73,7 @@ static void comm_destroy(MPIR_Comm *c)
 void MPIR_Comm_finalize_all(void)
 {
     MPID_Progress_set_hook(NULL);
-    for (int i = 2; i < MAX_COMMS; i++) {
+    for (int i = 2; i < comms_used; i++) {
         if (comms[i]) {
             MPIR_Comm *c = comms[i];
             comms[i] = NULL;
@@ -79,6 +82,7 @@ void MPIR_Comm_finalize_all(void)
         }
     }
     comms[0] = comms[1] = NULL;
+    comms_used = 2;
 }
 
 void MPIR_Comm_release(MPIR_Comm *comm)
@@ -116,6 +120,8 @@ int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Com
     c->info = MPI_INFO_NULL;
     MPIR_Context_take(context_id);
     comms[slot] = c;
+    if (comms_used < slot + 1)
+        comms_used = slot + 1;
     *comm_p = c;
     return MPI_SUCCESS;
 }

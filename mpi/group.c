@@ -5,6 +5,9 @@
 
 #define MAX_GROUPS 4096
 static MPIR_Group *groups[MAX_GROUPS];
+/* One past the highest slot ever used: finalize reads no further (reading the
+ * untouched rest of the table faults in its pages in every process at exit). */
+static int groups_used = 1;
 static MPIR_Group empty_group = {.handle = MPI_GROUP_EMPTY, .ref = 1, .rank = MPI_UNDEFINED};
 
 MPIR_Group *MPIR_Group_get(MPI_Group group)
@@ -48,19 +51,22 @@ int MPIR_Group_new(int n, int *ranks, MPIR_Group **group_p)
         if (ranks[i] == MPIDI_world.rank)
             g->rank = i;
     groups[slot] = g;
+    if (groups_used < slot + 1)
+        groups_used = slot + 1;
     *group_p = g;
     return MPI_SUCCESS;
 }
 
 void MPIR_Group_finalize_all(void)
 {
-    for (int i = 1; i < MAX_GROUPS; i++) {
+    for (int i = 1; i < groups_used; i++) {
         if (groups[i]) {
             free(groups[i]->world_ranks);
             free(groups[i]);
             groups[i] = NULL;
         }
     }
+    groups_used = 1;
 }
 
 static void group_release(MPIR_Group *g)

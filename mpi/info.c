@@ -16,6 +16,9 @@ typedef struct {
 
 #define MAX_INFOS 4096
 static info_t infos[MAX_INFOS]; /* index 0 is MPI_INFO_ENV */
+/* One past the highest slot ever used: finalize reads no further, since
+ * reading the untouched rest of the table faults in its pages at every exit. */
+static int infos_used;
 
 static info_t *info_get(MPI_Info info)
 {
@@ -103,6 +106,8 @@ static void env_init(void)
     if (infos[0].in_use)
         return;
     infos[0].in_use = 1;
+    if (infos_used < 1)
+        infos_used = 1;
     char buf[32];
     snprintf(buf, sizeof(buf), "%d", MPIDI_world.size);
     set(&infos[0], "maxprocs", buf);
@@ -116,6 +121,8 @@ int MPIR_Info_create_impl(MPI_Info *info)
     for (int i = 1; i < MAX_INFOS; i++) {
         if (!infos[i].in_use) {
             infos[i] = (info_t){.in_use = 1};
+            if (infos_used < i + 1)
+                infos_used = i + 1;
             *info = MPIR_HANDLE_KIND_INFO | i;
             return MPI_SUCCESS;
         }
@@ -180,14 +187,15 @@ int MPIR_Info_keep_only(MPI_Info info, const char *const keys[])
 
 void MPIR_Info_finalize(void)
 {
-    /* Only the objects in use are written: clearing the whole table would
-     * fault in its pages in every process at exit. */
-    for (int i = 0; i < MAX_INFOS; i++) {
+    /* Only the objects in use are written, and only the slots ever used are
+     * read: the whole table would fault in its pages in every process at exit. */
+    for (int i = 0; i < infos_used; i++) {
         if (infos[i].in_use || infos[i].head) {
             clear(&infos[i]);
             infos[i].in_use = 0;
         }
     }
+    infos_used = 0;
 }
 
 #pragma weak MPI_Info_create = PMPI_Info_create

@@ -19,6 +19,9 @@ typedef struct {
 } user_op_t;
 
 static user_op_t *user_ops[MAX_USER_OPS];
+/* One past the highest slot ever used: finalize reads no further (reading the
+ * untouched rest of the table faults in its pages in every process at exit). */
+static int user_ops_used;
 
 static user_op_t *user_op(MPI_Op op)
 {
@@ -117,6 +120,8 @@ static int op_create(const char *fname, MPI_User_function *fn, MPI_User_function
         err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory creating an operation");
     if (err)
         return MPIR_Err_return(NULL, fname, err);
+    if (user_ops_used < idx + 1)
+        user_ops_used = idx + 1;
     *user_ops[idx] = (user_op_t){.fn = fn, .fn_c = fn_c, .commute = commute != 0, .ref = 1};
     *op = (MPI_Op)(MPIR_HANDLE_KIND_OP | (USER_BASE + idx));
     return MPI_SUCCESS;
@@ -170,10 +175,11 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 
 void MPIR_Op_finalize(void)
 {
-    for (int i = 0; i < MAX_USER_OPS; i++) {
+    for (int i = 0; i < user_ops_used; i++) {
         if (user_ops[i]) { /* writing every slot would fault in the table's pages */
             free(user_ops[i]);
             user_ops[i] = NULL;
         }
     }
+    user_ops_used = 0;
 }

@@ -9,5 +9,6 @@ libmpi_la_SOURCES += \
 	methods/shm/shm_progress.c \
 	methods/shm/shm_cma.c \
 	methods/shm/shm_liveness.c \
+	methods/shm/shm_wait.c \
 	methods/shm/shm_probe.c
 endif

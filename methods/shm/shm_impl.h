@@ -84,6 +84,12 @@ typedef struct MPIDI_SHM_ctrl {
      * the owner polls only the rings of senders that have used them, and
      * rescans the bitmap only when this count moves. */
     _Atomic uint32_t ring_joins;
+    /* The owner's doorbell, used only on an oversubscribed node (shm_wait.c):
+     * the owner sets sleeping before it sleeps on bell (a futex); a sender
+     * that finds it set clears it, bumps bell and wakes the owner.  A line of
+     * its own: senders read it at every message of such a job. */
+    _Alignas(MPIDI_SHM_CACHELINE) _Atomic uint32_t sleeping;
+    _Atomic uint32_t bell;
     MPIDI_SHM_queue_t recvq; /* cells sent to this process */
     MPIDI_SHM_queue_t freeq; /* this process's cells handed back by receivers */
 } MPIDI_SHM_ctrl_t;
@@ -204,6 +210,7 @@ typedef struct MPIDI_SHM_state {
     unsigned long stat_ring_full;      /* small enough for a ring, but it was full: a cell */
     unsigned long stat_ring_wrap;      /* entries that went back to the start of a ring */
     unsigned long stat_cell_sent;      /* messages sent in a cell */
+    int doorbell; /* the node is oversubscribed: ring a sleeping receiver (shm_wait.c) */
     /* Peer liveness (shm_liveness.c). */
     long liveness_ms;      /* FERRY_SHM_LIVENESS_MS; 0: not watching */
     struct pollfd *pidfds; /* local index -> pidfd (fd -1: none, kill(pid, 0) then) */
@@ -283,6 +290,17 @@ int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, ui
                        uint64_t rkey, void *cookie);
 int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, void *local_handle,
                        uint64_t remote_addr, uint64_t rkey, void *cookie);
+
+/* The doorbell (shm_wait.c): the agent's wait_word, and the sender's side. */
+_Atomic uint32_t *MPIDI_SHM_wait_word(uint32_t *seen_p);
+void MPIDI_SHM_ring_bell(int li);
+/* After a message to local peer li is published: wakes li if it sleeps.
+ * Only on an oversubscribed node, so other jobs' sends pay one branch. */
+static inline void MPIDI_SHM_wake(int li)
+{
+    if (MPIDI_SHM_state.doorbell)
+        MPIDI_SHM_ring_bell(li);
+}
 
 /* Peer liveness (shm_liveness.c). */
 void MPIDI_SHM_liveness_init(void);

@@ -467,6 +467,7 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     st->nlocal = job->nlocal;
     st->world_size = job->size;
     st->node_id = job->node_id;
+    st->doorbell = job->oversubscribed;
     /* The counters that tell tests which path messages took (doc/methods/shm.md). */
     if ((mpi_errno = MPIDU_stat_register("shm_ring_sent", &st->stat_ring_sent)) ||
         (mpi_errno = MPIDU_stat_register("shm_ring_bytes_max", &st->stat_ring_bytes_max)) ||

@@ -18,4 +18,5 @@ const MPIDI_method_ops_t MPIDI_shm_ops = {
     .mem_reg = NULL,
     .mem_dereg = NULL,
     .probe = MPIDI_SHM_probe,
+    .wait_word = MPIDI_SHM_wait_word,
 };

@@ -86,6 +86,7 @@ static int try_ring(int peer, int li, int handler, const void *hdr, size_t hdr_l
     if (mpi_errno)
         return mpi_errno; /* nothing published: the ring is as it was */
     MPIDI_SHM_ring_publish(li, e, need, wrap);
+    MPIDI_SHM_wake(li);
     st->send_seq[li]++;
     st->stat_ring_sent++;
     if (last - first > st->stat_ring_bytes_max)
@@ -138,6 +139,7 @@ int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     }
     /* The enqueue's release operations publish the cell contents. */
     MPIDI_SHM_enqueue(&MPIDI_SHM_ctrl(li)->recvq, cell);
+    MPIDI_SHM_wake(li);
     st->send_seq[li]++;
     st->stat_cell_sent++;
     return MPI_SUCCESS;

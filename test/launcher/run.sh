@@ -62,6 +62,19 @@ else
     fail "pmi_hello_singleton" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
 fi
 
+# Started by a launcher whose PMI Ferry does not speak, a process stops with the reason instead
+# of running as one of N singletons that each succeed (launcher/pmi_client.c; PMIX_NAMESPACE is
+# checked only in a build without PMIx, SLURM_STEP_NUM_TASKS under srun in test/slurm too).
+for v in OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_STEP_NUM_TASKS; do
+    run $GUARD env -u PMI_FD -u PMI_PORT -u PMIX_NAMESPACE -u PMIX_RANK -u OMPI_COMM_WORLD_SIZE \
+        -u PMI_SIZE -u SLURM_STEP_NUM_TASKS "$v=4" "$PMI_HELLO"
+    if [ $rc != 0 ] && grep -q "PMI_Init.*$v=4" "$ERR" && ! grep -q 'No Errors' "$OUT"; then
+        pass "wrong_pmi_$v"
+    else
+        fail "wrong_pmi_$v" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+    fi
+done
+
 # ---- our client under MPICH's Hydra (PMI_FD, and PMI_PORT with -pmi-port) ----
 if command -v mpiexec.hydra > /dev/null 2>&1; then
     run $GUARD mpiexec.hydra -n 4 "$PMI_HELLO"

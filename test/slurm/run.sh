@@ -68,6 +68,26 @@ mpicc=$prefix/bin/mpicc
 for p in abort_rank1 segv_rank2; do
     "$mpicc" -O1 -o "$tmp/$p" "$top/test/errors/$p.c" || fail "build_$p" "mpicc failed"
 done
+
+# Open MPI's mpirun starts Ferry programs through PMIx as well (doc/pmi.md): one job of 4 ranks,
+# not 4 singletons.  Needs Open MPI's mpirun and a Ferry with its PMIx client.
+if ! command -v mpirun >/dev/null; then
+    echo "SKIP mpirun_pmix: Open MPI's mpirun is not installed"
+    skipped=$((skipped + 1))
+elif ! "$prefix/bin/ferry_info" --parsable | grep -q '^pmi	pmix	yes'; then
+    echo "SKIP mpirun_pmix: this Ferry has no PMIx client"
+    skipped=$((skipped + 1))
+else
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 120 \
+        mpirun --oversubscribe -n 4 "$tmp/world" 4 1 >"$tmp/mpirun.out" 2>"$tmp/mpirun.err"
+    rc=$?
+    if [ $rc = 0 ] && grep -qx 'world 4 nodes 1' "$tmp/mpirun.out" &&
+        grep -qx ' No Errors' "$tmp/mpirun.out"; then
+        pass mpirun_pmix
+    else
+        fail mpirun_pmix "rc=$rc stdout='$(head -c 300 "$tmp/mpirun.out")' stderr='$(head -c 300 "$tmp/mpirun.err")'"
+    fi
+fi
 for p in $(grep -v '^#' "$here/testlist" | awk 'NF { print $1 }' | sort -u); do
     "$mpicc" -O1 -o "$tmp/$p" "$top/test/mpi/$p.c" "$top/test/mpi/mtest.c" -I"$top/test/mpi" ||
         echo "mpicc of test/mpi/$p.c failed"

@@ -20,8 +20,8 @@ if ! "$prefix/bin/mpicc" -O1 -o "$prog" "$here/traffic.c" "$here/../mpi/mtest.c"
     exit 1
 fi
 
-# job ENV... -- COUNT SIZE [DELAY]: runs traffic on 2 ranks with the given environment; its
-# stderr is in $tmp/err, its counters in $tmp/c.0 and $tmp/c.1; sets rc.
+# job ENV... -- COUNT SIZE [DELAY]: runs traffic on NP ranks (default 2) with the given
+# environment; its stderr is in $tmp/err, its counters in $tmp/c.0, $tmp/c.1, ...; sets rc.
 job() {
     local envs=()
     while [ "$1" != -- ]; do
@@ -30,7 +30,7 @@ job() {
     done
     shift
     rm -f "$tmp"/c.*
-    timeout -k 5 120 env "${envs[@]}" FERRY_STATS_FILE="$tmp/c" "$mpiexec" -n 2 "$prog" "$@" \
+    timeout -k 5 120 env "${envs[@]}" FERRY_STATS_FILE="$tmp/c" "$mpiexec" -n "${NP:-2}" "$prog" "$@" \
         >"$tmp/out" 2>"$tmp/err"
     rc=$?
 }
@@ -108,6 +108,21 @@ job FERRY_POLL_SPINS=0 -- 1 8 0.3
 expect poll_spins_0 gt 1 progress_yields 0
 job FERRY_POLL_SPINS=2147483647 -- 1 8 0.3
 expect poll_spins_max eval 'eq 1 progress_yields 0 && eq 0 progress_yields 0'
+
+# The doorbell of an oversubscribed node (progress/progress.c, methods/shm/shm_wait.c): with
+# one rank more than the CPUs, rank 1 waits about 0.3 s in MPI_Recv and the last rank as long in
+# MPI_Finalize's barrier: both sleep on shm's doorbell (after 16 yields) and are woken by the
+# message.  Without oversubscription no wait sleeps.
+ncpu=$(getconf _NPROCESSORS_ONLN)
+NP=$((ncpu + 1)) job -- 1 8 0.3
+expect doorbell_oversubscribed eval "gt 1 progress_sleeps 0 && gt $ncpu progress_sleeps 0"
+if [ "$ncpu" -ge 2 ]; then
+    job -- 1 8 0.3
+    expect doorbell_not_oversubscribed eval 'eq 1 progress_sleeps 0 && eq 0 progress_sleeps 0'
+else
+    echo "SKIP doorbell_not_oversubscribed: one CPU, 2 ranks are oversubscribed"
+    skipped=$((skipped + 1))
+fi
 
 # Where the host permits cross-memory attach between sibling processes (an independent probe:
 # two children of one parent, one reading the other), a forced read must read, none refused:
