@@ -18,20 +18,23 @@
 #
 # usage: bench/verbs.sh --ferry PREFIX [--quick] [--ring] [--rounds N] [--max BYTES] [--keep DIR]
 #   --max: the largest message of the latency and bandwidth rows (default 4M; G comes from it).
+#   --report: no VM run; the table again from the rounds a kept run left in --keep DIR (all the
+#   rounds it finished: a run stopped early still gives its table).
 #   PREFIX must lie inside this tree (the VM sees only the tree); RXE_RUN names the VM runner.
 set -u -o pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
-prefix= quick=0 keep= ring=0 rounds=3 max=4M
+prefix= quick=0 keep= ring=0 rounds=3 max=4M report=0
 while [ $# -gt 0 ]; do
     case $1 in
     --ferry) prefix=$2; shift 2 ;;
     --quick | -q) quick=1; shift ;;
+    --report) report=1; shift ;;
     --ring) ring=1; shift ;;
     --rounds) rounds=$2; shift 2 ;;
     --max) max=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "verbs.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -48,7 +51,7 @@ done
 work=${keep:-$top/_build/bench-verbs}
 mkdir -p "$work" && work=$(cd "$work" && pwd)
 for p in latbw overhead msgrate; do
-    "$prefix/bin/mpicc" -O2 -o "$work/$p" "$here/$p.c" || exit 1
+    [ "$report" = 1 ] || "$prefix/bin/mpicc" -O2 -o "$work/$p" "$here/$p.c" || exit 1
 done
 q=
 [ "$quick" = 1 ] && q=-q
@@ -126,11 +129,22 @@ for r in \$(seq 1 $rounds); do
 done
 EOF
 chmod +x "$work/vm.sh"
-rm -f "$work"/lat.* "$work"/err.* "$work"/overhead.*
-load=$(cut -d' ' -f1 /proc/loadavg)
-export RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check} # (see test/verbs/run.sh)
-(cd "$top" && "$rxe" --timeout $((3000 * rounds)) -- "$work/vm.sh") || { echo "verbs.sh: the VM run failed" >&2; exit 1; }
-load_after=$(cut -d' ' -f1 /proc/loadavg)
+if [ "$report" = 1 ]; then
+    [ -n "$keep" ] || { echo "verbs.sh: --report needs --keep DIR (a kept run)" >&2; exit 2; }
+    # The rounds every configuration finished (the last one may be cut short).
+    rounds=$(for c in eager read read_fence pipeline default; do ls "$work"/lat.$c.[0-9]* 2>/dev/null | wc -l; done | sort -n | head -n 1)
+    [ "$rounds" -gt 0 ] || { echo "verbs.sh: no finished round in $work" >&2; exit 1; }
+    for f in "$work"/lat.*.[0-9]* "$work"/overhead.*.[0-9]*; do
+        [ "${f##*.}" -le "$rounds" ] || rm -f "$f"
+    done
+    load="(kept run)" load_after="(kept run)"
+else
+    rm -f "$work"/lat.* "$work"/err.* "$work"/overhead.*
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    export RXE_VM_APPEND=${RXE_VM_APPEND:-no_timer_check} # (see test/verbs/run.sh)
+    (cd "$top" && "$rxe" --timeout $((3000 * rounds)) -- "$work/vm.sh") || { echo "verbs.sh: the VM run failed" >&2; exit 1; }
+    load_after=$(cut -d' ' -f1 /proc/loadavg)
+fi
 
 # The median of the rounds for each number of a line, lines told apart by their first KEYS
 # fields (latbw: "size latency_us bandwidth_MBps ...", 1; overhead: "size N o_snd_us X o_rcv_us
