@@ -47,8 +47,10 @@ if ! flock -w 600 9; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ferry-slurm.XXXXXX")
+# slurm-up's daemons (munged, slurmd ...) must not inherit the lock's descriptor (9>&-): one
+# that outlived its cluster would hold the lock for good.
 cleanup() {
-    SLURMUP_NODES=2 "$slurm_up" stop >/dev/null 2>&1
+    SLURMUP_NODES=2 "$slurm_up" stop >/dev/null 2>&1 9>&-
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -56,7 +58,7 @@ trap cleanup EXIT
 chmod 755 "$tmp"
 
 t0=$SECONDS
-if ! SLURMUP_NODES=2 "$slurm_up" start >"$tmp/up.log" 2>&1; then
+if ! SLURMUP_NODES=2 "$slurm_up" start >"$tmp/up.log" 2>&1 9>&-; then
     fail slurm_up "$(tail -n 5 "$tmp/up.log" | tr '\n' ' ')"
     summary
     exit 1
