@@ -155,15 +155,24 @@ else
     fail killed_rank_job_ends "$(details)"
 fi
 
+# fault_job FAULT: verbs_fault (rank 0 sends one rendezvous message to rank 1) with
+# FERRY_VERBS_FAULT=FAULT, errors returned.  lost_both WHY: rank 1's error says its connection
+# to rank 0 was lost for WHY, and rank 0's that its connection went (the faulty queue pair takes
+# the peer's down with it, so rank 0 may learn no more than that).
+fault_job() {
+    run 120 env FERRY_METHODS=verbs FERRY_EAGER_LIMIT=0 FERRY_VERBS_FAULT="$1" "$MPIEXEC" \
+        -disable-auto-cleanup -n 2 "$work/verbs_fault"
+}
+lost_both() {
+    [ $rc != 124 ] &&
+        grep -q "^rank 1: error: .*connection to rank 0 lost: $1" "$OUT" &&
+        grep -q '^rank 0: error: .*connection to rank 1 lost' "$OUT"
+}
+
 # ---- a completion error: reported with ibv_wc_status_str, the peer and the operation ----
-# The reader (rank 1) sees the error; the sender's queue pair fails with it (the responder goes
-# to its error state too), so rank 0 may only learn that the connection went.  Errors are
-# returned, so neither rank's abort cuts the other's message short.
-run 120 env FERRY_METHODS=verbs FERRY_EAGER_LIMIT=0 FERRY_VERBS_FAULT=rkey "$MPIEXEC" \
-    -disable-auto-cleanup -n 2 "$work/verbs_fault"
-if [ $rc != 124 ] &&
-    grep -q '^rank 1: error: .*connection to rank 0 lost: RDMA read failed: remote access error' "$OUT" &&
-    grep -q '^rank 0: error: .*connection to rank 1 lost' "$OUT"; then
+# Errors are returned, so neither rank's abort cuts the other's message short.
+fault_job rkey
+if lost_both 'RDMA read failed: remote access error'; then
     pass completion_error_reported
 else
     fail completion_error_reported "$(details)"
@@ -171,12 +180,9 @@ fi
 
 # ---- a fatal queue pair event (FERRY_VERBS_FAULT=qp_fatal: rxe raises none a test can provoke,
 # so rank 1's first connection is moved to the error state and handed the event): the
-# connection fails with the event's text, the peer learns that the connection went ----
-run 120 env FERRY_METHODS=verbs FERRY_EAGER_LIMIT=0 FERRY_VERBS_FAULT=qp_fatal "$MPIEXEC" \
-    -disable-auto-cleanup -n 2 "$work/verbs_fault"
-if [ $rc != 124 ] &&
-    grep -q '^rank 1: error: .*connection to rank 0 lost: queue pair error: local work queue catastrophic error' "$OUT" &&
-    grep -q '^rank 0: error: .*connection to rank 1 lost' "$OUT"; then
+# connection fails with the event's text ----
+fault_job qp_fatal
+if lost_both 'queue pair error: local work queue catastrophic error'; then
     pass qp_fatal_event_reported
 else
     fail qp_fatal_event_reported "$(details)"
