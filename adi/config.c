@@ -172,6 +172,8 @@ static cfg_var_t vars[] = {
      "bytes of idle registrations the ofi cache keeps at most"},
     {"FERRY_OFI_LIVENESS_MS", CFG_INT, "200", 0, 60000, NULL,
      "ms between ofi's checks that its peers on this node are alive (0: never)"},
+    {"FERRY_OFI_KEEPALIVE_MS", CFG_INT, "1000", 0, 600000, NULL,
+     "ms ofi hears nothing before it probes its other-node peers (0: never)"},
     {"FERRY_OFI_FAULT", CFG_ENUM, "none", 0, 0, "none|rkey",
      "for tests: rkey makes every ofi rdma operation name a wrong key (a completion error)"},
 };

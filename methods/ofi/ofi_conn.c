@@ -196,21 +196,10 @@ static long long now_ms(void)
  * toward it that could fail.  Peers on this node are watched by pidfd, as
  * Ferry's shm does (doc/methods/shm.md).  A peer seen dead is failed only
  * FERRY_OFI_LIVENESS_MS later: progress meanwhile still delivers what it
- * sent before it died, which MPI lets the survivors receive.  Checked every
- * 256th progress call, at most every FERRY_OFI_LIVENESS_MS, so the busy
- * path pays one counter. */
-int MPIDI_OFI_liveness(void)
+ * sent before it died, which MPI lets the survivors receive. */
+static int watch_pidfds(long long now, long interval)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
-    static unsigned calls;
-    static long long next_check;
-    long interval = MPIDU_config_int("FERRY_OFI_LIVENESS_MS");
-    if (interval == 0 || (++calls & 255) != 0)
-        return 0;
-    long long now = now_ms();
-    if (now < next_check)
-        return 0;
-    next_check = now + interval;
     int died = 0;
     for (int q = 0; q < st->size; q++) {
         MPIDI_OFI_peer_t *p = &st->peers[q];
@@ -228,4 +217,63 @@ int MPIDI_OFI_liveness(void)
         died = 1;
     }
     return died;
+}
+
+/* Why: a peer on another node has no pidfd, and rxm does not report a
+ * connection its peer closed until an operation uses it.  So once nothing
+ * has arrived for FERRY_OFI_KEEPALIVE_MS while the rank makes progress,
+ * each peer it has talked to (in the address vector) that no pidfd watches
+ * gets one small probe; toward a dead peer the provider fails it, and its
+ * completion error fails the peer (ofi_progress.c).  At most one probe per
+ * peer is out, and none is sent while messages keep arriving, so a busy
+ * rank pays nothing and an idle one a header per peer per interval. */
+static int keepalive(long long now, long interval, int pidfds_on)
+{
+    MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
+    static unsigned long seen_events;
+    static long long quiet_since, next_round;
+    if (st->recv_events != seen_events || quiet_since == 0) {
+        seen_events = st->recv_events;
+        quiet_since = now;
+        return 0;
+    }
+    if (now - quiet_since < interval || now < next_round)
+        return 0;
+    next_round = now + interval;
+    int sent = 0;
+    for (int q = 0; q < st->size; q++) {
+        MPIDI_OFI_peer_t *p = &st->peers[q];
+        if (q == st->rank || p->addr == FI_ADDR_NOTAVAIL || p->failed || p->keepalive_out ||
+            (pidfds_on && p->pidfd >= 0))
+            continue;
+        int ret = MPIDI_OFI_keepalive_send(q);
+        if (ret < 0)
+            MPIDI_OFI_peer_fail(q, "ofi: keepalive probe (fi_send) to rank %d on %s: %s (%d)", q,
+                                st->prov, MPIDI_OFI_strerror(ret), ret);
+        else if (ret > 0)
+            break; /* no buffer or the provider is full: the next round */
+        sent = 1;
+    }
+    return sent;
+}
+
+/* Checked every 256th progress call, each check at most every interval,
+ * so the busy path pays one counter. */
+int MPIDI_OFI_liveness(void)
+{
+    static unsigned calls;
+    static long long next_check;
+    long interval = MPIDU_config_int("FERRY_OFI_LIVENESS_MS");
+    long ka_interval = MPIDU_config_int("FERRY_OFI_KEEPALIVE_MS");
+    if ((interval == 0 && ka_interval == 0) || (++calls & 255) != 0)
+        return 0;
+    long long now = now_ms();
+    int found = 0;
+    if (interval > 0 && now >= next_check) {
+        next_check = now + interval;
+        found = watch_pidfds(now, interval);
+    }
+    if (ka_interval > 0)
+        found |= keepalive(now, ka_interval, interval > 0);
+    return found;
 }

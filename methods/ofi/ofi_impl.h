@@ -67,6 +67,9 @@ typedef struct MPIDI_OFI_hdr {
     uint64_t token;   /* the pair's token (above) */
 } MPIDI_OFI_hdr_t;
 #define MPIDI_OFI_WIRE_VERSION 2
+/* The handler of a keepalive probe (ofi_conn.c): no core message, no seq,
+ * dropped by the receiver once its token is checked. */
+#define MPIDI_OFI_HANDLER_KEEPALIVE 0xffff
 #define MPIDI_OFI_MAX_HDR 64 /* the core's largest header */
 #define MPIDI_OFI_NONCE_LEN 16
 
@@ -93,7 +96,8 @@ typedef struct MPIDI_OFI_sbuf {
      * first (the sending window, ofi_send.c). */
     struct MPIDI_OFI_sbuf *out_prev, *out_next;
     uint32_t seq;
-    int peer; /* while posted: whom it goes to (for an error) */
+    int peer;      /* while posted: whom it goes to (for an error) */
+    int keepalive; /* a probe: not on the peer's list (it has no seq) */
     char *addr;
 } MPIDI_OFI_sbuf_t;
 
@@ -147,6 +151,7 @@ typedef struct MPIDI_OFI_peer {
     int pid;                                    /* on this node: its process id (liveness) */
     int pidfd;                                  /* -1: not watched */
     long long dead_at;                          /* ms when its pidfd fired (0: alive) */
+    int keepalive_out;                          /* a keepalive probe not completed */
     MPIDI_OFI_rdma_op_t *rdma_head, *rdma_tail; /* operations with pieces left to post */
     int rdma_out;                               /* operations toward it not completed */
     /* Order (doc/methods/ofi.md "Message order"). */
@@ -166,6 +171,7 @@ typedef struct MPIDI_OFI_stats {
     unsigned long reads, read_pieces, writes, write_pieces, rdma_waits;
     unsigned long eagain, no_sbuf, cq_reads, cq_batch_max, cq_errors, strangers, peers_lost;
     unsigned long held, held_max, window_waits, shm_stale, wait_sleeps;
+    unsigned long keepalives, keepalives_in;
 } MPIDI_OFI_stats_t;
 
 typedef struct MPIDI_OFI_state {
@@ -210,6 +216,7 @@ typedef struct MPIDI_OFI_state {
     int fail_pending;
     int in_progress;
     int finalizing;
+    unsigned long recv_events; /* receive completions so far (keepalive: heard anything?) */
     MPIDU_rcache_t *rcache;
     MPIDI_OFI_stats_t stats;
 } MPIDI_OFI_state_t;
@@ -235,7 +242,8 @@ uint64_t MPIDI_OFI_token(int src, int dst, const uint8_t nonce[MPIDI_OFI_NONCE_L
 /* Marks the peer lost (reported to the core at the end of progress). */
 void MPIDI_OFI_peer_fail(int peer, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void MPIDI_OFI_report_failures(void);
-/* Same-node peers are watched through pidfds; returns 1 if one died. */
+/* Same-node peers are watched through pidfds, the others probed after a
+ * silence (keepalive); returns 1 if a peer was found dead or probed. */
 int MPIDI_OFI_liveness(void);
 /* ofi_send.c */
 int MPIDI_OFI_bufs_create(void);
@@ -244,6 +252,9 @@ int MPIDI_OFI_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
                       const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
                       void *cookie);
 void MPIDI_OFI_send_done(MPIDI_OFI_sbuf_t *b);
+/* Sends a keepalive probe to the peer: 0 sent, 1 not now (no buffer,
+ * -FI_EAGAIN), else the provider's error (negative). */
+int MPIDI_OFI_keepalive_send(int peer);
 /* ofi_recv.c */
 int MPIDI_OFI_recv_post_all(void);
 /* Frees the messages held for the peer (lost peer, finalize). */

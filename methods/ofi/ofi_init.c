@@ -83,6 +83,8 @@ static int register_stats(void)
         {"ofi_window_waits", &s->window_waits},
         {"ofi_shm_stale_removed", &s->shm_stale},
         {"ofi_wait_sleeps", &s->wait_sleeps},
+        {"ofi_keepalives", &s->keepalives},
+        {"ofi_keepalives_in", &s->keepalives_in},
     };
     int mpi_errno = MPIDU_stat_register_all(table, sizeof(table) / sizeof(table[0]));
     return mpi_errno ? mpi_errno : MPIDU_rcache_stat_register(st->rcache, "ofi");

@@ -14,7 +14,7 @@ static const char *op_name(const MPIDI_OFI_ctx_t *ctx)
 {
     switch (ctx->kind) {
     case MPIDI_OFI_CTX_SEND:
-        return "fi_send";
+        return ((const MPIDI_OFI_sbuf_t *)ctx)->keepalive ? "keepalive probe (fi_send)" : "fi_send";
     case MPIDI_OFI_CTX_RECV:
         return "receive";
     case MPIDI_OFI_CTX_RDMA:
@@ -131,6 +131,7 @@ int MPIDI_OFI_progress(int *made_progress_p)
                 MPIDI_OFI_send_done((MPIDI_OFI_sbuf_t *)ctx);
                 break;
             case MPIDI_OFI_CTX_RECV:
+                st->recv_events++;
                 mpi_errno = MPIDI_OFI_recv_done((MPIDI_OFI_rbuf_t *)ctx, ent[i].buf, ent[i].len,
                                                 ent[i].flags);
                 break;

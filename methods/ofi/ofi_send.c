@@ -67,6 +67,14 @@ void MPIDI_OFI_send_done(MPIDI_OFI_sbuf_t *b)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
     MPIDI_OFI_peer_t *p = &st->peers[b->peer];
+    if (b->keepalive) {
+        b->keepalive = 0;
+        p->keepalive_out = 0;
+        b->next = st->sfree;
+        st->sfree = b;
+        st->nsfree++;
+        return;
+    }
     if (b->out_prev)
         b->out_prev->out_next = b->out_next;
     else
@@ -174,4 +182,33 @@ int MPIDI_OFI_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     return MPIDU_err_create(MPI_ERR_OTHER, "ofi: %s of %zu bytes to rank %d on %s: %s (%zd)",
                             len <= st->inject_size ? "fi_inject" : "fi_send", len, peer, st->prov,
                             MPIDI_OFI_strerror((int)ret), ret);
+}
+
+/* A keepalive probe: our header alone, from a send buffer so that its
+ * completion (an error if the peer is gone) comes back; no seq is used, so
+ * the peer's order is untouched. */
+int MPIDI_OFI_keepalive_send(int peer)
+{
+    MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
+    MPIDI_OFI_peer_t *p = &st->peers[peer];
+    MPIDI_OFI_sbuf_t *b = st->sfree;
+    if (!b)
+        return 1;
+    MPIDI_OFI_hdr_t h = {.src = (uint32_t)st->rank,
+                         .handler = MPIDI_OFI_HANDLER_KEEPALIVE,
+                         .version = MPIDI_OFI_WIRE_VERSION,
+                         .token = p->token_out};
+    memcpy(b->addr, &h, sizeof(h));
+    b->peer = peer;
+    ssize_t ret = fi_send(st->ep, b->addr, sizeof(h), st->sdesc, p->addr, &b->ctx);
+    if (ret == -FI_EAGAIN)
+        return 1;
+    if (ret < 0)
+        return (int)ret;
+    st->sfree = b->next;
+    st->nsfree--;
+    b->keepalive = 1;
+    p->keepalive_out = 1;
+    st->stats.keepalives++;
+    return 0;
 }

@@ -4,7 +4,10 @@
  * death; the synchronous one's acknowledgement goes nowhere, which is no error), then every
  * receive that only rank 1 could satisfy must fail with MPI_ERR_OTHER naming world rank 1 instead
  * of hanging: a wildcard receive posted before the death, new MPI_ANY_SOURCE and specific
- * receives, MPI_Probe and MPI_Iprobe.  Prints "peer_lost: ..." lines and " No Errors". */
+ * receives, MPI_Probe and MPI_Iprobe.  Prints "peer_lost: ..." lines and " No Errors".
+ * With the argument "silent", rank 1 dies right after the barrier without sending anything and
+ * rank 0 is already blocked in MPI_Recv from it: nothing rank 0 does toward rank 1 can fail, so
+ * only the method's own watch (a pidfd, a socket's end, a keepalive probe) can end the wait. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,7 +49,24 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    int silent = argc > 1 && strcmp(argv[1], "silent") == 0;
     MPI_Barrier(MPI_COMM_WORLD);
+    if (silent) {
+        if (rank == 1) {
+            sleep(1); /* rank 0 is in MPI_Recv by now */
+            raise(SIGKILL);
+        }
+        double t0 = MPI_Wtime();
+        expect_lost(MPI_Recv(&buf, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                    "MPI_Recv(1) blocked before the death", t0);
+        expect_lost(
+            MPI_Recv(&buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv(MPI_ANY_SOURCE)", t0);
+        if (!errs)
+            printf(" No Errors\n");
+        fflush(stdout);
+        _exit(errs ? 1 : 0);
+    }
     if (rank == 1) {
         for (int k = 0; k < 3; k++)
             MPI_Send(&k, 1, MPI_INT, 0, k, MPI_COMM_WORLD);

@@ -49,7 +49,7 @@ remove_dead_regions() {
 
 checks="no_provider_quiet no_provider_verbose_one_line ofi_only_no_provider_fails
     tcp_rxm_spelled_out shm_and_ofi_two_nodes completion_error_reported peer_lost_tcp
-    peer_lost_shm stranger_dropped crash_keeps_signal order_beyond_rxm_eager
+    peer_lost_shm peer_lost_remote_tcp stranger_dropped crash_keeps_signal order_beyond_rxm_eager
     shm_stale_region_removed wait_fd_tcp wait_polled_shm"
 if ! "$INFO" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     for c in $checks; do skip "$c" "Ferry was built without libfabric (configure: ofi method no)"; done
@@ -148,6 +148,20 @@ for p in tcp shm; do
         fail "peer_lost_$p" "$(details)"
     fi
 done
+
+# ---- a peer off this node dies while the survivor only waits in MPI_Recv for it: found by the
+# keepalive probe (doc/methods/ofi.md "Errors").  FERRY_OFI_LIVENESS_MS=0 turns the pidfd watch
+# off, so rank 1 is to rank 0 what a peer on another node is; with FERRY_OFI_KEEPALIVE_MS=0 too
+# rank 0 waits until the timeout. ----
+run 90 env FERRY_METHODS=ofi FI_PROVIDER=tcp FERRY_OFI_LIVENESS_MS=0 "$MPIEXEC" \
+    -disable-auto-cleanup -n 2 "$TMP/peer_lost" silent
+if [ "$rc" != 124 ] && grep -q '^ No Errors$' "$OUT" && [ "$(grep -c 'failed after' "$OUT")" = 2 ] &&
+    grep -q 'keepalive probe' "$OUT"; then
+    pass peer_lost_remote_tcp
+    sed -n 's/^peer_lost: \(MPI_Recv(1) blocked before the death failed after [0-9.]* s\).*/    \1/p' "$OUT"
+else
+    fail peer_lost_remote_tcp "$(details)"
+fi
 
 # ---- a stranger's message (no token) is dropped and counted; the job's traffic goes on ----
 # The victim job prints rank 0's endpoint name; the stranger (a plain libfabric program, not
