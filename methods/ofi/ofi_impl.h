@@ -187,9 +187,10 @@ typedef struct MPIDI_OFI_state {
     struct fid_ep *ep;
     uint64_t mr_mode;
     int mr_local, mr_virt, mr_prov_key, mr_endpoint;
-    int multi_recv; /* FI_MULTI_RECV in use */
-    int can_write;  /* FI_WRITE and FI_REMOTE_WRITE granted */
-    int local_only; /* the provider reaches only this node (shm) */
+    int multi_recv;  /* FI_MULTI_RECV in use */
+    int can_write;   /* FI_WRITE and FI_REMOTE_WRITE granted */
+    int local_only;  /* the provider reaches only this node (shm) */
+    int rxm_srx_set; /* we set FI_OFI_RXM_USE_SRX=1 (ofi_info.c says why) */
     size_t inject_size, max_rdma;
     uint64_t key_mask, next_key; /* requested keys (without FI_MR_PROV_KEY) */
     char prov[64], fabric_name[96];

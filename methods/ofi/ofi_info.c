@@ -45,9 +45,29 @@ static struct fi_info *hints_new(uint64_t caps)
     return h;
 }
 
+/* Why: libfabric 1.17's rxm, with its default of one receive queue per
+ * connection, reposts a receive buffer to a connection's endpoint that the
+ * peer's disconnection has already closed, and the rank dies of SIGSEGV
+ * inside fi_cq_read, at the end of a job over verbs;ofi_rxm (doc/methods/
+ * ofi.md "A crash inside rxm at finalize"; reproduced without Ferry).  With
+ * rxm's shared receive context its buffers belong to no connection, and the
+ * crash did not come.  So unless the user chose (FI_OFI_RXM_USE_SRX set,
+ * even to 0), the shared context is asked for wherever rxm may run over
+ * verbs: FI_PROVIDER unset or naming verbs.  rxm reads the variable once,
+ * when libfabric initializes at its first fi_getinfo: hence here. */
+static void rxm_shared_rx_default(void)
+{
+    const char *prov = getenv("FI_PROVIDER");
+    if (getenv("FI_OFI_RXM_USE_SRX") || (prov && !strstr(prov, "verbs")))
+        return;
+    if (setenv("FI_OFI_RXM_USE_SRX", "1", 0) == 0)
+        MPIDI_OFI_state.rxm_srx_set = 1;
+}
+
 int MPIDI_OFI_getinfo(struct fi_info **info_p, char *why, size_t why_len)
 {
     *info_p = NULL;
+    rxm_shared_rx_default();
     if (MPIDI_OFI_lib_open(why, why_len))
         return MPI_ERR_OTHER;
     /* With the wanted capabilities first, then without them. */

@@ -337,14 +337,16 @@ int MPIDI_OFI_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     if (st->verbose)
         fprintf(stderr,
                 "ferry: rank %d: ofi on %s (fabric %s, domain %s): mr_mode%s%s%s%s%s, key %zu B, "
-                "%s receives, inject %zu B, max_msg %zu, rdma pieces %zu, write %s, wait fd %s\n",
+                "%s receives, inject %zu B, max_msg %zu, rdma pieces %zu, write %s, wait fd %s%s\n",
                 st->rank, st->prov, st->fabric_name, info->domain_attr->name,
                 st->mr_local ? " LOCAL" : "", st->mr_virt ? " VIRT_ADDR" : " (offsets)",
                 st->mr_prov_key ? " PROV_KEY" : "", st->mr_endpoint ? " ENDPOINT" : "",
                 (st->mr_mode & FI_MR_ALLOCATED) ? " ALLOCATED" : "", ks,
                 st->multi_recv ? "multi-receive" : "pre-posted", st->inject_size,
                 (size_t)info->ep_attr->max_msg_size, st->max_rdma, st->can_write ? "yes" : "no",
-                st->wait_fd >= 0 ? "yes" : "no (polled)");
+                st->wait_fd >= 0 ? "yes" : "no (polled)",
+                st->rxm_srx_set && strstr(st->prov, "rxm") ? ", FI_OFI_RXM_USE_SRX=1 set by Ferry"
+                                                           : "");
     return MPI_SUCCESS;
 
 fn_fail:
