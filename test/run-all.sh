@@ -89,9 +89,12 @@ part fuzz 1200 bash test/fuzz/run.sh "$top/_build-fuzz"
 # here, a job without a device.  Skipped, with the reason, without the VM runner or libibverbs.
 part verbs 2700 env VERBS_QUICK="$quick" bash test/verbs/run.sh "$inst"
 # libfabric (the ofi method), within CI's budget (test/README.md "ofi"): the test list whole over
-# FI_PROVIDER=tcp (tcp;ofi_rxm here, with rxm's defaults), and
-# over FI_PROVIDER=shm its marked lines, plain and under test/ofi/variants (read, write,
-# pipeline with single receive buffers); TEST_FULL=1 runs both lists whole under every variant.
+# FI_PROVIDER=tcp (tcp;ofi_rxm here, with rxm's defaults), then (not in quick runs) nine of its
+# marked lines again under test/ofi/variants (read, write, pipeline with single receive
+# buffers): 2 and 4 ranks, every size and pieces past 64 KiB, noncontiguous both sides,
+# wildcards with rendezvous, many sends waiting for buffers, synchronous sends, cancel, order
+# past rxm's eager size, collectives (about 3.5 min); over FI_PROVIDER=shm its marked lines,
+# plain and under the variants; TEST_FULL=1 runs both lists whole under every variant.
 # Then the method end to end: no provider, shm and ofi in one job, a completion error, lost
 # peers, a stranger, order past rxm's eager size, a stale shm region, sleeping on the CQ's
 # descriptor, and a small list over verbs;ofi_rxm on Soft-RoCE in the VM
@@ -103,6 +106,12 @@ if "$inst/bin/ferry_info" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     part ofi-tcp $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=tcp \
         TESTDIR="$top/_build/mpitests-ofi" \
         VARIANTS_FILE=test/ofi/variants test/mpi/runtests $ofi_tcp_variants
+    if [ -z "$ofi_tcp_variants" ] && [ -n "${variants:-}" ]; then
+        ofi_tcp_subset='^(sendrecv_sizes [24] |type_noncontig 2 variants|probe_any_source 4 |many_irecv_waitall 4 |ssend_sync 2 |order_nonovertaking 2 arg=dense|cancel_send_either 2 |coll_data 4 )'
+        part ofi-tcp-variants $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=tcp \
+            REUSE_BUILT=1 TESTDIR="$top/_build/mpitests-ofi" VARIANTS_FILE=test/ofi/variants \
+            test/mpi/runtests -variants -filter "$ofi_tcp_subset"
+    fi
     part ofi-shm $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=shm REUSE_BUILT=1 \
         TESTDIR="$top/_build/mpitests-ofi" VARIANTS_FILE=test/ofi/variants test/mpi/runtests \
         "${ofi_shm_filter[@]}" ${variants:-}
@@ -120,16 +129,21 @@ if [ "$quick" != 1 ]; then
     part slurm 900 bash test/slurm/run.sh "$inst"
 
     # AddressSanitizer + UBSan: library and tests instrumented, default and four variants
-    # (the last over tcp).  Configured as if libibverbs-dev were not installed (its header
-    # "not found" through autoconf's cache variable): this is also the check that Ferry builds
-    # and runs without rdma-core and that configure says so (the verbs code never runs on a host
-    # without a device anyway).
+    # (the last over tcp).  Configured as if libibverbs-dev and libfabric-dev were not installed
+    # (their headers "not found" through autoconf's cache variables): this is also the check
+    # that Ferry builds and runs without rdma-core and without libfabric and that configure says
+    # so (neither the verbs code, on a host without a device, nor the ofi code, which only
+    # FERRY_METHODS=ofi or FI_PROVIDER starts, runs in this list anyway).
     san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
     echo "== build-asan (_build-asan, installed in _inst-asan)"
     if check build-asan 1800 test/build.sh "$top/_build-asan" "$top/_inst-asan" \
-        CFLAGS="-O1 -g $san" LDFLAGS="$san" ac_cv_header_infiniband_verbs_h=no; then
+        CFLAGS="-O1 -g $san" LDFLAGS="$san" ac_cv_header_infiniband_verbs_h=no \
+        ac_cv_header_rdma_fabric_h=no; then
         check build-asan-says-verbs-off 10 grep -q \
             'verbs method (rdma-core): no: no infiniband/verbs.h (install libibverbs-dev' \
+            "$logs/build-asan.log"
+        check build-asan-says-ofi-off 10 grep -q \
+            'ofi method (libfabric): no: no rdma/fabric.h (install libfabric-dev' \
             "$logs/build-asan.log"
         part asan $vlimit env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 VARIANTS_FILE=test/asan-variants \
