@@ -121,7 +121,7 @@ if [ $vm = 0 ] || [ $in_vm = 1 ]; then
             if [ $rc = 124 ] || [ $rc = 137 ] && grep -q '^[0-9]' "$work/$name.$r"; then
                 echo "$name round $r cut by the ${timeout_s}-s limit after $(awk '/^[0-9]/ { s = $1 } END { print s }' "$work/$name.$r") bytes" >>"$work/cut"
             elif [ $rc != 0 ] || ! grep -q '^size ' "$work/$name.$r"; then
-                failed[$name]="$(grep -m1 -iE 'error|cannot|fail|not|abort' "$work/$name.$r.err" "$work/$name.$r" 2>/dev/null | cut -c1-160)"
+                failed[$name]="$(cat "$work/$name.$r.err" "$work/$name.$r" 2>/dev/null | grep -v '^#' | grep -m1 -iE 'error|cannot|fail|not|abort' | cut -c1-160)"
                 [ -n "${failed[$name]}" ] || failed[$name]="no results (exit: see $name.$r.err)"
                 echo "${failed[$name]}" >"$work/$name.failed"
                 rm -f "$work/$name.$r"
