@@ -2,7 +2,8 @@
 # run.sh: the ofi method (libfabric) end to end, besides the test list (parts ofi-tcp and ofi-shm
 # of test/run-all.sh): no provider (quiet, one verbose line), FI_PROVIDER="tcp;ofi_rxm" spelled
 # out, a job mixing Ferry's shm (inside a node) with ofi (between nodes), a completion error
-# with the provider's text, lost peers over the tcp and shm providers, a stranger's message, a
+# with the provider's text, lost peers over the tcp and shm providers (and one that looks off the
+# node, found by the keepalive probe while the survivor only waits), a stranger's message, a
 # crash's signal, MPI order past rxm's eager size, a stale shm region under a rank's pid, an
 # idle wait with and without the CQ's wait descriptor; then a small list and a wait check over
 # FI_PROVIDER="verbs;ofi_rxm" in the Soft-RoCE VM (test/ofi/vm.sh; OFI_VM_FULL=1
