@@ -39,7 +39,8 @@ static cfg_var_t vars[] = {
     {"FERRY_PIPELINE_CHUNK", CFG_SIZE, "0", 0, SIZE_MAX_CFG, NULL,
      "bytes per pipeline DATA message (0: the method's max_send)"},
     {"FERRY_METHODS", CFG_STR, "", 0, 0, NULL,
-     "comma-separated methods to use, in order of preference (empty: all built)"},
+     "comma-separated methods to use, in order of preference (empty: the built ones "
+     "the job can use, doc/tuning.md)"},
     {"FERRY_POLL_SPINS", CFG_INT, "-1", -1, INT_MAX, NULL,
      "idle polls before a blocking wait yields the CPU (-1: 2000, or 0 when oversubscribed)"},
     {"FERRY_VERBOSE", CFG_INT, "0", 0, 3, NULL,

@@ -13,12 +13,22 @@
  * Slurm) know no such key: then rank 0 draws one at start-up and puts it
  * under PMIU_SECRET_KV_KEY, where the others fetch it when they first need
  * it (after MPI_Init's barriers, so the put is visible).  Then the key is as
- * private as that process manager's key-value space. */
+ * private as that process manager's key-value space.
+ *
+ * Only rank 0 asks at start-up (it must know whether to draw and put).  The
+ * others ask when a method first needs the key (tcp, verbs and ofi
+ * connections): a job that uses only shm, as one on a single node does,
+ * never asks, one PMI request per rank less. */
 
 #define KEY_BYTES 32
 
 static unsigned char key[KEY_BYTES];
-static enum { KEY_NONE, KEY_READY, KEY_FROM_RANK0 } key_state;
+static enum {
+    KEY_NONE,
+    KEY_READY,
+    KEY_NOT_ASKED,  /* not a rank 0: the launcher's, else rank 0's, at first use */
+    KEY_FROM_RANK0, /* the launcher has none: rank 0 put it */
+} key_state;
 static MPIDI_job_key_source_t source;
 
 static int from_hex(const char *hex, unsigned char *out, size_t len)
@@ -54,23 +64,37 @@ static int draw(void)
     return MPI_SUCCESS;
 }
 
+/* The launcher's key, if it has one (*found_p); an error only for a
+ * malformed one. */
+static int from_launcher(int *found_p)
+{
+    char hex[2 * KEY_BYTES + 8];
+    *found_p = 0;
+    if (PMI_KVS_Get(MPIDI_world.kvsname, PMIU_SECRET_KEY, hex, sizeof(hex)) != PMI_SUCCESS)
+        return MPI_SUCCESS;
+    int bad = from_hex(hex, key, sizeof(key));
+    memset(hex, 0, sizeof(hex));
+    if (bad)
+        return MPIR_Err_create(MPI_ERR_OTHER, "PMI key %s does not hold %d hex bytes",
+                               PMIU_SECRET_KEY, KEY_BYTES);
+    *found_p = 1;
+    key_state = KEY_READY;
+    source = MPIDI_JOB_KEY_LAUNCHER;
+    return MPI_SUCCESS;
+}
+
 int MPIDI_job_key_init(void)
 {
     char hex[2 * KEY_BYTES + 8];
-    if (PMI_KVS_Get(MPIDI_world.kvsname, PMIU_SECRET_KEY, hex, sizeof(hex)) == PMI_SUCCESS) {
-        if (from_hex(hex, key, sizeof(key)) != 0)
-            return MPIR_Err_create(MPI_ERR_OTHER, "PMI key %s does not hold %d hex bytes",
-                                   PMIU_SECRET_KEY, KEY_BYTES);
-        key_state = KEY_READY;
-        source = MPIDI_JOB_KEY_LAUNCHER;
-        return MPI_SUCCESS;
-    }
-    source = MPIDI_JOB_KEY_KVS;
     if (MPIDI_world.rank != 0) {
-        key_state = KEY_FROM_RANK0;
+        key_state = KEY_NOT_ASKED;
         return MPI_SUCCESS;
     }
-    int err = draw();
+    int found, err = from_launcher(&found);
+    if (err || found)
+        return err;
+    source = MPIDI_JOB_KEY_KVS;
+    err = draw();
     if (err)
         return err;
     static const char digits[] = "0123456789abcdef";
@@ -94,6 +118,15 @@ int MPIDI_job_key_init(void)
 
 int MPIDU_job_key(const unsigned char **key_p, size_t *len_p, MPIDI_job_key_source_t *source_p)
 {
+    if (key_state == KEY_NOT_ASKED) {
+        int found, err = from_launcher(&found);
+        if (err)
+            return err;
+        if (!found) {
+            source = MPIDI_JOB_KEY_KVS;
+            key_state = KEY_FROM_RANK0;
+        }
+    }
     if (key_state == KEY_FROM_RANK0) {
         char hex[2 * KEY_BYTES + 8];
         if (PMI_KVS_Get(MPIDI_world.kvsname, PMIU_SECRET_KV_KEY, hex, sizeof(hex)) != PMI_SUCCESS ||

@@ -47,9 +47,22 @@ static int check_caps(const MPIDI_method_ops_t *ops, const MPIDI_method_caps_t *
                            bad);
 }
 
+/* Whether a method started so far reaches every rank of its node. */
+static int node_method_running(void)
+{
+    for (int i = 0; i < MPIDI_nactive; i++)
+        if (MPIDI_active[i].caps.scope == MPIDI_SCOPE_NODE)
+            return 1;
+    return 0;
+}
+
 /* Starts the methods FERRY_METHODS names (all built ones if it is empty), in
  * the order it gives; without it, by exclusivity.  Methods flagged
- * MPIDI_METHOD_ALWAYS (self: a rank always reaches itself) always run. */
+ * MPIDI_METHOD_ALWAYS (self: a rank always reaches itself) always run.
+ * Without a list, a job all on one node does not start the methods flagged
+ * MPIDI_METHOD_OFF_NODE once a node method (shm, earlier in the table) runs:
+ * they would carry nothing, and tcp's listener, interface scan and card
+ * cost every rank a socket, a netlink dump and a PMI put. */
 int MPIDI_methods_init(const MPIDI_job_t *job)
 {
     MPIDI_methods_frozen = 1;
@@ -79,6 +92,9 @@ int MPIDI_methods_init(const MPIDI_job_t *job)
         int pos = 0;
         int named = *list && in_list(list, ops->name, &pos);
         if (*list && !named && !(ops->flags & MPIDI_METHOD_ALWAYS))
+            continue;
+        if (!*list && (ops->flags & MPIDI_METHOD_OFF_NODE) && job->nlocal == job->size &&
+            node_method_running())
             continue;
         MPIDI_active_method_t *a = &MPIDI_active[MPIDI_nactive];
         memset(a, 0, sizeof(*a));

@@ -43,6 +43,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-startup.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 "$prefix/bin/mpicc" -O2 -o "$work/empty" "$here/startup_empty.c" || exit 2
 
+# Asked once, and not through `grep -q` in a pipe: with pipefail, ferry_info killed by SIGPIPE
+# when grep quits at the first match made the answer "no" at random.
+has_pmix=no
+case $("$prefix/bin/ferry_info" --parsable 2>/dev/null) in *"pmi	pmix	yes"*) has_pmix=yes ;; esac
+
 # launch_cmd LAUNCHER N: the command line, or nothing (and WHY) if it cannot run here.
 launch_cmd() {
     WHY= CMD=()
@@ -54,7 +59,7 @@ launch_cmd() {
     srun-pmi2 | srun-pmix)
         command -v srun >/dev/null || { WHY="srun not installed"; return 1; }
         timeout 20 sinfo -h >/dev/null 2>&1 || { WHY="no Slurm controller answers"; return 1; }
-        if [ "$1" = srun-pmix ] && ! "$prefix/bin/ferry_info" --parsable | grep -q '^pmi	pmix	yes'; then
+        if [ "$1" = srun-pmix ] && [ "$has_pmix" != yes ]; then
             WHY="this Ferry has no PMIx client"
             return 1
         fi

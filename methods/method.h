@@ -30,6 +30,11 @@ typedef enum {
 #define MPIDI_METHOD_ALWAYS                                                                        \
     0x1 /* started whatever FERRY_METHODS says (self: a rank always                                \
            reaches itself) */
+#define MPIDI_METHOD_OFF_NODE                                                                      \
+    0x2 /* exists to reach other nodes: not started in a job whose                                 \
+           ranks all share one node once a node-scope method runs                                  \
+           (shm reaches them all and wins by exclusivity), unless                                  \
+           FERRY_METHODS names it */
 
 /* Flags of am_send. */
 #define MPIDI_AM_FENCE                                                                             \

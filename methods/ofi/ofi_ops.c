@@ -4,6 +4,7 @@
 const MPIDI_method_ops_t MPIDI_ofi_ops = {
     .size = sizeof(MPIDI_method_ops_t),
     .name = "ofi",
+    .flags = MPIDI_METHOD_OFF_NODE,
     .init = MPIDI_OFI_init,
     .get_business_card = MPIDI_OFI_get_business_card,
     .finalize = MPIDI_OFI_finalize,

@@ -4,6 +4,7 @@
 const MPIDI_method_ops_t MPIDI_tcp_ops = {
     .size = sizeof(MPIDI_method_ops_t),
     .name = "tcp",
+    .flags = MPIDI_METHOD_OFF_NODE,
     .init = MPIDI_TCP_init,
     .get_business_card = MPIDI_TCP_get_business_card,
     .post_init = NULL,

@@ -98,12 +98,14 @@ cat >"$TMP/failone" <<'EOF'
 exec "$@"
 EOF
 chmod +x "$TMP/failone"
-# Every rank fails in tcp's init, after shm has made the node's segment.
-startup_case startup_bad_tcp_if_all env FERRY_TCP_IF=nonexistent0 "$MPIEXEC" -n 4 "$TMP/hello"
+# Every rank fails in tcp's init, after shm has made the node's segment.  FERRY_METHODS names
+# tcp: a job all on one node does not start it otherwise (doc/method-api.md, OFF_NODE).
+startup_case startup_bad_tcp_if_all env FERRY_METHODS=shm,tcp FERRY_TCP_IF=nonexistent0 \
+    "$MPIEXEC" -n 4 "$TMP/hello"
 # One rank fails while the others go on (and are killed by mpiexec at any point of theirs).
 for r in 0 1 3; do
-    startup_case "startup_bad_tcp_if_rank$r" "$MPIEXEC" -n 4 env FAIL_RANK=$r \
-        FAIL_ENV=FERRY_TCP_IF=nonexistent0 "$TMP/failone" "$TMP/hello"
+    startup_case "startup_bad_tcp_if_rank$r" "$MPIEXEC" -n 4 env FERRY_METHODS=shm,tcp \
+        FAIL_RANK=$r FAIL_ENV=FERRY_TCP_IF=nonexistent0 "$TMP/failone" "$TMP/hello"
 done
 # A port range that is in use: every rank finds its one port taken, after 3 rounds.
 python3 -c '
@@ -115,7 +117,8 @@ holder=$!
 for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 if [ -s "$TMP/port" ]; then
     port=$(cat "$TMP/port")
-    startup_case startup_port_in_use env FERRY_TCP_PORT_MIN="$port" FERRY_TCP_PORT_MAX="$port" \
+    startup_case startup_port_in_use env FERRY_METHODS=shm,tcp FERRY_TCP_PORT_MIN="$port" \
+        FERRY_TCP_PORT_MAX="$port" \
         "$MPIEXEC" -n 2 "$TMP/hello"
 else
     skip startup_port_in_use "could not hold a port with python3"

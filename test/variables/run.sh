@@ -71,6 +71,15 @@ else
     failed=$((failed + 1))
 fi
 
+# FERRY_METHODS empty, every rank on one node: tcp is not started (no listener: FERRY_VERBOSE=2
+# prints no "tcp listens" line) and each rank makes the 8 PMI requests of doc/pmi.md, rank 0 one
+# more (the job's secret); named, tcp starts as before.
+job FERRY_VERBOSE=2 PMI_DEBUG=1 -- 5 100
+expect one_node_no_tcp_8_requests eval '[ "$(lines "tcp listens on port")" = 0 ] &&
+    [ "$(lines "\] send: cmd=")" = 17 ] && [ "$(lines "\[pmi rank 1\] send: cmd=")" = 8 ]'
+job FERRY_VERBOSE=2 FERRY_METHODS=shm,tcp -- 5 100
+expect one_node_tcp_named_starts eval '[ "$(lines "tcp listens on port")" = 2 ]'
+
 # FERRY_VERBOSE: 1 prints the counters at finalize, 2 also tcp's connections, 3 also one line
 # per rendezvous; a lower level prints none of the higher level's lines.
 job FERRY_VERBOSE=1 FERRY_METHODS=tcp FERRY_TCP_IF=lo -- 2 1048576
