@@ -112,6 +112,21 @@ static void release_cached(MPIR_Sched_t *s)
     blocking_busy = 0;
 }
 
+/* MPI_Finalize: the cached schedule's arrays and kept buffers go (valgrind counted them as
+ * still reachable at exit). */
+void MPIR_Sched_finalize(void)
+{
+    MPIR_Sched_t *s = &blocking_sched;
+    for (int i = 0; i < s->nkept; i++)
+        free(s->tmp[i]);
+    free(s->tmp);
+    free(s->tmpsize);
+    free(s->steps);
+    free(s->pending);
+    *s = (MPIR_Sched_t){.cached = 1};
+    blocking_busy = 0;
+}
+
 void MPIR_Sched_free(MPIR_Sched_t *s)
 {
     if (!s)
