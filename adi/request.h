@@ -21,14 +21,14 @@ typedef enum {
 /* What an unexpected message or a matched rendezvous receive learnt from its
  * first header (receive and unexpected requests only). */
 typedef struct MPIDI_rts_info {
-    uint64_t sreq; /* sender's request id, echoed in CTS/FIN/SYNC_ACK */
-    uint64_t addr; /* sender's buffer as its method names it (valid with has_addr) */
+    uint64_t sreq;    /* sender's request id, echoed in CTS/FIN/SYNC_ACK */
+    uint64_t addr;    /* sender's buffer as its method names it (valid with has_addr) */
     uint64_t rkey;
     int has_addr; /* the sender offered its buffer for rdma_get */
     int is_rndv;
-    int sync;     /* sender waits for a match acknowledgement */
-    uint16_t seq; /* the sender's sequence number: with sreq, names the message for a
-                   * cancel request */
+    int sync;         /* sender waits for a match acknowledgement */
+    uint16_t seq;     /* the sender's sequence number: with sreq, names the message for a
+                       * cancel request */
 } MPIDI_rts_info_t;
 
 struct MPIR_Request;
@@ -79,8 +79,8 @@ typedef struct MPIDI_xfer {
 
 /* The MPI layer's state of a persistent, generalized or composite request. */
 typedef struct MPIR_Preq {
-    int op;     /* MPIR_PREQ_* in mpi/ */
-    int active; /* started and not yet completed by a Wait/Test */
+    int op;         /* MPIR_PREQ_* in mpi/ */
+    int active;     /* started and not yet completed by a Wait/Test */
     const void *buf;
     MPI_Aint count;
     MPI_Datatype type;
@@ -130,9 +130,9 @@ typedef struct MPIR_Request {
     struct MPIR_Request *arr_next, *arr_prev;
     struct MPIDI_recvq_bin *rq_bin; /* the bin it is queued in, NULL if none */
     uint64_t post_seq;              /* posted receive: order among all posts */
-    size_t msg_size;                /* bytes the sender sends */
+    size_t msg_size; /* bytes the sender sends */
     int is_sync;
-    int mode;      /* rendezvous data mover in use (MPIDI_RNDV_*), on both sides */
+    int mode; /* rendezvous data mover in use (MPIDI_RNDV_*), on both sides */
     int cancelled; /* withdrawn by MPI_Cancel (a receive before its match, a send the
                       receiver had not matched) */
 
@@ -140,13 +140,13 @@ typedef struct MPIR_Request {
     size_t bytes_needed; /* bytes that will land in the buffer (less if truncated) */
     size_t bytes_recvd;  /* DATA bytes arrived (pipeline) */
     MPIDI_rts_info_t rts;
-    void *unexp_data; /* unexpected eager payload, exactly msg_size bytes */
-    int in_posted;    /* on the posted queue, not matched yet */
+    void *unexp_data;    /* unexpected eager payload, exactly msg_size bytes */
+    int in_posted;       /* on the posted queue, not matched yet */
 
     /* Send requests. */
-    int is_rndv_send;   /* an RTS went out; the transfer's end is one event */
-    int cancel_pending; /* a CANCEL_SEND awaits its answer (one event) */
-    uint16_t send_seq;  /* the sequence number its message carries */
+    int is_rndv_send;     /* an RTS went out; the transfer's end is one event */
+    int cancel_pending;   /* a CANCEL_SEND awaits its answer (one event) */
+    uint16_t send_seq;    /* the sequence number its message carries */
 
     /* Set by the MPI layer: called when cc reaches 0, before the device drops
      * its reference (a child telling its parent, a buffered send's space). */
@@ -159,8 +159,8 @@ typedef struct MPIR_Request {
      * inner one, a buffered send's internal one): a reference released with
      * this request, so a late MPI_Cancel still reaches it. */
     struct MPIR_Request *linked;
-    void *tmpbuf;   /* freed with the request (packed data of a composite) */
-    int user_freed; /* MPI_Request_free came before completion */
+    void *tmpbuf;                /* freed with the request (packed data of a composite) */
+    int user_freed;              /* MPI_Request_free came before completion */
 
     /* The tail: zero while free (see above).  A rendezvous's receive side,
      * its send side, either side's transfer, then the MPI layer's state. */
