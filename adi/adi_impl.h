@@ -132,8 +132,11 @@ void MPIDI_rndv_note_refused(MPIR_Request *req, const char *what, int mpi_errno)
 /* Matching engine (adi/recvq.c). */
 /* Takes the earliest posted receive that (context, comm rank src, tag) fits. */
 MPIR_Request *MPIDI_recvq_find_posted(int context_id, int src, int tag);
-/* Queues a receive; an MPI error if memory for its bin ran out. */
-int MPIDI_recvq_append_posted(MPIR_Request *rreq);
+/* MPI_Irecv's matching: takes and returns the earliest fitting unexpected
+ * message, or appends rreq to the posted queue and returns NULL.  *err_p:
+ * why rreq was not posted: refuse (nonzero when no message can come: a lost
+ * peer), or no memory for its queue. */
+MPIR_Request *MPIDI_recvq_take_unexp_or_post(MPIR_Request *rreq, int refuse, int *err_p);
 int MPIDI_recvq_remove_posted(MPIR_Request *rreq);
 /* Finds the first unexpected message matching; remove != 0 takes it out. */
 MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remove);

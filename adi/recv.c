@@ -204,13 +204,11 @@ int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag, 
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     rreq->peer = rank == MPI_ANY_SOURCE ? -1 : MPIR_Comm_world_rank(comm, rank);
-    MPIR_Request *u = MPIDI_recvq_find_unexp(rreq->context_id, rank, tag, 1);
+    /* When nothing arrived, a lost peer will send nothing more: a receive it
+     * alone could satisfy fails now rather than waits forever. */
+    int err;
+    MPIR_Request *u = MPIDI_recvq_take_unexp_or_post(rreq, lost_code(comm, rreq->peer), &err);
     if (!u) {
-        /* Nothing arrived, and a lost peer will send nothing more: a receive
-         * it alone could satisfy fails now rather than waits forever. */
-        int err = lost_code(comm, rreq->peer);
-        if (!err)
-            err = MPIDI_recvq_append_posted(rreq);
         if (err) {
             MPIR_Request_set_error(rreq, err);
             rreq->status.MPI_SOURCE = rank;

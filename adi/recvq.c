@@ -219,21 +219,21 @@ MPIR_Request *MPIDI_recvq_find_posted(int context_id, int src, int tag)
     return r;
 }
 
-int MPIDI_recvq_append_posted(MPIR_Request *rreq)
+static void post_in(bin_t *b, MPIR_Request *rreq)
 {
-    bin_t *b = bin_get(rreq->context_id, rreq->rank, 1);
-    if (!b)
-        return MPIR_Err_create(MPI_ERR_NO_MEM,
-                               "out of memory for the receive queue of "
-                               "context %d, source %d",
-                               rreq->context_id, rreq->rank);
     rreq->post_seq = post_counter++;
     q_append(&b->posted, rreq);
     rreq->rq_bin = b;
     rreq->in_posted = 1;
     if (is_ctx_bin(b))
         nwild++;
-    return MPI_SUCCESS;
+}
+
+static int no_posted_bin(const MPIR_Request *rreq)
+{
+    return MPIR_Err_create(MPI_ERR_NO_MEM,
+                           "out of memory for the receive queue of context %d, source %d",
+                           rreq->context_id, rreq->rank);
 }
 
 int MPIDI_recvq_remove_posted(MPIR_Request *rreq)
@@ -256,22 +256,50 @@ static void take_unexp(MPIR_Request *u)
         unexp_bytes -= u->msg_size;
 }
 
+/* The earliest fitting message of bin b, the bin of (context, src): for MPI_ANY_SOURCE the
+ * context bin's arrival list. */
+static MPIR_Request *first_unexp(const bin_t *b, int src, int tag)
+{
+    MPIR_Request *u;
+    if (src == MPI_ANY_SOURCE) {
+        for (u = b->unexp.head; u; u = u->arr_next)
+            if (tag == MPI_ANY_TAG || u->tag == tag)
+                return u;
+    } else {
+        for (u = b->unexp.head; u; u = u->next)
+            if (tag == MPI_ANY_TAG || u->tag == tag)
+                return u;
+    }
+    return NULL;
+}
+
 MPIR_Request *MPIDI_recvq_find_unexp(int context_id, int src, int tag, int remove)
 {
-    MPIR_Request *u = NULL;
-    if (src == MPI_ANY_SOURCE) {
-        bin_t *cb = bin_get(context_id, MPI_ANY_SOURCE, 0);
-        for (u = cb ? cb->unexp.head : NULL; u; u = u->arr_next)
-            if (tag == MPI_ANY_TAG || u->tag == tag)
-                break;
-    } else {
-        bin_t *b = bin_get(context_id, src, 0);
-        for (u = b ? b->unexp.head : NULL; u; u = u->next)
-            if (tag == MPI_ANY_TAG || u->tag == tag)
-                break;
-    }
+    bin_t *b = bin_get(context_id, src, 0);
+    MPIR_Request *u = b ? first_unexp(b, src, tag) : NULL;
     if (u && remove)
         take_unexp(u);
+    return u;
+}
+
+/* A receive searches and, when nothing fits, is posted in the same bin (its
+ * source's, or its context's for MPI_ANY_SOURCE): one lookup instead of two
+ * (issue 12's per-message budget). */
+MPIR_Request *MPIDI_recvq_take_unexp_or_post(MPIR_Request *rreq, int refuse, int *err_p)
+{
+    *err_p = MPI_SUCCESS;
+    bin_t *b = bin_get(rreq->context_id, rreq->rank, 1);
+    if (!b) {
+        *err_p = no_posted_bin(rreq);
+        return NULL;
+    }
+    MPIR_Request *u = first_unexp(b, rreq->rank, rreq->tag);
+    if (u)
+        take_unexp(u);
+    else if (refuse)
+        *err_p = refuse;
+    else
+        post_in(b, rreq);
     return u;
 }
 

@@ -39,6 +39,9 @@ static MPIR_Request *take_unused(void)
     int i = unused++;
     MPIR_Request *r = &chunks[nchunks - 1][i];
     r->handle = MPIR_HANDLE_KIND_REQUEST | ((nchunks - 1) * CHUNK + i);
+    r->cb_send.fn = MPIDI_send_payload_done;
+    r->cb_send.req = r;
+    r->cb_rdma.req = r;
     return r;
 }
 
@@ -49,17 +52,13 @@ MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
         free_list = r->next;
     else if (!(r = take_unused()))
         return NULL;
-    MPI_Request h = r->handle;
-    memset(r, 0, sizeof(*r));
-    r->handle = h;
+    /* The head only: the handle and callbacks stay, the tail is clean. */
+    memset((char *)r + MPIR_REQUEST_HEAD, 0, MPIR_REQUEST_TAIL - MPIR_REQUEST_HEAD);
     r->kind = kind;
     r->cc = 1;
     r->ref = 2; /* the user's handle and the device's work */
     r->status.MPI_ERROR = MPI_SUCCESS;
     r->peer = -1; /* no partner yet: a lost peer must not fail it */
-    r->cb_send.fn = MPIDI_send_payload_done;
-    r->cb_send.req = r;
-    r->cb_rdma.req = r;
     live++;
     return r;
 }
@@ -91,6 +90,8 @@ void MPIR_Request_release(MPIR_Request *req)
     if (req->comm)
         MPIDI_upcalls.comm_release(req->comm);
     req->comm = NULL;
+    if (MPIR_Request_tail_used(req))
+        memset((char *)req + MPIR_REQUEST_TAIL, 0, sizeof(*req) - MPIR_REQUEST_TAIL);
     req->cc = -1; /* marks it free for MPIR_Request_get */
     req->next = free_list;
     free_list = req;

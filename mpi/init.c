@@ -83,6 +83,7 @@ int PMPI_Finalize(void)
     MPIR_Group_finalize_all();
     MPIR_Info_finalize();
     MPIR_Op_finalize();
+    MPIR_Sched_finalize();
     MPIR_initialized = 2;
     return err;
 }

@@ -117,6 +117,8 @@ typedef struct MPIR_Sched MPIR_Sched_t;
 typedef enum { MPIR_COLL_BLOCKING, MPIR_COLL_NONBLOCKING, MPIR_COLL_PERSISTENT } MPIR_Coll_mode_t;
 /* kind (MPIR_TAG_*) is the tag of a blocking schedule; the others take MPIR_TAG_NBC. */
 int MPIR_Sched_create(MPIR_Comm *comm, MPIR_Coll_mode_t mode, int kind, MPIR_Sched_t **s_p);
+/* Frees what the cached blocking schedule keeps between calls (MPI_Finalize). */
+void MPIR_Sched_finalize(void);
 void MPIR_Sched_send(MPIR_Sched_t *s, const void *buf, MPI_Aint count, MPI_Datatype type, int peer);
 void MPIR_Sched_recv(MPIR_Sched_t *s, void *buf, MPI_Aint count, MPI_Datatype type, int peer);
 void MPIR_Sched_copy(MPIR_Sched_t *s, const void *src, MPI_Aint scount, MPI_Datatype stype,

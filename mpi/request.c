@@ -114,8 +114,10 @@ static int check_req(MPI_Request handle, MPIR_Request **req_p)
 /* The request objects of an array call.  Up to MPIR_REQ_ARRAY_STACK of them
  * live on the caller's stack: a window of nonblocking calls completed with
  * one Waitall is the common case, and a malloc per call showed in the
- * message rate (issue 12).  Larger arrays are allocated. */
-#define MPIR_REQ_ARRAY_STACK 64
+ * message rate (issue 12).  128: a bi-directional window (64 receives and
+ * 64 sends in one Waitall, as OSU's osu_bibw and bench/latbw.c post) took a
+ * malloc per window with 64.  Larger arrays are allocated. */
+#define MPIR_REQ_ARRAY_STACK 128
 typedef struct {
     MPIR_Request **objs;
     MPIR_Request *stack[MPIR_REQ_ARRAY_STACK];
