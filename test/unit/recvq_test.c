@@ -22,7 +22,10 @@ static MPIR_Request *posted(int ctx, int src, int tag)
     r->context_id = ctx;
     r->rank = src;
     r->tag = tag;
-    MPIDI_recvq_append_posted(r);
+    int err;
+    MPIR_Request *u = MPIDI_recvq_take_unexp_or_post(r, 0, &err);
+    EXPECT(u == NULL && err == MPI_SUCCESS && r->in_posted,
+           "posting (%d,%d,%d) took a message or failed (error %#x)", ctx, src, tag, err);
     return r;
 }
 
@@ -76,13 +79,18 @@ static void differential(unsigned seed, int steps)
             for (int i = 0; i < nmunexp && !want; i++)
                 if (munexp[i].ctx == ctx && fits(wsrc, wtag, munexp[i].src, munexp[i].tag))
                     want = model_take(munexp, &nmunexp, i);
-            MPIR_Request *got = MPIDI_recvq_find_unexp(ctx, wsrc, wtag, 1);
-            EXPECT(got == want, "seed %u step %d: receive (%d,%d,%d) took %p, model %p", seed, step,
-                   ctx, wsrc, wtag, (void *)got, (void *)want);
-            if (!got) {
-                MPIR_Request *r = posted(ctx, wsrc, wtag);
+            /* What MPID_Irecv does: search, and post in the same bin if nothing fits. */
+            MPIR_Request *r = MPIR_Request_create(MPIR_REQ_RECV);
+            r->context_id = ctx;
+            r->rank = wsrc;
+            r->tag = wtag;
+            int err;
+            MPIR_Request *got = MPIDI_recvq_take_unexp_or_post(r, 0, &err);
+            EXPECT(got == want && err == MPI_SUCCESS && r->in_posted == !got,
+                   "seed %u step %d: receive (%d,%d,%d) took %p, model %p (error %#x)", seed,
+                   step, ctx, wsrc, wtag, (void *)got, (void *)want, err);
+            if (!got)
                 mposted[nmposted++] = (entry_t){r, ctx, wsrc, wtag};
-            }
         } else if (op < 8 && nmunexp < MODEL_MAX) { /* a message arrives */
             MPIR_Request *want = NULL;
             for (int i = 0; i < nmposted && !want; i++)
@@ -256,6 +264,19 @@ int main(void)
            wild->cc, wild->status.MPI_ERROR);
     EXPECT(other->cc == 1 && other->in_posted, "a wildcard receive elsewhere stays posted");
     EXPECT(alive->cc == 1 && alive->in_posted, "a receive from a live peer stays posted");
+    /* A receive that finds nothing and is refused (its peer is lost) is not posted, and a
+     * message that fits is still taken. */
+    MPIR_Request *refused = MPIR_Request_create(MPIR_REQ_RECV);
+    refused->context_id = 12;
+    refused->rank = 6;
+    int rerr;
+    m = MPIDI_recvq_take_unexp_or_post(refused, 3333 << 7 | MPI_ERR_OTHER, &rerr);
+    EXPECT(m == NULL && rerr == (3333 << 7 | MPI_ERR_OTHER) && !refused->in_posted,
+           "a refused receive is not posted and gets the code (error %#x)", rerr);
+    MPIR_Request *early = arrived(12, 6, 0);
+    m = MPIDI_recvq_take_unexp_or_post(refused, 3333 << 7 | MPI_ERR_OTHER, &rerr);
+    EXPECT(m == early && rerr == MPI_SUCCESS && !refused->in_posted,
+           "a message already there is taken even from a lost peer (error %#x)", rerr);
     int lost[2] = {3, 6};
     EXPECT(MPIDI_recvq_comm_lost_peer(&with, lost, 2) == 6, "the communicator holds lost rank 6");
     EXPECT(MPIDI_recvq_comm_lost_peer(&without, lost, 2) == -1, "world rank 0 is not lost");
