@@ -2,6 +2,7 @@
  * events. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "mpi.h"
 #include "verbs_impl.h"
@@ -53,13 +54,24 @@ static const char *op_name(const MPIDI_VERBS_tx_t *tx)
 
 /* What a completion error message adds when the port is the cause: a port
  * that went down fails the work in flight (locally or by the retries running
- * out) before its asynchronous event is read. */
+ * out) before its asynchronous event is read.  The device may fail the work
+ * before it shows the port's new state (rxe: a send fails at once when its
+ * link goes down, the port reads ACTIVE a moment longer), so the first error
+ * that finds the port active asks again for up to 100 ms: an error path,
+ * once per process. */
 static const char *port_note(char *buf, size_t len)
 {
     MPIDI_VERBS_state_t *st = &MPIDI_VERBS_state;
+    static int waited;
     struct ibv_port_attr pa;
     buf[0] = '\0';
-    if (ibv_query_port(st->ctx, (uint8_t)st->port, &pa) == 0 && pa.state != IBV_PORT_ACTIVE)
+    int q = ibv_query_port(st->ctx, (uint8_t)st->port, &pa);
+    for (int i = 0; q == 0 && pa.state == IBV_PORT_ACTIVE && !waited && i < 5; i++) {
+        nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+        q = ibv_query_port(st->ctx, (uint8_t)st->port, &pa);
+    }
+    waited = 1;
+    if (q == 0 && pa.state != IBV_PORT_ACTIVE)
         snprintf(buf, len, "; device %.32s port %d is %.20s", st->devname, st->port,
                  ibv_port_state_str(pa.state));
     return buf;
