@@ -45,6 +45,25 @@ static MPIR_Request *take_unused(void)
     return r;
 }
 
+/* A build with -DFERRY_CHECK_REQUESTS (the sanitizer build of test/run-all.sh)
+ * checks at every creation that the tail of a free request is zero, the rule
+ * MPIR_Request_release keeps (request.h): a path that writes the tail without
+ * MPIR_Request_tail_used knowing would otherwise leave stale state behind. */
+static void check_tail_clean(const MPIR_Request *r)
+{
+#ifdef FERRY_CHECK_REQUESTS
+    const unsigned char *p = (const unsigned char *)r + MPIR_REQUEST_TAIL;
+    for (size_t i = 0; i < sizeof(*r) - MPIR_REQUEST_TAIL; i++)
+        if (p[i]) {
+            fprintf(stderr, "ferry: internal error: a free request's tail is not clean "
+                            "(byte %zu of its tail)\n", i);
+            abort();
+        }
+#else
+    (void)r;
+#endif
+}
+
 MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
 {
     MPIR_Request *r = free_list;
@@ -53,6 +72,7 @@ MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
     else if (!(r = take_unused()))
         return NULL;
     /* The head only: the handle and callbacks stay, the tail is clean. */
+    check_tail_clean(r);
     memset((char *)r + MPIR_REQUEST_HEAD, 0, MPIR_REQUEST_TAIL - MPIR_REQUEST_HEAD);
     r->kind = kind;
     r->cc = 1;
