@@ -129,7 +129,8 @@ if [ "$quick" != 1 ]; then
     part slurm 900 bash test/slurm/run.sh "$inst"
 
     # AddressSanitizer + UBSan: library and tests instrumented, default and four variants
-    # (the last over tcp).  Configured as if libibverbs-dev and libfabric-dev were not installed
+    # (the last over tcp); FERRY_CHECK_REQUESTS: every request creation checks that the free
+    # request's tail is clean (adi/request.c).  Configured as if libibverbs-dev and libfabric-dev were not installed
     # (their headers "not found" through autoconf's cache variables): this is also the check
     # that Ferry builds and runs without rdma-core and without libfabric and that configure says
     # so (neither the verbs code, on a host without a device, nor the ofi code, which only
@@ -137,7 +138,7 @@ if [ "$quick" != 1 ]; then
     san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
     echo "== build-asan (_build-asan, installed in _inst-asan)"
     if check build-asan 1800 test/build.sh "$top/_build-asan" "$top/_inst-asan" \
-        CFLAGS="-O1 -g $san" LDFLAGS="$san" ac_cv_header_infiniband_verbs_h=no \
+        CFLAGS="-O1 -g $san -DFERRY_CHECK_REQUESTS" LDFLAGS="$san" ac_cv_header_infiniband_verbs_h=no \
         ac_cv_header_rdma_fabric_h=no; then
         check build-asan-says-verbs-off 10 grep -q \
             'verbs method (rdma-core): no: no infiniband/verbs.h (install libibverbs-dev' \
