@@ -16,14 +16,23 @@ static int errors;
         }                                                                                      \
     } while (0)
 
-static MPIR_Request *posted(int ctx, int src, int tag)
+/* What MPID_Irecv does: a receive request searches the unexpected messages
+ * and is posted in the same bin if nothing fits; returns the message taken. */
+static MPIR_Request *receive(int ctx, int src, int tag, MPIR_Request **r_p, int *err_p)
 {
     MPIR_Request *r = MPIR_Request_create(MPIR_REQ_RECV);
     r->context_id = ctx;
     r->rank = src;
     r->tag = tag;
+    *r_p = r;
+    return MPIDI_recvq_take_unexp_or_post(r, 0, err_p);
+}
+
+static MPIR_Request *posted(int ctx, int src, int tag)
+{
+    MPIR_Request *r;
     int err;
-    MPIR_Request *u = MPIDI_recvq_take_unexp_or_post(r, 0, &err);
+    MPIR_Request *u = receive(ctx, src, tag, &r, &err);
     EXPECT(u == NULL && err == MPI_SUCCESS && r->in_posted,
            "posting (%d,%d,%d) took a message or failed (error %#x)", ctx, src, tag, err);
     return r;
@@ -79,13 +88,9 @@ static void differential(unsigned seed, int steps)
             for (int i = 0; i < nmunexp && !want; i++)
                 if (munexp[i].ctx == ctx && fits(wsrc, wtag, munexp[i].src, munexp[i].tag))
                     want = model_take(munexp, &nmunexp, i);
-            /* What MPID_Irecv does: search, and post in the same bin if nothing fits. */
-            MPIR_Request *r = MPIR_Request_create(MPIR_REQ_RECV);
-            r->context_id = ctx;
-            r->rank = wsrc;
-            r->tag = wtag;
+            MPIR_Request *r;
             int err;
-            MPIR_Request *got = MPIDI_recvq_take_unexp_or_post(r, 0, &err);
+            MPIR_Request *got = receive(ctx, wsrc, wtag, &r, &err);
             EXPECT(got == want && err == MPI_SUCCESS && r->in_posted == !got,
                    "seed %u step %d: receive (%d,%d,%d) took %p, model %p (error %#x)", seed,
                    step, ctx, wsrc, wtag, (void *)got, (void *)want, err);
