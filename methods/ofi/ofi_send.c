@@ -67,23 +67,20 @@ void MPIDI_OFI_send_done(MPIDI_OFI_sbuf_t *b)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
     MPIDI_OFI_peer_t *p = &st->peers[b->peer];
-    if (b->keepalive) {
+    if (b->keepalive) { /* a probe is on no sending window (it has no seq) */
         b->keepalive = 0;
         p->keepalive_out = 0;
-        b->next = st->sfree;
-        st->sfree = b;
-        st->nsfree++;
-        return;
+    } else {
+        if (b->out_prev)
+            b->out_prev->out_next = b->out_next;
+        else
+            p->out_head = b->out_next;
+        if (b->out_next)
+            b->out_next->out_prev = b->out_prev;
+        else
+            p->out_tail = b->out_prev;
+        b->out_prev = b->out_next = NULL;
     }
-    if (b->out_prev)
-        b->out_prev->out_next = b->out_next;
-    else
-        p->out_head = b->out_next;
-    if (b->out_next)
-        b->out_next->out_prev = b->out_prev;
-    else
-        p->out_tail = b->out_prev;
-    b->out_prev = b->out_next = NULL;
     b->next = st->sfree;
     st->sfree = b;
     st->nsfree++;
@@ -185,8 +182,9 @@ int MPIDI_OFI_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
 }
 
 /* A keepalive probe: our header alone, from a send buffer so that its
- * completion (an error if the peer is gone) comes back; no seq is used, so
- * the peer's order is untouched. */
+ * completion (an error if the peer is gone) comes back.  It carries the
+ * current seq_out but does not consume it: the receiver drops a probe
+ * before it looks at the seq, so the peer's order is untouched. */
 int MPIDI_OFI_keepalive_send(int peer)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
@@ -194,13 +192,10 @@ int MPIDI_OFI_keepalive_send(int peer)
     MPIDI_OFI_sbuf_t *b = st->sfree;
     if (!b)
         return 1;
-    MPIDI_OFI_hdr_t h = {.src = (uint32_t)st->rank,
-                         .handler = MPIDI_OFI_HANDLER_KEEPALIVE,
-                         .version = MPIDI_OFI_WIRE_VERSION,
-                         .token = p->token_out};
-    memcpy(b->addr, &h, sizeof(h));
+    static const char no_hdr[1];
+    size_t n = pack(b->addr, peer, MPIDI_OFI_HANDLER_KEEPALIVE, no_hdr, 0, NULL, 0, 0);
     b->peer = peer;
-    ssize_t ret = fi_send(st->ep, b->addr, sizeof(h), st->sdesc, p->addr, &b->ctx);
+    ssize_t ret = fi_send(st->ep, b->addr, n, st->sdesc, p->addr, &b->ctx);
     if (ret == -FI_EAGAIN)
         return 1;
     if (ret < 0)
