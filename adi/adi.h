@@ -68,9 +68,9 @@ int MPID_Progress_test(void);
  * the CPU between polls. */
 void MPID_Progress_wait(int (*done)(void *arg), void *arg);
 /* The MPI layer's own work that must advance with the agent (context-id agreements of
- * nonblocking communicator constructors): fn is called on every pass and returns 1 if anything
- * happened.  NULL removes it. */
-void MPID_Progress_set_hook(int (*fn)(void));
+ * nonblocking communicator constructors, collective schedules): fn is called on every pass
+ * while *work is not 0, and returns 1 if anything happened.  NULL removes it. */
+void MPID_Progress_set_hook(int (*fn)(void), const int *work);
 /* Waits for one request. */
 void MPID_Wait(MPIR_Request *req);
 

@@ -35,7 +35,18 @@ typedef struct MPIR_Comm {
 #define MPIR_CONTEXT_LOCAL_OFFSET 2
 #define MPIR_CONTEXT_BLOCK 4
 
-MPIR_Comm *MPIR_Comm_get(MPI_Comm comm);
+/* The communicator table (mpi/comm.c): a handle's low bits index it. */
+#define MPIR_COMM_MAX 4096
+extern MPIR_Comm *MPIR_Comm_table[MPIR_COMM_MAX];
+/* Looks up a communicator by handle (NULL if it is not one).  Inline: every
+ * point-to-point call does it. */
+static inline MPIR_Comm *MPIR_Comm_get(MPI_Comm comm)
+{
+    if ((comm & 0xfc000000) != MPIR_HANDLE_KIND_COMM)
+        return NULL;
+    unsigned idx = comm & 0x03ffffff;
+    return idx < MPIR_COMM_MAX ? MPIR_Comm_table[idx] : NULL;
+}
 static inline int MPIR_Comm_world_rank(const MPIR_Comm *c, int rank)
 {
     return c->world_ranks ? c->world_ranks[rank] : rank;

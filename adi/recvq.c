@@ -159,9 +159,21 @@ static bin_t *insert(uint64_t key)
     return last_bin = b;
 }
 
+static bin_t *bin_get_slow(int context_id, int src, int create);
+
 /* The bin of (context, src), created with its context bin when asked; NULL
- * when it does not exist (or, with create, when memory ran out). */
-static bin_t *bin_get(int context_id, int src, int create)
+ * when it does not exist (or, with create, when memory ran out).  The bin
+ * used last is the answer most of the time (a receive is posted, then its
+ * message matches it): that test is inline, the rest out of line. */
+static inline bin_t *bin_get(int context_id, int src, int create)
+{
+    uint64_t key = bin_key(context_id, src);
+    if (last_bin && last_bin->key == key)
+        return last_bin;
+    return bin_get_slow(context_id, src, create);
+}
+
+static __attribute__((noinline)) bin_t *bin_get_slow(int context_id, int src, int create)
 {
     bin_t *b = lookup(bin_key(context_id, src));
     if (b || !create)

@@ -203,6 +203,12 @@ typedef struct MPIDI_method_ops {
      * returned credits released).  What the application sends outside a
      * pass must not wait for this. */
     void (*progress_done)(void);
+
+    /* Optional: a word that is 0 exactly when progress would find nothing
+     * (self: the count of queued messages).  The agent then skips the call:
+     * an idle poll costs what the methods that must look at shared memory or
+     * the network cost, nothing for the others. */
+    const int *work_hint;
 } MPIDI_method_ops_t;
 
 /* ---- Upcalls into the core (implemented in adi/) ---- */

@@ -6,23 +6,19 @@
 #include "mpiimpl.h"
 #include "op.h"
 
-#define MAX_COMMS 4096
-static MPIR_Comm *comms[MAX_COMMS];
+#define MAX_COMMS MPIR_COMM_MAX
+#define comms MPIR_Comm_table
+MPIR_Comm *comms[MAX_COMMS];
 /* One past the highest slot ever used: finalize reads no further (reading the
  * untouched rest of the table faults in its pages in every process at exit). */
 static int comms_used = 2;
 static MPIR_Comm world_obj, self_obj;
 static int self_rank_map[1];
 
-MPIR_Comm *MPIR_Comm_get(MPI_Comm comm)
-{
-    if ((comm & 0xfc000000) != MPIR_HANDLE_KIND_COMM)
-        return NULL;
-    int idx = comm & 0x03ffffff;
-    return idx < MAX_COMMS ? comms[idx] : NULL;
-}
+int MPIR_upper_work;
 
-/* The MPI layer's share of the agent's work: context agreements and collective schedules. */
+/* The MPI layer's share of the agent's work: context agreements and collective schedules.  The
+ * agent calls it only while MPIR_upper_work is not 0. */
 static int upper_progress(void)
 {
     int made = MPIR_Context_progress();
@@ -55,7 +51,7 @@ int MPIR_Comm_init_builtins(int world_rank, int world_size)
     comms[0] = &world_obj;
     comms[1] = &self_obj;
     /* Nonblocking constructors and collectives move while the agent runs. */
-    MPID_Progress_set_hook(upper_progress);
+    MPID_Progress_set_hook(upper_progress, &MPIR_upper_work);
     return MPI_SUCCESS;
 }
 
@@ -72,7 +68,7 @@ static void comm_destroy(MPIR_Comm *c)
 
 void MPIR_Comm_finalize_all(void)
 {
-    MPID_Progress_set_hook(NULL);
+    MPID_Progress_set_hook(NULL, NULL);
     for (int i = 2; i < comms_used; i++) {
         if (comms[i]) {
             MPIR_Comm *c = comms[i];

@@ -303,6 +303,7 @@ static void unlink_agree(agree_t *a)
     for (agree_t **p = &pending; *p; p = &(*p)->next) {
         if (*p == a) {
             *p = a->next;
+            MPIR_upper_work--;
             return;
         }
     }
@@ -347,6 +348,7 @@ static void agree_init(agree_t *a, MPIR_Comm *local, int n, const int *members, 
     a->held = -1;
     a->next = pending;
     pending = a;
+    MPIR_upper_work++;
     start_masks(a);
 }
 

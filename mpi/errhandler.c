@@ -154,11 +154,8 @@ int PMPI_Add_error_string(int errorcode, const char *string)
     return MPIR_Err_return(NULL, "MPI_Add_error_string", err);
 }
 
-int MPIR_Check_comm(MPI_Comm comm, MPIR_Comm **comm_p)
+int MPIR_Check_comm_slow(MPI_Comm comm)
 {
-    *comm_p = MPIR_Comm_get(comm);
-    if (*comm_p)
-        return MPI_SUCCESS;
     if (comm == MPI_COMM_NULL)
         return MPIR_Err_create(MPI_ERR_COMM, "Invalid communicator: MPI_COMM_NULL");
     return MPIR_Err_create(MPI_ERR_COMM, "Invalid communicator %#x", (unsigned)comm);
@@ -228,18 +225,10 @@ int MPIR_Check_recv_tag(int tag)
     return tag == MPI_ANY_TAG ? MPI_SUCCESS : MPIR_Check_send_tag(tag);
 }
 
-int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
-                     MPIR_Comm *comm, int is_recv)
+int MPIR_Check_pt2pt_slow(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
+                          MPIR_Comm *comm, int is_recv)
 {
     int err;
-    /* The common case in a few comparisons, without a call: a predefined
-     * type (always committed), a valid rank and tag.  Anything else takes
-     * the checks below, which say what is wrong. */
-    if (MPIR_Datatype_is_builtin(type) && count >= 0 && (buf || count == 0) &&
-        ((rank >= 0 && rank < MPIR_Comm_peer_size(comm)) || rank == MPI_PROC_NULL ||
-         (is_recv && rank == MPI_ANY_SOURCE)) &&
-        ((tag >= 0 && tag <= MPIR_TAG_UB) || (is_recv && tag == MPI_ANY_TAG)))
-        return MPI_SUCCESS;
     if ((err = MPIR_Check_count(count)) || (err = MPIR_Check_comm_type(type)) ||
         (err = MPIR_Check_typed_buf(buf, count, type)))
         return err;

@@ -25,7 +25,13 @@ int MPIR_Err_not_initialized(const char *fname) __attribute__((noreturn));
 
 /* Each check returns MPI_SUCCESS or an error code whose message names the
  * bad value. */
-int MPIR_Check_comm(MPI_Comm comm, MPIR_Comm **comm_p);
+int MPIR_Check_comm_slow(MPI_Comm comm);
+/* Inline: every call checks its communicator; the slow part says what is wrong. */
+static inline int MPIR_Check_comm(MPI_Comm comm, MPIR_Comm **comm_p)
+{
+    *comm_p = MPIR_Comm_get(comm);
+    return *comm_p ? MPI_SUCCESS : MPIR_Check_comm_slow(comm);
+}
 int MPIR_Check_count(MPI_Aint count);
 int MPIR_Check_type(MPI_Datatype type);
 int MPIR_Check_buf(const void *buf, MPI_Aint count);
@@ -37,9 +43,27 @@ int MPIR_Check_send_rank(const MPIR_Comm *comm, int rank);
 int MPIR_Check_recv_rank(const MPIR_Comm *comm, int rank);
 int MPIR_Check_send_tag(int tag);
 int MPIR_Check_recv_tag(int tag);
-/* All the checks of a send or receive buffer and envelope at once. */
-int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
-                     MPIR_Comm *comm, int is_recv);
+/* All the checks of a send or receive buffer and envelope at once.  The
+ * common case is a few comparisons inline, without a call (a call's register
+ * saves cost as much as the comparisons): a predefined type (always
+ * committed), a valid rank and tag.  Anything else takes the checks of
+ * MPIR_Check_pt2pt_slow, which say what is wrong. */
+int MPIR_Check_pt2pt_slow(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int tag,
+                          MPIR_Comm *comm, int is_recv);
+static inline int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int rank,
+                                   int tag, MPIR_Comm *comm, int is_recv)
+{
+    if (MPIR_Datatype_is_builtin(type) && count >= 0 && (buf || count == 0) &&
+        ((unsigned)rank < (unsigned)MPIR_Comm_peer_size(comm) || rank == MPI_PROC_NULL ||
+         (is_recv && rank == MPI_ANY_SOURCE)) &&
+        (tag >= 0 || (is_recv && tag == MPI_ANY_TAG)))
+        return MPI_SUCCESS;
+    return MPIR_Check_pt2pt_slow(buf, count, type, rank, tag, comm, is_recv);
+}
+
+/* Context agreements and collective schedules under way: the agent calls the
+ * MPI layer's progress hook only while this is not 0 (mpi/comm.c). */
+extern int MPIR_upper_work;
 
 /* Fills status from a completed request (if status is not STATUS_IGNORE). */
 void MPIR_Status_set(MPI_Status *status, const MPIR_Request *req);

@@ -385,6 +385,7 @@ static void unlink_running(MPIR_Sched_t *s)
     if (s->run_next)
         s->run_next->run_prev = s->run_prev;
     s->run_next = s->run_prev = NULL;
+    MPIR_upper_work--;
 }
 
 /* Runs s's steps as far as they go without waiting; sets *made if anything happened and
@@ -475,6 +476,7 @@ void MPIR_Sched_start(MPIR_Sched_t *s, MPIR_Request *req)
     if (running)
         running->run_prev = s;
     running = s;
+    MPIR_upper_work++;
     /* The first stage goes out now, so the collective moves while the caller computes. */
     int was = in_progress;
     in_progress = 1;

@@ -12,10 +12,13 @@
 static long spins_before_yield;
 /* A callback rather than a call, so progress/ does not reach up into mpi/. */
 static int (*upper_hook)(void);
+static const int no_work;
+static const int *upper_work = &no_work;
 
-void MPID_Progress_set_hook(int (*fn)(void))
+void MPID_Progress_set_hook(int (*fn)(void), const int *work)
 {
     upper_hook = fn;
+    upper_work = fn ? work : &no_work;
 }
 
 void MPIDI_progress_init(void)
@@ -37,8 +40,10 @@ void MPIDI_progress_init(void)
  * tables was about a third of an idle poll. */
 static struct {
     int (*progress)(int *made_progress_p);
+    const int *hint; /* the method's work_hint, or a word that is never 0 */
     const char *name;
 } polled[MPIDI_MAX_METHODS];
+static const int always_work = 1;
 static void (*done_fns[MPIDI_MAX_METHODS])(void);
 static int npolled, ndone;
 /* The doorbell an idle wait sleeps on (wait_word), or NULL: see sleep_on_word. */
@@ -82,6 +87,10 @@ void MPIDI_progress_methods_set(void)
         const MPIDI_method_ops_t *ops = MPIDI_active[i].ops;
         if (ops->progress != MPIDI_module_inert_progress) {
             polled[npolled].progress = ops->progress;
+            polled[npolled].hint =
+                ops->size > offsetof(MPIDI_method_ops_t, work_hint) && ops->work_hint
+                    ? ops->work_hint
+                    : &always_work;
             polled[npolled].name = ops->name;
             npolled++;
         }
@@ -98,6 +107,8 @@ int MPID_Progress_test(void)
 {
     int made = 0;
     for (int i = 0; i < npolled; i++) {
+        if (!*polled[i].hint)
+            continue;
         int m = 0;
         int err = polled[i].progress(&m);
         if (err)
@@ -111,7 +122,7 @@ int MPID_Progress_test(void)
         MPIDI_lost_peers_fail();
         made = 1;
     }
-    if (upper_hook)
+    if (*upper_work)
         made |= upper_hook();
     for (int i = 0; i < ndone; i++)
         done_fns[i]();

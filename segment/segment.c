@@ -5,7 +5,7 @@
 #include "dataloop.h"
 #include "datatype.h"
 
-int MPIR_Segment_init(MPIR_Segment *seg, const void *buf, MPI_Aint count, MPI_Datatype type)
+int MPIR_Segment_init_any(MPIR_Segment *seg, const void *buf, MPI_Aint count, MPI_Datatype type)
 {
     MPIR_Datatype *dt = MPIR_Datatype_get(type);
     if (!dt)

@@ -15,6 +15,7 @@ typedef struct self_msg {
 } self_msg_t;
 
 static self_msg_t *head, *tail;
+static int queued; /* messages in the queue: the agent's work hint */
 static int my_rank;
 
 static int self_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps)
@@ -49,6 +50,7 @@ static int self_finalize(void)
         free(m);
     }
     tail = NULL;
+    queued = 0;
     return 0;
 }
 
@@ -87,6 +89,7 @@ static int self_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     else
         head = m;
     tail = m;
+    queued++;
     return 0;
 }
 
@@ -100,6 +103,7 @@ static int self_progress(int *made)
         head = m->next;
         if (!head)
             tail = NULL;
+        queued--;
         MPIDU_am_dispatch(my_rank, m->handler, m->data, m->hdr_len, m->data + m->hdr_len, m->len);
         free(m);
         *made = 1;
@@ -139,4 +143,5 @@ const MPIDI_method_ops_t MPIDI_self_ops = {
     .rdma_get = self_rdma_get,
     .rdma_put = self_rdma_put,
     .probe = self_probe,
+    .work_hint = &queued,
 };
