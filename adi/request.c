@@ -107,7 +107,11 @@ void MPIR_Request_release(MPIR_Request *req)
     }
     MPIR_Datatype_release(req->seg.dt); /* the reference MPID_Isend/Irecv took */
     req->seg.dt = NULL;
-    if (req->comm)
+    /* A reference that is not the last is dropped here; the last goes back
+     * to the MPI layer, which owns the communicator. */
+    if (req->comm && req->comm->ref > 1)
+        req->comm->ref--;
+    else if (req->comm)
         MPIDI_upcalls.comm_release(req->comm);
     req->comm = NULL;
     if (MPIR_Request_tail_used(req))

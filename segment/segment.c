@@ -422,7 +422,7 @@ static void seg_walk(const MPIR_Segment *seg, size_t first, size_t last, walk_t 
                w);
 }
 
-size_t MPIR_Segment_pack(const MPIR_Segment *seg, size_t first, size_t last, void *dst)
+size_t MPIR_Segment_pack_any(const MPIR_Segment *seg, size_t first, size_t last, void *dst)
 {
     if (last > seg->size)
         last = seg->size;
@@ -437,7 +437,8 @@ size_t MPIR_Segment_pack(const MPIR_Segment *seg, size_t first, size_t last, voi
     return last - first;
 }
 
-size_t MPIR_Segment_unpack(const MPIR_Segment *seg, size_t first, size_t last, const void *src)
+size_t MPIR_Segment_unpack_any(const MPIR_Segment *seg, size_t first, size_t last,
+                               const void *src)
 {
     if (last > seg->size)
         last = seg->size;

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 #include "mpi.h"
 #include "datatype.h"
@@ -62,10 +63,31 @@ static inline int MPIR_Segment_init(MPIR_Segment *seg, const void *buf, MPI_Aint
     }
     return MPIR_Segment_init_any(seg, buf, count, type);
 }
-/* Copies stream bytes [first, last) to dst.  Returns the bytes copied. */
-size_t MPIR_Segment_pack(const MPIR_Segment *seg, size_t first, size_t last, void *dst);
-/* Copies src into stream bytes [first, last).  Returns the bytes copied. */
-size_t MPIR_Segment_unpack(const MPIR_Segment *seg, size_t first, size_t last, const void *src);
+/* Copies stream bytes [first, last) to dst.  Returns the bytes copied.
+ * Contiguous data is one memcpy, inline; the rest in MPIR_Segment_pack_any. */
+size_t MPIR_Segment_pack_any(const MPIR_Segment *seg, size_t first, size_t last, void *dst);
+static inline size_t MPIR_Segment_pack(const MPIR_Segment *seg, size_t first, size_t last,
+                                       void *dst)
+{
+    if (seg->is_contig && first < last && last <= seg->size) {
+        memcpy(dst, seg->buf + first, last - first);
+        return last - first;
+    }
+    return MPIR_Segment_pack_any(seg, first, last, dst);
+}
+/* Copies src into stream bytes [first, last).  Returns the bytes copied.
+ * As pack: contiguous data inline, the rest in MPIR_Segment_unpack_any. */
+size_t MPIR_Segment_unpack_any(const MPIR_Segment *seg, size_t first, size_t last,
+                               const void *src);
+static inline size_t MPIR_Segment_unpack(const MPIR_Segment *seg, size_t first, size_t last,
+                                         const void *src)
+{
+    if (seg->is_contig && first < last && last <= seg->size) {
+        memcpy(seg->buf + first, src, last - first);
+        return last - first;
+    }
+    return MPIR_Segment_unpack_any(seg, first, last, src);
+}
 /* If the whole stream is one contiguous piece of memory, returns the address
  * of stream byte `first`, else NULL.  Lets methods send and receive in place. */
 void *MPIR_Segment_contig_ptr(const MPIR_Segment *seg, size_t first);
