@@ -64,7 +64,8 @@ static void check_tail_clean(const MPIR_Request *r)
 #endif
 }
 
-MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
+/* A request with its head cleared and its segment not yet written. */
+static inline MPIR_Request *request_take(MPIR_Request_kind_t kind)
 {
     MPIR_Request *r = free_list;
     if (r)
@@ -83,14 +84,24 @@ MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
     return r;
 }
 
+MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
+{
+    MPIR_Request *r = request_take(kind);
+    if (r)
+        r->seg = (MPIR_Segment){0};
+    return r;
+}
+
 void MPIR_Request_release(MPIR_Request *req)
 {
     if (--req->ref > 0)
         return;
     if (req->ref < 0)
         MPIDI_fatal("request %#x released twice", (unsigned)req->handle);
-    if (req->on_release)
+    if (req->on_release) {
         req->on_release(req);
+        req->on_release = NULL;
+    }
     /* Tested before the calls: most requests hold neither buffer. */
     if (req->unexp_data) {
         free(req->unexp_data);
@@ -109,13 +120,16 @@ void MPIR_Request_release(MPIR_Request *req)
     req->seg.dt = NULL;
     /* A reference that is not the last is dropped here; the last goes back
      * to the MPI layer, which owns the communicator. */
+    req->on_complete = NULL;
+    req->parent = NULL;
+    req->user_freed = 0;
     if (req->comm && req->comm->ref > 1)
         req->comm->ref--;
     else if (req->comm)
         MPIDI_upcalls.comm_release(req->comm);
     req->comm = NULL;
     if (MPIR_Request_tail_used(req))
-        memset((char *)req + MPIR_REQUEST_TAIL, 0, sizeof(*req) - MPIR_REQUEST_TAIL);
+        memset((char *)req + MPIR_REQUEST_RARE, 0, sizeof(*req) - MPIR_REQUEST_RARE);
     req->cc = -1; /* marks it free for MPIR_Request_get */
     req->next = free_list;
     free_list = req;
@@ -169,12 +183,13 @@ MPIR_Request *MPIDI_Request_create_pt2pt(MPIR_Request_kind_t kind, const void *b
                                          MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
                                          int context_offset)
 {
-    MPIR_Request *req = MPIR_Request_create(kind);
+    MPIR_Request *req = request_take(kind);
     if (!req)
         return NULL;
     req->comm = comm;
     comm->ref++;
-    MPIR_Segment_init(&req->seg, buf, count, type);
+    if (MPIR_Segment_init(&req->seg, buf, count, type) != MPI_SUCCESS)
+        req->seg = (MPIR_Segment){0}; /* cannot happen: the MPI layer checked the type */
     MPIR_Datatype_add_ref(req->seg.dt); /* MPI_Type_free while pending must be safe */
     req->rank = rank;
     req->tag = tag;

@@ -96,17 +96,24 @@ typedef struct MPIR_Greq {
 
 /* Creating a request clears only its head (MPIR_Request_create): the handle
  * and the two callbacks' req are set once, when the slot is first handed
- * out, and never change; the tail (from recv_reg on) holds what only a
- * rendezvous or a persistent, generalized or composite request writes, and
- * it is zero in every free request: MPIR_Request_release clears it for the
- * requests that can have written it (MPIR_Request_tail_used).  An eager
- * message's request so clears about half of the object (issue 12: an
- * MPI_Isend went from 795 to 750 instructions, bench/budget.py). */
+ * out, and never change; the segment is written whole by each creation (a
+ * point-to-point request's describes its buffer, any other's is empty);
+ * the tail (from on_complete on) is zero in every free request.  Its first
+ * part, the MPI layer's links and buffers, MPIR_Request_release clears
+ * field by field, always; the rest holds what only a rendezvous or a
+ * persistent, generalized or composite request writes, and release clears
+ * it for the requests that can have written it (MPIR_Request_tail_used).
+ * An eager message's request so clears a third of the object (issue 12,
+ * bench/budget.py: clearing the whole object, an MPI_Isend took 795
+ * instructions; the head alone, 750; the segment and the MPI layer's
+ * fields out of the head, the head went from 416 bytes to 200). */
 typedef struct MPIR_Request {
     /* Set once per slot. */
     MPI_Request handle;
     MPIDI_cb_t cb_send; /* payload of an am_send released */
     MPIDI_cb_t cb_rdma; /* one rdma_get / rdma_put piece finished (fn set by each transfer) */
+    /* User buffer as a byte stream: set whole at creation. */
+    MPIR_Segment seg;
     /* The head: cleared at creation. */
     MPIR_Request_kind_t kind;
     /* Completion counter: the request is complete when it reaches 0.  Each
@@ -116,18 +123,15 @@ typedef struct MPIR_Request {
     int ref;
     MPIR_Comm *comm;
     MPI_Status status;
-    /* User buffer as a byte stream. */
-    MPIR_Segment seg;
     /* Envelope: for a send the destination, for a receive the requested
      * source (maybe MPI_ANY_SOURCE) in comm ranks. */
     int rank;
     int tag;
     int context_id;
     int peer; /* world rank of the partner once known */
-    /* Matching queue links (adi/recvq.c): the request's bin list, and for an
-     * unexpected message also its context's arrival list. */
+    /* Matching queue links (adi/recvq.c): the request's bin list (an
+     * unexpected message's context arrival list is in the tail). */
     struct MPIR_Request *next, *prev;
-    struct MPIR_Request *arr_next, *arr_prev;
     struct MPIDI_recvq_bin *rq_bin; /* the bin it is queued in, NULL if none */
     uint64_t post_seq;              /* posted receive: order among all posts */
     size_t msg_size; /* bytes the sender sends */
@@ -140,7 +144,6 @@ typedef struct MPIR_Request {
     size_t bytes_needed; /* bytes that will land in the buffer (less if truncated) */
     size_t bytes_recvd;  /* DATA bytes arrived (pipeline) */
     MPIDI_rts_info_t rts;
-    void *unexp_data;    /* unexpected eager payload, exactly msg_size bytes */
     int in_posted;       /* on the posted queue, not matched yet */
 
     /* Send requests. */
@@ -148,6 +151,11 @@ typedef struct MPIR_Request {
     int cancel_pending;   /* a CANCEL_SEND awaits its answer (one event) */
     uint16_t send_seq;    /* the sequence number its message carries */
 
+    /* The tail, zero while free.  First what MPIR_Request_release clears
+     * field by field in every request (the unexpected queue unlinks
+     * arr_next/arr_prev itself). */
+    void *unexp_data; /* unexpected eager payload, exactly msg_size bytes */
+    struct MPIR_Request *arr_next, *arr_prev; /* an unexpected message's context arrival list */
     /* Set by the MPI layer: called when cc reaches 0, before the device drops
      * its reference (a child telling its parent, a buffered send's space). */
     void (*on_complete)(struct MPIR_Request *req);
@@ -162,8 +170,9 @@ typedef struct MPIR_Request {
     void *tmpbuf;                /* freed with the request (packed data of a composite) */
     int user_freed;              /* MPI_Request_free came before completion */
 
-    /* The tail: zero while free (see above).  A rendezvous's receive side,
-     * its send side, either side's transfer, then the MPI layer's state. */
+    /* Then what release clears only where it can have been written: a
+     * rendezvous's receive side, its send side, either side's transfer, then
+     * the MPI layer's state. */
     MPIDI_reg_t recv_reg; /* the receive buffer, registered for the sender's rdma_put */
     uint64_t cts_rreq;    /* the receiver's request id from CTS, echoed in PUT_DONE */
     size_t cts_len;       /* bytes CTS asked for */
@@ -176,7 +185,8 @@ typedef struct MPIR_Request {
 } MPIR_Request;
 
 #define MPIR_REQUEST_HEAD offsetof(MPIR_Request, kind)
-#define MPIR_REQUEST_TAIL offsetof(MPIR_Request, recv_reg)
+#define MPIR_REQUEST_TAIL offsetof(MPIR_Request, unexp_data)
+#define MPIR_REQUEST_RARE offsetof(MPIR_Request, recv_reg)
 
 /* Whether the request may have written its tail: a rendezvous (an RTS sent,
  * or received: rts.is_rndv; mode is set on both sides before a transfer) and
