@@ -81,19 +81,56 @@ static inline MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)
     return p->method ? p : MPIDI_peer_bind(peer, errp);
 }
 
+void MPIDI_send_payload_done(MPIDI_cb_t *cb, int mpi_errno);
+
+/* Hands an active message to the peer's method now.  Returns MPIDI_AGAIN if
+ * the method took nothing; otherwise the payload's event on req (if any) is
+ * complete or will complete when the method releases the payload, and the
+ * result is MPI_SUCCESS or an error.  Inline: every message takes it (am.c's
+ * try_op too, for a parked one). */
+static inline int MPIDI_am_try(MPIDI_peer_t *p, int peer, int handler, const void *hdr,
+                               size_t hdr_len, MPIR_Request *req, size_t first, size_t last,
+                               unsigned flags)
+{
+    int rc = p->method->am_send(peer, handler, hdr, hdr_len, req ? &req->seg : NULL, first, last,
+                                flags, req ? &req->cb_send : NULL);
+    if (rc == MPIDI_AGAIN)
+        return rc;
+    if (req && rc != MPIDI_INPROGRESS)
+        MPIDI_send_payload_done(&req->cb_send, rc);
+    return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
+}
+
+/* MPIDI_am_send when the message cannot go straight to the method (a peer
+ * not bound yet or lost, something parked for it, or the method had no
+ * room: tried). */
+int MPIDI_am_send_queued(int peer, int handler, const void *hdr, size_t hdr_len,
+                         MPIR_Request *req, size_t first, size_t last, unsigned flags, int tried);
+
 /* Sends an active message now or queues it behind earlier ones to the same
  * peer.  With a req, [first, last) of its buffer is the payload and the
  * request holds one event that completes when the method releases the
  * payload (also on error); control messages pass req NULL.  On an error
- * return that event has been completed already.  flags: MPIDI_AM_*. */
-int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
-                  size_t first, size_t last, unsigned flags);
+ * return that event has been completed already.  flags: MPIDI_AM_*.  The
+ * common case is inline: a bound peer, nothing parked for it, not lost. */
+static inline int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
+                                MPIR_Request *req, size_t first, size_t last, unsigned flags)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[peer];
+    int tried = 0;
+    if (p->method && !p->deferred_head && !p->failed_code) {
+        int rc = MPIDI_am_try(p, peer, handler, hdr, hdr_len, req, first, last, flags);
+        if (rc != MPIDI_AGAIN)
+            return rc;
+        tried = 1; /* took nothing: park it */
+    }
+    return MPIDI_am_send_queued(peer, handler, hdr, hdr_len, req, first, last, flags, tried);
+}
 /* Streams [first, last) of req's buffer as DATA chunks to the receiver's rreq. */
 int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, size_t last);
 /* Issues req's rdma transfer now, or parks it behind earlier operations to
  * the peer when the method answers AGAIN (adi/rdma.c calls it). */
 void MPIDI_submit_xfer(int peer, MPIR_Request *req);
-void MPIDI_send_payload_done(MPIDI_cb_t *cb, int mpi_errno);
 /* Retries deferred operations; returns 1 if any went out. */
 int MPIDI_deferred_progress(void);
 extern long MPIDI_ndeferred;

@@ -110,16 +110,9 @@ static int try_op(int peer, MPIDI_peer_t *p, MPIDI_sendop_t *op)
     MPIR_Request *req = op->req;
     if (op->kind == MPIDI_OP_XFER)
         return MPIDI_xfer_try(req);
-    if (op->kind == MPIDI_OP_AM) {
-        int rc = p->method->am_send(peer, op->handler, op->hdr.bytes, op->hdr_len,
-                                    req ? &req->seg : NULL, op->first, op->last, op->flags,
-                                    req ? &req->cb_send : NULL);
-        if (rc == MPIDI_AGAIN)
-            return rc;
-        if (req && rc != MPIDI_INPROGRESS)
-            MPIDI_send_payload_done(&req->cb_send, rc);
-        return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
-    }
+    if (op->kind == MPIDI_OP_AM)
+        return MPIDI_am_try(p, peer, op->handler, op->hdr.bytes, op->hdr_len, req, op->first,
+                            op->last, op->flags);
     /* A DATA stream: each chunk that stays in flight holds one more event on
      * the request, so the request cannot complete before its last byte. */
     while (op->first < op->last) {
@@ -196,27 +189,12 @@ static int submit(int peer, MPIDI_sendop_t *proto, int tried)
     return MPI_SUCCESS;
 }
 
-int MPIDI_am_send(int peer, int handler, const void *hdr, size_t hdr_len, MPIR_Request *req,
-                  size_t first, size_t last, unsigned flags)
+int MPIDI_am_send_queued(int peer, int handler, const void *hdr, size_t hdr_len,
+                         MPIR_Request *req, size_t first, size_t last, unsigned flags, int tried)
 {
-    int err = MPI_SUCCESS, tried = 0;
-    MPIDI_peer_t *p = MPIDI_peer_get(peer, &err);
-    if (!p)
-        return err;
-    /* The common case goes straight to the method, without building the
-     * operation that only a parked message needs (issue 12's per-message
-     * budget): nothing is parked for the peer (order) and it is not lost.
-     * This is try_op's first case. */
-    if (!p->deferred_head && !p->failed_code) {
-        int rc = p->method->am_send(peer, handler, hdr, hdr_len, req ? &req->seg : NULL, first,
-                                    last, flags, req ? &req->cb_send : NULL);
-        if (rc != MPIDI_AGAIN) {
-            if (req && rc != MPIDI_INPROGRESS)
-                MPIDI_send_payload_done(&req->cb_send, rc);
-            return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
-        }
-        tried = 1; /* took nothing: park it */
-    }
+    int err = MPI_SUCCESS;
+    if (!MPIDI_peer_get(peer, &err))
+        return err; /* not reachable (the request's event is the caller's to end) */
     MPIDI_sendop_t op = {.kind = MPIDI_OP_AM,
                          .handler = handler,
                          .flags = flags,

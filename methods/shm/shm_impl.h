@@ -143,6 +143,9 @@ typedef struct MPIDI_SHM_ring_tx {
  * what it last published in the ring's consumed.  The ring from ourselves
  * points at a length word that stays 0, so the poll needs no test for it. */
 typedef struct MPIDI_SHM_ring_rx {
+    /* The length word at tail, where the next entry will appear: an idle
+     * poll loads it and nothing else (kept with tail). */
+    const _Atomic uint32_t *watch;
     MPIDI_SHM_ring_t *ring;
     char *data;
     uint64_t tail;
@@ -219,7 +222,7 @@ typedef struct MPIDI_SHM_state {
     MPIDI_SHM_off_t *drain_mark; /* DRAINING: the cell to dequeue before failing; 0: done */
     int ndraining;
     int nfailed; /* peers in MPIDI_SHM_PEER_FAILED: am_send checks only when non-zero */
-    unsigned live_polls;
+    int live_countdown; /* progress calls until the next liveness look */
     long long next_check_ms;
 } MPIDI_SHM_state_t;
 

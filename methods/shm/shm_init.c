@@ -286,11 +286,13 @@ static void init_own_region(void)
     static uint32_t no_entry; /* what the ring from ourselves (or no ring) always shows: nothing */
     for (int s = 0; s < st->nlocal; s++) {
         st->ring_rx[s].data = (char *)&no_entry;
+        st->ring_rx[s].watch = (const _Atomic uint32_t *)&no_entry;
         if (st->ring_size == 0)
             continue;
         st->ring_rx[s].ring = MPIDI_SHM_ring(s, st->me);
         if (s != st->me) {
             st->ring_rx[s].data = MPIDI_SHM_ring_data(st->ring_rx[s].ring);
+            st->ring_rx[s].watch = (const _Atomic uint32_t *)st->ring_rx[s].data;
             st->ring_tx[s].ring = MPIDI_SHM_ring(st->me, s);
         }
     }

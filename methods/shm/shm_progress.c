@@ -211,8 +211,10 @@ int MPIDI_SHM_progress(int *made_progress_p)
     /* Idle polls count too: a dead peer is what an idle rank may be waiting
      * for.  Throttled (shm_liveness.c); every call while a dead peer's
      * messages drain.  Not from a handler's nested call. */
-    if (st->liveness_ms && !mpi_errno && !st->in_progress &&
-        (st->ndraining || ++st->live_polls % MPIDI_SHM_LIVENESS_POLL_EVERY == 0))
-        MPIDI_SHM_liveness_check();
+    if (--st->live_countdown <= 0 || st->ndraining) {
+        st->live_countdown = MPIDI_SHM_LIVENESS_POLL_EVERY;
+        if (st->liveness_ms && !mpi_errno && !st->in_progress)
+            MPIDI_SHM_liveness_check();
+    }
     return mpi_errno;
 }

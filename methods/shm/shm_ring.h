@@ -82,9 +82,14 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_entry(MPIDI_SHM_ring_t *ring, uin
  * a hint; MPIDI_SHM_ring_peek loads the length again with acquire. */
 static inline uint32_t MPIDI_SHM_ring_ready(const MPIDI_SHM_ring_rx_t *rx)
 {
-    return atomic_load_explicit(
-        (_Atomic uint32_t *)(rx->data + (rx->tail & MPIDI_SHM_state.ring_mask)),
-        memory_order_relaxed);
+    return atomic_load_explicit(rx->watch, memory_order_relaxed);
+}
+
+/* Receiver: the private tail of rx moved to new_tail. */
+static inline void MPIDI_SHM_ring_move_tail(MPIDI_SHM_ring_rx_t *rx, uint64_t new_tail)
+{
+    rx->tail = new_tail;
+    rx->watch = (const _Atomic uint32_t *)(rx->data + (new_tail & MPIDI_SHM_state.ring_mask));
 }
 
 /* Sender: before its first entry to local peer li, sets its bit in li's
@@ -177,7 +182,7 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_peek(int s)
     if (len == 0)
         return NULL;
     if (len == MPIDI_SHM_RING_WRAP) {
-        rx->tail += st->ring_size - (rx->tail & st->ring_mask);
+        MPIDI_SHM_ring_move_tail(rx, rx->tail + st->ring_size - (rx->tail & st->ring_mask));
         e = MPIDI_SHM_ring_entry(ring, rx->tail);
         /* Acquire for symmetry; the WRAP's acquire already covers it. */
         len = atomic_load_explicit(&e->len, memory_order_acquire);
@@ -191,7 +196,8 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_peek(int s)
  * handed back in MPIDI_SHM_ring_release, once per sweep. */
 static inline void MPIDI_SHM_ring_consume(int s, const MPIDI_SHM_rent_t *e)
 {
-    MPIDI_SHM_state.ring_rx[s].tail += atomic_load_explicit(&e->len, memory_order_relaxed);
+    MPIDI_SHM_ring_rx_t *rx = &MPIDI_SHM_state.ring_rx[s];
+    MPIDI_SHM_ring_move_tail(rx, rx->tail + atomic_load_explicit(&e->len, memory_order_relaxed));
 }
 
 /* Receiver: hands the space of the consumed entries from s back to it. */

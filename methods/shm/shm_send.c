@@ -46,7 +46,7 @@ static int check_args(int peer, int li, int handler, size_t hdr_len, const MPIR_
     return MPI_SUCCESS;
 }
 
-static int pack(int peer, const MPIR_Segment *seg, size_t first, size_t last, void *dst)
+static inline int pack(int peer, const MPIR_Segment *seg, size_t first, size_t last, void *dst)
 {
     if (first == last)
         return MPI_SUCCESS;
