@@ -120,7 +120,7 @@ int MPIR_Segment_to_iov(const MPIR_Segment *seg, size_t first, size_t *last_p, s
     (void)max;
     abort();
 }
-size_t MPIR_Segment_pack(const MPIR_Segment *seg, size_t first, size_t last, void *dst)
+size_t MPIR_Segment_pack_any(const MPIR_Segment *seg, size_t first, size_t last, void *dst)
 {
     (void)seg;
     (void)first;

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.." || exit 2
 build=${1:-$(mktemp -d /tmp/shm_run.XXXXXX)}
 mkdir -p "$build"
 CC=${CC:-gcc}
-CFLAGS="-std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE -I include -I methods -I segment -I adi"
+CFLAGS="-std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE -I include -I methods -I segment -I datatype -I adi"
 SRC="test/methods/shm_pingpong.c methods/shm/shm_ops.c methods/shm/shm_init.c methods/shm/shm_send.c methods/shm/shm_progress.c methods/shm/shm_cma.c methods/shm/shm_liveness.c methods/shm/shm_wait.c methods/shm/shm_probe.c adi/probe.c"
 passed=0
 failed=0
