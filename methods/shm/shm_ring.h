@@ -201,17 +201,15 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_peek(int s)
  * to them, they cross one after the other, each a full transfer (the
  * message rate of 8-byte messages was bound by that, one line per message);
  * asked for here, they cross while this entry is handled.  A line the
- * sender has not written yet is only read early (it writes it again).  Not
- * across the end of the ring (one entry in a few hundred). */
+ * sender has not written yet is only read early (it writes it again). */
 static inline void MPIDI_SHM_ring_prefetch_after(const MPIDI_SHM_ring_rx_t *rx,
                                                  const MPIDI_SHM_rent_t *e)
 {
-    const char *next = (const char *)e + atomic_load_explicit(&e->len, memory_order_relaxed);
-    if (next + MPIDI_SHM_RING_PREFETCH_LINES * MPIDI_SHM_CACHELINE >
-        rx->data + MPIDI_SHM_state.ring_size)
-        return;
+    uint64_t next = rx->tail + atomic_load_explicit(&e->len, memory_order_relaxed);
     for (int i = 0; i < MPIDI_SHM_RING_PREFETCH_LINES; i++)
-        __builtin_prefetch(next + i * MPIDI_SHM_CACHELINE, 0, 3);
+        __builtin_prefetch(rx->data + ((next + (uint64_t)i * MPIDI_SHM_CACHELINE) &
+                                       MPIDI_SHM_state.ring_mask),
+                           0, 3);
 }
 
 /* Receiver: done with entry e from s (its reads are over).  The space is
