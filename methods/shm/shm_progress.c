@@ -55,7 +55,6 @@ static int poll_ring(int s, int budget, int *count_p)
             break; /* an earlier message from s is still in the queue */
         if ((mpi_errno = check_entry(s, e)))
             break;
-        MPIDI_SHM_ring_prefetch_after(&st->ring_rx[s], e);
         deliver_ring(s, e);
         n++;
     }

@@ -192,26 +192,6 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_peek(int s)
     return e;
 }
 
-/* Lines the receiver asks for ahead of the entry it is about to handle. */
-#define MPIDI_SHM_RING_PREFETCH_LINES 4
-
-/* Receiver: asks early for the lines after entry e (the one at rx's tail).
- * In a stream of messages the sender is usually ahead, and every entry's
- * line was written by the other core: fetched only when the receiver comes
- * to them, they cross one after the other, each a full transfer (the
- * message rate of 8-byte messages was bound by that, one line per message);
- * asked for here, they cross while this entry is handled.  A line the
- * sender has not written yet is only read early (it writes it again). */
-static inline void MPIDI_SHM_ring_prefetch_after(const MPIDI_SHM_ring_rx_t *rx,
-                                                 const MPIDI_SHM_rent_t *e)
-{
-    uint64_t next = rx->tail + atomic_load_explicit(&e->len, memory_order_relaxed);
-    for (int i = 0; i < MPIDI_SHM_RING_PREFETCH_LINES; i++)
-        __builtin_prefetch(rx->data + ((next + (uint64_t)i * MPIDI_SHM_CACHELINE) &
-                                       MPIDI_SHM_state.ring_mask),
-                           0, 3);
-}
-
 /* Receiver: done with entry e from s (its reads are over).  The space is
  * handed back in MPIDI_SHM_ring_release, once per sweep. */
 static inline void MPIDI_SHM_ring_consume(int s, const MPIDI_SHM_rent_t *e)
