@@ -225,6 +225,11 @@ typedef struct MPIDI_TCP_peer {
     size_t rgot;                          /* payload bytes there so far */
     void *rtoken;   /* from MPIDU_am_recv_begin, or NULL (collected for dispatch) */
     char *rcollect; /* malloc'ed buffer when the payload is collected, else NULL */
+    /* We sent a message that asks for DATA (MPIDI_AM_ASKS_DATA) and no small
+     * frame has come since: while rbuf is empty, read one frame header at a
+     * time, so that a large payload is read into place and not first into
+     * rbuf (up to 64 KiB copied twice). */
+    int data_asked;
 
     int bye_sent, bye_got;
 } MPIDI_TCP_peer_t;
@@ -262,6 +267,7 @@ typedef struct MPIDI_TCP_state {
     long accept_pause_ms;        /* accept ran out of descriptors: current pause, 0 if none */
     long long accept_resume_at;  /* ms: when to listen again; 0 if listening */
     unsigned long recv_in_place; /* counter tcp_recv_in_place: payloads read into user memory */
+    unsigned long recv_staged;   /* counter tcp_recv_staged: their bytes that came through rbuf */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
     size_t eager_limit;
