@@ -120,6 +120,18 @@ else
     fail congestion_unknown_refused "$(details)"
 fi
 
+# The DATA a pipeline CTS asks for has its frame header read alone: each 1 MiB payload goes
+# into the user's buffer with at most the 64 bytes after its header through the staging buffer
+# (without the hint, the first read put up to 64 KiB there, copied again).
+run 60 "$MPIEXEC" -n 2 -genv FERRY_STATS_FILE "$TMP/stats" "$TRAFFIC" 20 1048576
+inplace=$(sed -n 's/^tcp_recv_in_place //p' "$TMP/stats.1" 2>/dev/null)
+staged=$(sed -n 's/^tcp_recv_staged //p' "$TMP/stats.1" 2>/dev/null)
+if [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT" && [ "${inplace:-0}" = 20 ] && [ "${staged:-99999}" -le $((20 * 64)) ]; then
+    pass data_header_read_alone
+else
+    fail data_header_read_alone "in place ${inplace:-?}, staged ${staged:-?} bytes; $(details)"
+fi
+
 # More ranks than cores: every rank talks to every other one over its own connection.
 run 300 "$MPIEXEC" -n 16 "$EXCHANGE" 1
 if no_errors; then pass oversubscribed_n16; else fail oversubscribed_n16 "$(details)"; fi
