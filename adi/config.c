@@ -74,6 +74,9 @@ static cfg_var_t vars[] = {
      "SO_SNDBUF of tcp connections (0: kernel default, autotuned)"},
     {"FERRY_TCP_RCVBUF", CFG_SIZE, "0", 0, 1L << 30, NULL,
      "SO_RCVBUF of tcp connections (0: kernel default, autotuned)"},
+    {"FERRY_TCP_CONGESTION", CFG_STR, "auto", 0, 0, NULL,
+     "tcp congestion control: auto (reno between ranks of one node, else the system's), "
+     "system, or a kernel algorithm's name"},
     {"FERRY_TCP_CONNECT_TIMEOUT", CFG_INT, "10000", 10, 3600000, NULL,
      "milliseconds one tcp connect() may take before the next address is tried"},
     {"FERRY_TCP_CONNECT_RETRIES", CFG_INT, "4", 0, 1000, NULL,

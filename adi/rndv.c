@@ -22,7 +22,8 @@ static void send_cts(MPIR_Request *rreq, const MPIDI_reg_t *reg, void *addr)
         c.addr = reg->held ? reg->mem.remote_addr : (uint64_t)(uintptr_t)addr;
         c.rkey = reg->held ? reg->mem.key : 0;
     }
-    int err = MPIDI_am_send(rreq->peer, MPIDI_AM_CTS, &c, sizeof(c), NULL, 0, 0, 0);
+    unsigned flags = !addr && rreq->bytes_needed > 0 ? MPIDI_AM_ASKS_DATA : 0;
+    int err = MPIDI_am_send(rreq->peer, MPIDI_AM_CTS, &c, sizeof(c), NULL, 0, 0, flags);
     if (err) {
         MPIR_Request_set_error(rreq, err);
         MPIDI_Request_complete_one(rreq);

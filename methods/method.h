@@ -41,6 +41,11 @@ typedef enum {
     0x1 /* deliver only after every rdma operation issued earlier to                               \
            this peer has completed (verbs IBV_SEND_FENCE, FI_FENCE);                               \
            a method whose rdma completes before returning ignores it */
+#define MPIDI_AM_ASKS_DATA                                                                         \
+    0x2 /* a hint: the peer answers this message with DATA carrying                                \
+           a payload (a pipeline CTS), so a method that reads a byte                               \
+           stream may read the next frame's header alone and the                                   \
+           payload straight into place (tcp); ignoring it is correct */
 
 /* Access rights asked of mem_reg (a method may grant more). */
 #define MPIDI_MEM_LOCAL_WRITE 0x1  /* the method writes into it (destination of rdma_get) */

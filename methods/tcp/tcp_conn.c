@@ -56,6 +56,58 @@ int MPIDI_TCP_set_sockopts(int fd)
     return 0;
 }
 
+/* One line of a /proc file (a list of congestion controls), or "?". */
+static void read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f || !fgets(buf, (int)len, f))
+        snprintf(buf, len, "?");
+    buf[strcspn(buf, "\n")] = '\0';
+    if (f)
+        fclose(f);
+}
+
+int MPIDI_TCP_check_congestion(int fd)
+{
+    const char *cc = MPIDI_TCP_state.congestion;
+    if (!strcmp(cc, "auto") || !strcmp(cc, "system"))
+        return MPI_SUCCESS;
+    if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc)) == 0)
+        return MPI_SUCCESS;
+    int err = errno;
+    char avail[256], allowed[256];
+    read_line("/proc/sys/net/ipv4/tcp_available_congestion_control", avail, sizeof(avail));
+    read_line("/proc/sys/net/ipv4/tcp_allowed_congestion_control", allowed, sizeof(allowed));
+    return MPIDU_err_create(MPI_ERR_ARG,
+                            "tcp: FERRY_TCP_CONGESTION=%s: the kernel refuses it: %s (errno %d); "
+                            "it has %s, of which every user may pick %s (or use auto or system)",
+                            cc, strerror(err), err, avail, allowed);
+}
+
+/* Between two ranks of one node the data never leaves the host: there is no
+ * network to share, and what a congestion control does only holds data back.
+ * BBR (a common default) paces and keeps about what it measured to be needed
+ * in flight, less than a 1 MiB DATA frame on loopback, so the rest of the
+ * frame waited for acknowledgements (1 MiB ping-pong 2.6x slower than under
+ * reno, doc/methods/tcp.md).  Between nodes the system's choice stands unless
+ * the user names one.  Failing to set it costs speed, never correctness, so a
+ * refusal (checked at init for a named one) only shows in what name reports. */
+void MPIDI_TCP_set_congestion(int peer, int fd, char *name)
+{
+    const MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    const char *cc = st->congestion;
+    if (!strcmp(cc, "auto"))
+        cc = st->node_of[peer] == st->node_id ? MPIDI_TCP_CC_SAME_NODE : NULL;
+    else if (!strcmp(cc, "system"))
+        cc = NULL;
+    if (cc)
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc));
+    socklen_t len = MPIDI_TCP_CC_NAME_MAX;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0)
+        len = 0;
+    name[len < MPIDI_TCP_CC_NAME_MAX ? len : MPIDI_TCP_CC_NAME_MAX - 1] = '\0';
+}
+
 static unsigned interest(const MPIDI_TCP_sock_t *s)
 {
     if (s->state == MPIDI_TCP_SOCK_CONNECTING)
@@ -274,10 +326,8 @@ static int start_attempt(int peer, int first)
             p->addr_idx++;
             continue;
         }
-        err = MPIDI_TCP_sock_add(fd,
-                                 rc == 0 ? MPIDI_TCP_SOCK_WAIT_CHALLENGE
-                                         : MPIDI_TCP_SOCK_CONNECTING,
-                                 peer, &p->out);
+        err = MPIDI_TCP_sock_add(
+            fd, rc == 0 ? MPIDI_TCP_SOCK_WAIT_CHALLENGE : MPIDI_TCP_SOCK_CONNECTING, peer, &p->out);
         if (err) {
             close(fd);
             p->out = NULL;
@@ -409,9 +459,12 @@ static int peer_up(int peer, MPIDI_TCP_sock_t *s)
     p->rstate = MPIDI_TCP_RECV_FRAME;
     s->state = MPIDI_TCP_SOCK_DATA;
     s->peer = peer;
+    char cc[MPIDI_TCP_CC_NAME_MAX];
+    MPIDI_TCP_set_congestion(peer, s->fd, cc);
     if (verbose() >= 2)
-        fprintf(stderr, "ferry: rank %d: tcp connection to rank %d up (%s%s)\n", st->rank, peer,
-                addr[0] ? "we connected to " : "it connected to us", addr);
+        fprintf(stderr,
+                "ferry: rank %d: tcp connection to rank %d up (%s%s; congestion control %s)\n",
+                st->rank, peer, addr[0] ? "we connected to " : "it connected to us", addr, cc);
     /* Frames queued while connecting go now (after an ACK still being written). */
     MPIDI_TCP_flush(peer);
     return 0;
@@ -475,8 +528,9 @@ static void on_challenge(MPIDI_TCP_sock_t *s)
         return;
     if (!MPIDI_TCP_hs_verify(&s->hs_in, MPIDI_TCP_CHALLENGE, MPIDI_TCP_CHALLENGE, &s->hello,
                              NULL)) {
-        attempt_failed(peer, "the process there is not rank %d of this job (its answer does not "
-                             "prove the job's secret)",
+        attempt_failed(peer,
+                       "the process there is not rank %d of this job (its answer does not "
+                       "prove the job's secret)",
                        peer);
         return;
     }
@@ -537,7 +591,8 @@ static void proven_or_gone(MPIDI_TCP_sock_t *s)
 static void unproven_close(MPIDI_TCP_sock_t *s, const char *why)
 {
     if (verbose() >= 2)
-        fprintf(stderr, "ferry: rank %d: tcp closed an incoming connection (claiming rank %d): %s\n",
+        fprintf(stderr,
+                "ferry: rank %d: tcp closed an incoming connection (claiming rank %d): %s\n",
                 MPIDI_TCP_state.rank, s->claimed, why);
     proven_or_gone(s);
     MPIDI_TCP_sock_close(s);
@@ -557,8 +612,8 @@ static void on_hello(MPIDI_TCP_sock_t *s)
     }
     s->hello = s->hs_in;
     s->claimed = MPIDI_TCP_hs_hello_from(&s->hello);
-    int err = MPIDI_TCP_hs_reply(&s->hs_out, MPIDI_TCP_CHALLENGE, &s->hello, s->na,
-                                 s->claimed >= 0);
+    int err =
+        MPIDI_TCP_hs_reply(&s->hs_out, MPIDI_TCP_CHALLENGE, &s->hello, s->na, s->claimed >= 0);
     if (err) {
         unproven_close(s, MPIDU_err_string(err));
         return;
@@ -588,8 +643,8 @@ static void on_auth(MPIDI_TCP_sock_t *s)
         return;
     }
     int from = s->claimed;
-    if (from < 0 || !MPIDI_TCP_hs_verify(&s->hs_in, MPIDI_TCP_AUTH, MPIDI_TCP_AUTH, &s->hello,
-                                         s->na)) {
+    if (from < 0 ||
+        !MPIDI_TCP_hs_verify(&s->hs_in, MPIDI_TCP_AUTH, MPIDI_TCP_AUTH, &s->hello, s->na)) {
         unproven_close(s, "it does not prove the job's secret");
         return;
     }
@@ -715,8 +770,7 @@ void MPIDI_TCP_sock_event(MPIDI_TCP_sock_t *s, unsigned events)
     case MPIDI_TCP_SOCK_WAIT_VERDICT:
         if (events & EPOLLOUT) {
             if ((err = hs_write(s))) {
-                attempt_failed(s->peer, "sending the handshake: %s (errno %d)", strerror(err),
-                               err);
+                attempt_failed(s->peer, "sending the handshake: %s (errno %d)", strerror(err), err);
                 return;
             }
             if (s->hs_out_sent == s->hs_out_len)

@@ -115,6 +115,12 @@ _Static_assert(sizeof(MPIDI_TCP_frame_t) == 16, "frame layout (doc/methods/tcp.m
  * freed meanwhile), and the pause between them. */
 #define MPIDI_TCP_BIND_ROUNDS 3
 #define MPIDI_TCP_BIND_PAUSE_MS 200
+/* Longest congestion control name the kernel takes (its TCP_CA_NAME_MAX). */
+#define MPIDI_TCP_CC_NAME_MAX 16
+/* The congestion control of connections between two ranks of one node under
+ * FERRY_TCP_CONGESTION=auto (doc/methods/tcp.md): every kernel has it and
+ * lets any user pick it. */
+#define MPIDI_TCP_CC_SAME_NODE "reno"
 /* How long finalize waits for peers' goodbyes before closing anyway. */
 #define MPIDI_TCP_FINALIZE_WAIT_MS 30000
 
@@ -135,8 +141,8 @@ typedef enum {
     MPIDI_TCP_SOCK_WAIT_VERDICT,   /* our AUTH is out: is the connection ours? */
     MPIDI_TCP_SOCK_WAIT_HELLO,     /* accepted; the peer has not said who it is yet */
     MPIDI_TCP_SOCK_WAIT_AUTH,      /* our CHALLENGE is out: can the peer prove itself? */
-    MPIDI_TCP_SOCK_DATA,       /* the connection of a peer: frames both ways */
-    MPIDI_TCP_SOCK_CLOSED,     /* closed; freed at the end of the progress call */
+    MPIDI_TCP_SOCK_DATA,           /* the connection of a peer: frames both ways */
+    MPIDI_TCP_SOCK_CLOSED,         /* closed; freed at the end of the progress call */
 } MPIDI_TCP_sock_state_t;
 
 typedef struct MPIDI_TCP_sock {
@@ -147,11 +153,11 @@ typedef struct MPIDI_TCP_sock {
     /* Handshake messages in each direction, one at a time. */
     MPIDI_TCP_hs_t hs_in, hs_out;
     size_t hs_in_got, hs_out_sent, hs_out_len;
-    MPIDI_TCP_hs_t hello;               /* the HELLO of this connection, which every MAC covers */
-    uint8_t na[MPIDI_TCP_NONCE_LEN];    /* the acceptor's nonce */
-    int claimed;                        /* acceptor: the rank the HELLO claims, -1 if not ours */
-    long long deadline;                 /* acceptor: ms by which the handshake must be done */
-    struct MPIDI_TCP_sock *next; /* all sockets, or the list of closed ones */
+    MPIDI_TCP_hs_t hello;            /* the HELLO of this connection, which every MAC covers */
+    uint8_t na[MPIDI_TCP_NONCE_LEN]; /* the acceptor's nonce */
+    int claimed;                     /* acceptor: the rank the HELLO claims, -1 if not ours */
+    long long deadline;              /* acceptor: ms by which the handshake must be done */
+    struct MPIDI_TCP_sock *next;     /* all sockets, or the list of closed ones */
 } MPIDI_TCP_sock_t;
 
 /* ---- Send queue ---- */
@@ -219,6 +225,11 @@ typedef struct MPIDI_TCP_peer {
     size_t rgot;                          /* payload bytes there so far */
     void *rtoken;   /* from MPIDU_am_recv_begin, or NULL (collected for dispatch) */
     char *rcollect; /* malloc'ed buffer when the payload is collected, else NULL */
+    /* We sent a message that asks for DATA (MPIDI_AM_ASKS_DATA) and no small
+     * frame has come since: while rbuf is empty, read one frame header at a
+     * time, so that a large payload is read into place and not first into
+     * rbuf (up to 64 KiB copied twice). */
+    int data_asked;
 
     int bye_sent, bye_got;
 } MPIDI_TCP_peer_t;
@@ -247,15 +258,16 @@ typedef struct MPIDI_TCP_state {
      * touches the entries (and pages) of the rest of a large job. */
     int *touched;
     int ntouched;
-    MPIDI_TCP_sock_t *socks; /* every socket not yet freed */
-    int nconnecting;         /* peers in PEER_CONNECTING: progress watches their timers */
-    int in_progress;         /* re-entrancy guard */
-    int nunproven;           /* accepted sockets in WAIT_HELLO or WAIT_AUTH */
-    unsigned idle_polls;     /* progress calls while only listening (they poll 1 in 64) */
-    int finalizing;          /* EOF after our BYE is expected, not a failure */
-    long accept_pause_ms;    /* accept ran out of descriptors: current pause, 0 if none */
-    long long accept_resume_at; /* ms: when to listen again; 0 if listening */
+    MPIDI_TCP_sock_t *socks;     /* every socket not yet freed */
+    int nconnecting;             /* peers in PEER_CONNECTING: progress watches their timers */
+    int in_progress;             /* re-entrancy guard */
+    int nunproven;               /* accepted sockets in WAIT_HELLO or WAIT_AUTH */
+    unsigned idle_polls;         /* progress calls while only listening (they poll 1 in 64) */
+    int finalizing;              /* EOF after our BYE is expected, not a failure */
+    long accept_pause_ms;        /* accept ran out of descriptors: current pause, 0 if none */
+    long long accept_resume_at;  /* ms: when to listen again; 0 if listening */
     unsigned long recv_in_place; /* counter tcp_recv_in_place: payloads read into user memory */
+    unsigned long recv_staged;   /* counter tcp_recv_staged: their bytes that came through rbuf */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
     size_t eager_limit;
@@ -263,6 +275,8 @@ typedef struct MPIDI_TCP_state {
     long connect_timeout_ms;
     int connect_retries;
     int keepalive_s; /* a silent peer is failed after about this long; 0: never */
+    /* FERRY_TCP_CONGESTION: "auto", "system" or an algorithm's name. */
+    char congestion[MPIDI_TCP_CC_NAME_MAX];
 
     /* This host's addresses and netmasks, to prefer peers' addresses on a
      * shared subnet. */
@@ -326,6 +340,12 @@ void MPIDI_TCP_unproven_timers(void);
 /* EOF on the connection of peer: an orderly close or a failure. */
 void MPIDI_TCP_conn_eof(int peer);
 int MPIDI_TCP_set_sockopts(int fd);
+/* Gives the connection of peer its congestion control (FERRY_TCP_CONGESTION)
+ * and writes the one in effect to name (MPIDI_TCP_CC_NAME_MAX bytes). */
+void MPIDI_TCP_set_congestion(int peer, int fd, char *name);
+/* 0, or an MPI error code if FERRY_TCP_CONGESTION names an algorithm the
+ * kernel refuses on the socket fd. */
+int MPIDI_TCP_check_congestion(int fd);
 /* The connection to peer is lost: drop its queue and receive state, tell the core. */
 void MPIDI_TCP_peer_fail(int peer, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

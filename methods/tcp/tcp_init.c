@@ -49,6 +49,21 @@ static void read_config(void)
     st->keepalive_s = (int)MPIDU_config_int("FERRY_TCP_KEEPALIVE");
 }
 
+/* FERRY_TCP_CONGESTION, kept for every connection; a name the kernel does
+ * not have or does not let this user pick fails MPI_Init (tried on fd). */
+static int read_congestion(int fd)
+{
+    MPIDI_TCP_state_t *st = &MPIDI_TCP_state;
+    const char *cc = MPIDU_config_str("FERRY_TCP_CONGESTION");
+    if (!cc[0] || strlen(cc) >= sizeof(st->congestion))
+        return MPIDU_err_create(MPI_ERR_ARG,
+                                "tcp: FERRY_TCP_CONGESTION='%s' is not auto, system or the name of "
+                                "a congestion control (at most %d characters)",
+                                cc, MPIDI_TCP_CC_NAME_MAX - 1);
+    snprintf(st->congestion, sizeof(st->congestion), "%s", cc);
+    return MPIDI_TCP_check_congestion(fd);
+}
+
 /* Binds to the wildcard address (IPv6 dual stack when the kernel has IPv6,
  * else IPv4) on a port of FERRY_TCP_PORT_MIN..MAX, or any free port.  A port
  * in use is skipped; when every port of the range is, the error says so. */
@@ -165,7 +180,8 @@ int MPIDI_TCP_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     st->node_id = job->node_id;
     st->job_id = job_hash(job->kvsname);
     read_config();
-    if ((mpi_errno = MPIDU_stat_register("tcp_recv_in_place", &st->recv_in_place)))
+    if ((mpi_errno = MPIDU_stat_register("tcp_recv_in_place", &st->recv_in_place)) ||
+        (mpi_errno = MPIDU_stat_register("tcp_recv_staged", &st->recv_staged)))
         return mpi_errno;
 
     st->peers = calloc((size_t)job->size, sizeof(*st->peers));
@@ -185,6 +201,10 @@ int MPIDI_TCP_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     }
     if ((mpi_errno = open_listener(&fd, &st->port)))
         goto fn_fail;
+    if ((mpi_errno = read_congestion(fd))) {
+        close(fd);
+        goto fn_fail;
+    }
     int err = MPIDI_TCP_sock_add(fd, MPIDI_TCP_SOCK_LISTEN, -1, &st->listener);
     if (err) {
         close(fd);

@@ -64,6 +64,7 @@ static void begin_payload(int peer, const MPIDI_TCP_frame_t *f, const char *hdr,
     p->rtoken = MPIDU_am_recv_begin(peer, f->handler, p->rhdr, f->hdr_len, f->payload_len, &dst);
     p->rcollect = NULL;
     st->recv_in_place += dst != NULL;
+    st->recv_staged += dst ? have : 0;
     if (!dst) {
         p->rcollect = malloc(f->payload_len);
         if (!p->rcollect) {
@@ -185,6 +186,7 @@ int MPIDI_TCP_recv(int peer)
             size_t hl = sizeof(f) + f.hdr_len, need = hl + f.payload_len;
             size_t have = p->rend - p->rstart;
             if (have >= need) {
+                p->data_asked = 0; /* a small frame: the stream is not only DATA */
                 p->rstart += need;
                 deliver(peer, &f, at + sizeof(f), at + hl);
                 count++;
@@ -213,6 +215,8 @@ int MPIDI_TCP_recv(int peer)
         if (reads >= MPIDI_TCP_READS_PER_POLL)
             return count;
         size_t room = MPIDI_TCP_RBUF_SIZE - p->rend;
+        if (p->data_asked && p->rend == 0)
+            room = MPIDI_TCP_MAX_FRAME_HDR; /* the DATA we asked for: its header alone */
         ssize_t n = read_some(peer, p->rbuf + p->rend, room);
         if (n <= 0)
             return count;

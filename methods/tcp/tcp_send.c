@@ -229,14 +229,16 @@ int MPIDI_TCP_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     default:
         break;
     }
+    if (flags & MPIDI_AM_ASKS_DATA)
+        p->data_asked = 1;
     /* Flow control: a full queue takes nothing more (the core parks the
      * message and retries from progress); an empty one takes anything. */
     if (p->sq_head && p->sq_bytes + len > MPIDI_TCP_QUEUE_MAX)
         return MPIDI_AGAIN;
 
     char fh[MPIDI_TCP_MAX_FRAME_HDR];
-    MPIDI_TCP_frame_t f = {.handler = (uint16_t)handler, .hdr_len = (uint16_t)hdr_len,
-                           .payload_len = len};
+    MPIDI_TCP_frame_t f = {
+        .handler = (uint16_t)handler, .hdr_len = (uint16_t)hdr_len, .payload_len = len};
     memcpy(fh, &f, sizeof(f));
     memcpy(fh + sizeof(f), hdr, hdr_len);
     struct iovec iov[1 + MPIDI_TCP_SEG_IOV];

@@ -86,6 +86,8 @@ long MPIDU_config_int(const char *name)
 
 const char *MPIDU_config_str(const char *name)
 {
+    if (strcmp(name, "FERRY_TCP_CONGESTION") == 0)
+        return "auto";
     return strcmp(name, "FERRY_TCP_IF") == 0 ? "lo" : "";
 }
 
