@@ -42,6 +42,7 @@ static size_t auto_ring_size(int nlocal)
  *   FERRY_SHM_CELL_SIZE  bytes per cell including its 128-byte header, default 65536
  *   FERRY_SHM_NUM_CELLS  cells each process owns, default 64
  *   FERRY_SHM_CMA        1: offer single-copy rdma_get/put via CMA, 0: pipeline only
+ *   FERRY_SHM_CMA_SPLIT  smallest rdma_get whose second half the peer is asked to write; 0: none
  *   FERRY_SHM_RING_SIZE  bytes of each per-pair ring, a power of two; 0: no rings; -1: auto
  *   FERRY_SHM_RING_MAX   largest payload sent through a ring; -1: auto (a quarter ring)
  *   FERRY_SHM_RING_PREFAULT  1: populate a ring's pages when a pair first uses it */
@@ -53,6 +54,7 @@ static int read_config(int nlocal)
     long cma = MPIDU_config_int("FERRY_SHM_CMA");
     long ring_size = MPIDU_config_int("FERRY_SHM_RING_SIZE");
     long ring_max = MPIDU_config_int("FERRY_SHM_RING_MAX");
+    long cma_split = MPIDU_config_int("FERRY_SHM_CMA_SPLIT");
     st->ring_prefault = MPIDU_config_int("FERRY_SHM_RING_PREFAULT") != 0;
 
     if (cell_size < MPIDI_SHM_CELL_SIZE_MIN || cell_size > MPIDI_SHM_CELL_SIZE_MAX)
@@ -66,6 +68,9 @@ static int read_config(int nlocal)
     st->cell_size = round_up((size_t)cell_size, MPIDI_SHM_CACHELINE);
     st->num_cells = (size_t)num_cells;
     st->cma_enabled = (cma != 0);
+    if (cma_split < 0)
+        return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_CMA_SPLIT=%ld is below 0", cma_split);
+    st->cma_split = (size_t)cma_split;
 
     if (ring_size == -1)
         ring_size = (long)auto_ring_size(nlocal);
@@ -473,7 +478,10 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
         (mpi_errno = MPIDU_stat_register("shm_ring_bytes_max", &st->stat_ring_bytes_max)) ||
         (mpi_errno = MPIDU_stat_register("shm_ring_full", &st->stat_ring_full)) ||
         (mpi_errno = MPIDU_stat_register("shm_ring_wrap", &st->stat_ring_wrap)) ||
-        (mpi_errno = MPIDU_stat_register("shm_cell_sent", &st->stat_cell_sent)))
+        (mpi_errno = MPIDU_stat_register("shm_cell_sent", &st->stat_cell_sent)) ||
+        (mpi_errno = MPIDU_stat_register("shm_cma_split", &st->stat_cma_split)) ||
+        (mpi_errno = MPIDU_stat_register("shm_cma_taken_back", &st->stat_cma_taken_back)) ||
+        (mpi_errno = MPIDU_stat_register("shm_cma_helped", &st->stat_cma_helped)))
         goto fn_fail;
 
     mpi_errno = alloc_private(job);
