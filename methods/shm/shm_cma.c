@@ -98,10 +98,26 @@ static int cma_copy(cma_fn_t fn, int li, void *local, size_t len, uint64_t remot
  * in order (so a FIN sent behind the read, fenced or not, finds the data in
  * place). */
 
-/* Chunks: at least 64 KiB (a system call is worth a microsecond or two),
- * at most MPIDI_SHM_HELP_CHUNKS of them, whole pages. */
+/* Chunks: at most MPIDI_SHM_HELP_CHUNKS of them, whole pages, and at least
+ * 64 KiB (a system call is worth a microsecond or two) or half the split
+ * size when that is smaller (a small FERRY_SHM_CMA_SPLIT is for tests). */
 #define MPIDI_SHM_HELP_CHUNKS 8
 #define MPIDI_SHM_HELP_CHUNK_MIN (64 * 1024)
+
+static size_t page_up(size_t n)
+{
+    return (n + MPIDI_SHM_PAGE - 1) & ~(size_t)(MPIDI_SHM_PAGE - 1);
+}
+
+static size_t help_chunk(size_t len)
+{
+    size_t chunk = page_up(len / MPIDI_SHM_HELP_CHUNKS);
+    size_t least = page_up(MPIDI_SHM_state.cma_split / 2);
+
+    if (least > MPIDI_SHM_HELP_CHUNK_MIN)
+        least = MPIDI_SHM_HELP_CHUNK_MIN;
+    return chunk > least ? chunk : least;
+}
 
 static MPIDI_SHM_help_t *help_of(MPIDI_SHM_cell_t *cell)
 {
@@ -181,13 +197,10 @@ static int shared_get(int li, char *local, size_t len, uint64_t remote_addr, voi
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     MPIDI_SHM_help_t *h = help_of(cell);
-    size_t chunk =
-        (len / MPIDI_SHM_HELP_CHUNKS + MPIDI_SHM_PAGE - 1) & ~(size_t)(MPIDI_SHM_PAGE - 1);
+    size_t chunk = help_chunk(len);
     long k;
     int err = 0;
 
-    if (chunk < MPIDI_SHM_HELP_CHUNK_MIN)
-        chunk = MPIDI_SHM_HELP_CHUNK_MIN;
     atomic_store_explicit(&h->state, MPIDI_SHM_HELP_POSTED, memory_order_relaxed);
     atomic_store_explicit(&h->taken, 0, memory_order_relaxed);
     h->err = 0;
@@ -311,7 +324,7 @@ int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, ui
         return mpi_errno;
     /* Shared only with a cookie to complete later, and while cells are free
      * (a read alone is no worse than before). */
-    if (st->cma_split && len >= st->cma_split && len > MPIDI_SHM_HELP_CHUNK_MIN && cookie &&
+    if (st->cma_split && len >= st->cma_split && len > help_chunk(len) && cookie &&
         st->nhelp_wait < MPIDI_SHM_HELP_MAX && !st->nfailed && (cell = MPIDI_SHM_cell_take()))
         return shared_get(li, local, len, remote_addr, cookie, cell);
     return cma_copy(process_vm_readv, li, local, len, remote_addr);
