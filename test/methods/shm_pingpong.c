@@ -593,11 +593,11 @@ static void rdma_test(void)
         double t3 = now_us();
         if (rc != MPI_SUCCESS)
             FAIL("rdma_put of %zu bytes returned %d", len, rc);
-        printf("rdma: %zu MiB get %.2f GB/s, put %.2f GB/s%s\n", len >> 20,
-               len / (t1 - t0) / 1e3, len / (t3 - t2) / 1e3,
-               !shared_read                       ? ""
+        printf("rdma: %zu MiB get %.2f GB/s, put %.2f GB/s%s\n", len >> 20, len / (t1 - t0) / 1e3,
+               len / (t3 - t2) / 1e3,
+               !shared_read                    ? ""
                : counter("shm_cma_taken_back") ? " (shared; the peer did not join)"
-                                                 : " (shared with the peer)");
+                                               : " (shared with the peer)");
     }
     free(l);
     send_retry(1, H_RDMA_DONE, "done", 4, NULL, 0, 0);
