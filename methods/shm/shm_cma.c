@@ -192,6 +192,18 @@ static void help_wait_claimed(MPIDI_SHM_help_t *h, int li)
     }
 }
 
+/* The reader's POSTED -> TAKEN_BACK: 1 when the helper never claimed the
+ * read (its chunks are ours); else 0 and *state_p the helper's state.
+ * Acq_rel: our reads of the cell happen before the helper hands it back;
+ * on failure, acquire: after DONE the helper's writes into our buffer
+ * happened before. */
+static int help_take_back(MPIDI_SHM_help_t *h, uint32_t *state_p)
+{
+    *state_p = MPIDI_SHM_HELP_POSTED;
+    return atomic_compare_exchange_strong_explicit(&h->state, state_p, MPIDI_SHM_HELP_TAKEN_BACK,
+                                                   memory_order_acq_rel, memory_order_acquire);
+}
+
 static int shared_get(int li, char *local, size_t len, uint64_t remote_addr, void *cookie,
                       MPIDI_SHM_cell_t *cell)
 {
@@ -215,15 +227,24 @@ static int shared_get(int li, char *local, size_t len, uint64_t remote_addr, voi
     MPIDI_SHM_cell_post(li, cell);
     st->stat_cma_split++;
 
-    while (!err && (k = help_take(h, 0)) >= 0)
-        err = help_copy(process_vm_readv, li, h, (uint64_t)k, (uint64_t)k + 1);
-
-    /* Acq_rel: our reads of the cell before the helper hands it back; on
-     * failure we read CLAIMED, DONE or REFUSED with acquire (after DONE,
-     * the helper's writes into our buffer happened before). */
+    /* A helper that polls claims the cell while we read our first chunk.
+     * One that has not by then is busy elsewhere (computing, copying for
+     * itself, or off its CPU on a loaded node): we take the read back and
+     * do the rest in one call, unless it is still writing a chunk of an
+     * earlier read of ours (help_wait), after which it comes to this one. */
     uint32_t state = MPIDI_SHM_HELP_POSTED;
-    int alone = atomic_compare_exchange_strong_explicit(
-        &h->state, &state, MPIDI_SHM_HELP_TAKEN_BACK, memory_order_acq_rel, memory_order_acquire);
+    int alone = 0;
+    while (!err && (k = help_take(h, 0)) >= 0) {
+        err = help_copy(process_vm_readv, li, h, (uint64_t)k, (uint64_t)k + 1);
+        if (!err && !st->nhelp_wait &&
+            atomic_load_explicit(&h->state, memory_order_relaxed) == MPIDI_SHM_HELP_POSTED &&
+            (alone = help_take_back(h, &state))) {
+            err = help_copy(process_vm_readv, li, h, (uint64_t)k + 1, h->nchunks);
+            break;
+        }
+    }
+    if (!alone)
+        alone = help_take_back(h, &state);
     if (alone)
         st->stat_cma_taken_back++;
     else if (err)
