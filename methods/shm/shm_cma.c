@@ -343,12 +343,10 @@ int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, ui
     (void)rkey;         /* CMA needs no registration key: addresses are virtual */
     if (mpi_errno)
         return mpi_errno;
-    /* Shared only with a cookie to complete later, while cells are free (a
-     * read alone is no worse than before), and not on an oversubscribed
-     * node, where the sender has no CPU of its own to copy with. */
+    /* Shared only with a cookie to complete later, and while cells are free
+     * (a read alone is no worse than before). */
     if (st->cma_split && len >= st->cma_split && len > help_chunk(len) && cookie &&
-        st->nhelp_wait < MPIDI_SHM_HELP_MAX && !st->nfailed && !st->doorbell &&
-        (cell = MPIDI_SHM_cell_take()))
+        st->nhelp_wait < MPIDI_SHM_HELP_MAX && !st->nfailed && (cell = MPIDI_SHM_cell_take()))
         return shared_get(li, local, len, remote_addr, cookie, cell);
     return cma_copy(process_vm_readv, li, local, len, remote_addr);
 }

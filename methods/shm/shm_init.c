@@ -42,11 +42,11 @@ static size_t auto_ring_size(int nlocal)
  *   FERRY_SHM_CELL_SIZE  bytes per cell including its 128-byte header, default 65536
  *   FERRY_SHM_NUM_CELLS  cells each process owns, default 64
  *   FERRY_SHM_CMA        1: offer single-copy rdma_get/put via CMA, 0: pipeline only
- *   FERRY_SHM_CMA_SPLIT  smallest rdma_get whose second half the peer is asked to write; 0: none
+ *   FERRY_SHM_CMA_SPLIT  smallest rdma_get shared with the peer (shm_cma.c); 0: none; -1: auto
  *   FERRY_SHM_RING_SIZE  bytes of each per-pair ring, a power of two; 0: no rings; -1: auto
  *   FERRY_SHM_RING_MAX   largest payload sent through a ring; -1: auto (a quarter ring)
  *   FERRY_SHM_RING_PREFAULT  1: populate a ring's pages when a pair first uses it */
-static int read_config(int nlocal)
+static int read_config(int nlocal, int oversubscribed)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     long cell_size = MPIDU_config_int("FERRY_SHM_CELL_SIZE");
@@ -68,8 +68,12 @@ static int read_config(int nlocal)
     st->cell_size = round_up((size_t)cell_size, MPIDI_SHM_CACHELINE);
     st->num_cells = (size_t)num_cells;
     st->cma_enabled = (cma != 0);
-    if (cma_split < 0)
-        return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_CMA_SPLIT=%ld is below 0", cma_split);
+    if (cma_split < -1)
+        return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_CMA_SPLIT=%ld is below -1", cma_split);
+    /* Auto: not on an oversubscribed node, where the sender has no CPU of
+     * its own to copy with. */
+    if (cma_split == -1)
+        cma_split = oversubscribed ? 0 : MPIDI_SHM_CMA_SPLIT_DEFAULT;
     st->cma_split = (size_t)cma_split;
 
     if (ring_size == -1)
@@ -459,7 +463,7 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
 
     memset(st, 0, sizeof(*st));
     world_rank = job->rank;
-    mpi_errno = read_config(job->nlocal);
+    mpi_errno = read_config(job->nlocal, job->oversubscribed);
     if (mpi_errno)
         goto fn_fail;
     if (job->nlocal < 1 || job->nlocal > UINT16_MAX || job->local_index < 0 ||
