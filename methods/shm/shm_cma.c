@@ -19,6 +19,18 @@
  * the loop regularly and a single iovec length stays far from any limit. */
 #define MPIDI_SHM_CMA_CHUNK ((size_t)1 << 30)
 
+/* Under valgrind, memory another process wrote into ours is declared
+ * defined (a no-op otherwise, and without valgrind's header). */
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define MPIDI_SHM_MEM_DEFINED(p, n) ((void)VALGRIND_MAKE_MEM_DEFINED((p), (n)))
+#endif
+#endif
+#ifndef MPIDI_SHM_MEM_DEFINED
+#define MPIDI_SHM_MEM_DEFINED(p, n) ((void)(p), (void)(n))
+#endif
+
 typedef ssize_t (*cma_fn_t)(pid_t, const struct iovec *, unsigned long, const struct iovec *,
                             unsigned long, unsigned long);
 
@@ -164,16 +176,17 @@ static int help_copy(cma_fn_t fn, int li, const MPIDI_SHM_help_t *h, uint64_t fi
 static int help_finish(MPIDI_SHM_cell_t *cell, int li)
 {
     MPIDI_SHM_help_t *h = help_of(cell);
+    uint32_t from_back = (uint32_t)(atomic_load_explicit(&h->taken, memory_order_relaxed) >> 32);
+    uint64_t lo = (uint64_t)(h->nchunks - from_back) * h->chunk;
     int mpi_errno = MPI_SUCCESS;
 
-    if (atomic_load_explicit(&h->state, memory_order_relaxed) == MPIDI_SHM_HELP_REFUSED) {
-        uint32_t from_back =
-            (uint32_t)(atomic_load_explicit(&h->taken, memory_order_relaxed) >> 32);
-        uint64_t first = h->nchunks - from_back;
-        uint64_t lo = first * h->chunk;
+    if (atomic_load_explicit(&h->state, memory_order_relaxed) == MPIDI_SHM_HELP_REFUSED)
         mpi_errno = cma_copy(process_vm_readv, li, (void *)(uintptr_t)(h->dst + lo), h->len - lo,
                              h->src + lo);
-    }
+    else if (lo < h->len)
+        /* Another process wrote these bytes: memcheck, which watches only
+         * this one, would take them for uninitialised. */
+        MPIDI_SHM_MEM_DEFINED((void *)(uintptr_t)(h->dst + lo), h->len - lo);
     MPIDI_SHM_cell_untake(cell);
     return mpi_errno;
 }
