@@ -180,7 +180,9 @@ static int help_finish(MPIDI_SHM_cell_t *cell, int li)
     uint64_t lo = (uint64_t)(h->nchunks - from_back) * h->chunk;
     int mpi_errno = MPI_SUCCESS;
 
-    if (atomic_load_explicit(&h->state, memory_order_relaxed) == MPIDI_SHM_HELP_REFUSED)
+    /* Nothing when the helper came after every chunk was taken. */
+    if (lo < h->len &&
+        atomic_load_explicit(&h->state, memory_order_relaxed) == MPIDI_SHM_HELP_REFUSED)
         mpi_errno = cma_copy(process_vm_readv, li, (void *)(uintptr_t)(h->dst + lo), h->len - lo,
                              h->src + lo);
     else if (lo < h->len)
