@@ -111,9 +111,11 @@ static int cma_copy(cma_fn_t fn, int li, void *local, size_t len, uint64_t remot
  * place). */
 
 /* Chunks: at most MPIDI_SHM_HELP_CHUNKS of them, whole pages, and at least
- * 64 KiB (a system call is worth a microsecond or two) or half the split
- * size when that is smaller (a small FERRY_SHM_CMA_SPLIT is for tests). */
-#define MPIDI_SHM_HELP_CHUNKS 8
+ * 64 KiB or half the split size when that is smaller (a small
+ * FERRY_SHM_CMA_SPLIT is for tests).  Two: a system call costs 2-5 us in
+ * this VM (getppid 1.8 us, a 64-byte process_vm_readv 3.7 us), and 1 MiB
+ * read in 8 calls took 164-171 us against 119-132 us in one. */
+#define MPIDI_SHM_HELP_CHUNKS 2
 #define MPIDI_SHM_HELP_CHUNK_MIN (64 * 1024)
 
 static size_t page_up(size_t n)

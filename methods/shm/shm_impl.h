@@ -59,7 +59,7 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
 
 /* Defaults of the tunables (doc/methods/shm.md, doc/tuning.md). */
 #define MPIDI_SHM_CELL_SIZE_DEFAULT 65536
-#define MPIDI_SHM_CMA_SPLIT_DEFAULT (128 * 1024) /* FERRY_SHM_CMA_SPLIT=-1 (doc/methods/shm.md) */
+#define MPIDI_SHM_CMA_SPLIT_AUTO (128 * 1024) /* FERRY_SHM_CMA_SPLIT=-1 (doc/methods/shm.md) */
 #define MPIDI_SHM_NUM_CELLS_DEFAULT 64
 #define MPIDI_SHM_CELL_SIZE_MIN 256
 #define MPIDI_SHM_CELL_SIZE_MAX (1L << 30)

@@ -211,7 +211,7 @@ long MPIDU_config_int(const char *name)
     else if (strcmp(name, "FERRY_SHM_LIVENESS_MS") == 0)
         def = 200;
     else if (strcmp(name, "FERRY_SHM_CMA_SPLIT") == 0)
-        def = -1;
+        def = 0;
     else {
         fprintf(stderr, "unknown config variable %s\n", name);
         abort();
