@@ -51,8 +51,15 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
  * (shm_liveness.c): the busy path pays nothing measurable. */
 #define MPIDI_SHM_LIVENESS_POLL_EVERY 256
 
+/* A cell whose handler is this carries a request to share a CMA read
+ * (shm_cma.c), not an active message: core handlers are never negative. */
+#define MPIDI_SHM_HANDLER_HELP (-1)
+/* Shared reads a rank waits on at once at most; more are read alone. */
+#define MPIDI_SHM_HELP_MAX 16
+
 /* Defaults of the tunables (doc/methods/shm.md, doc/tuning.md). */
 #define MPIDI_SHM_CELL_SIZE_DEFAULT 65536
+#define MPIDI_SHM_CMA_SPLIT_AUTO (128 * 1024) /* FERRY_SHM_CMA_SPLIT=-1 (doc/methods/shm.md) */
 #define MPIDI_SHM_NUM_CELLS_DEFAULT 64
 #define MPIDI_SHM_CELL_SIZE_MIN 256
 #define MPIDI_SHM_CELL_SIZE_MAX (1L << 30)
@@ -119,6 +126,45 @@ typedef struct MPIDI_SHM_cell {
 } MPIDI_SHM_cell_t;
 #define MPIDI_SHM_CELL_HDR_SIZE sizeof(MPIDI_SHM_cell_t) /* payload is 64-byte aligned */
 _Static_assert(sizeof(MPIDI_SHM_cell_t) == 128, "cell header layout (doc/methods/shm.md)");
+
+/* A shared CMA read (shm_cma.c): the reader of a large rdma_get cuts it in
+ * chunks and asks the owner of the memory, in a cell of the reader's (in
+ * cell->hdr), to help: the reader takes chunks from the front and reads
+ * them, the helper takes chunks from the back and writes them into the
+ * reader's buffer with process_vm_writev, until none is left, so both CPUs
+ * copy.  `taken` counts the chunks each side took (front in the low half,
+ * back in the high half), advanced by compare-and-swap.  The cell stays the
+ * reader's: the helper CLAIMED it before taking chunks and stores DONE or
+ * REFUSED after its last access (then the reader puts the cell back on its
+ * free stack); a reader that ran out of chunks before the helper came TOOK
+ * it BACK, and the helper, finding the cell in its queue later, hands it
+ * back as any cell. */
+typedef enum {
+    MPIDI_SHM_HELP_POSTED = 1,
+    MPIDI_SHM_HELP_CLAIMED,
+    MPIDI_SHM_HELP_DONE,
+    MPIDI_SHM_HELP_REFUSED, /* a write of the helper's failed (err): the reader reads its chunks */
+    MPIDI_SHM_HELP_TAKEN_BACK,
+} MPIDI_SHM_help_state_t;
+
+typedef struct MPIDI_SHM_help {
+    _Atomic uint32_t state; /* MPIDI_SHM_help_state_t */
+    int32_t err;            /* the helper's errno with REFUSED */
+    _Atomic uint64_t taken; /* chunks taken: from the front (low 32 bits), from the back (high) */
+    uint64_t dst;           /* the whole read: in the reader's address space */
+    uint64_t src;           /* in the helper's */
+    uint64_t len;
+    uint64_t chunk; /* bytes per chunk (the last may be shorter) */
+    uint32_t nchunks;
+} MPIDI_SHM_help_t;
+
+/* The reader's side of a shared read that the helper claimed: completed
+ * from progress (MPIDU_op_done) when the helper is done. */
+typedef struct MPIDI_SHM_help_wait {
+    MPIDI_SHM_cell_t *cell;
+    int li;
+    void *cookie;
+} MPIDI_SHM_help_wait_t;
 
 /* The shared part of the ring from one sender to one receiver (in the
  * receiver's region): the receiver's count of bytes it has finished with,
@@ -188,6 +234,7 @@ typedef struct MPIDI_SHM_state {
     size_t ring_max;    /* largest entry (headers and payload) that goes through a ring */
     size_t cells_off;   /* first cell offset inside a region */
     int cma_enabled;    /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
+    size_t cma_split;   /* FERRY_SHM_CMA_SPLIT: smallest read shared with its peer; 0: none */
     int ring_prefault;  /* FERRY_SHM_RING_PREFAULT: populate a ring's pages at its first use */
 
     uint32_t *send_seq;           /* next sequence to each local peer */
@@ -213,6 +260,13 @@ typedef struct MPIDI_SHM_state {
     unsigned long stat_ring_full;      /* small enough for a ring, but it was full: a cell */
     unsigned long stat_ring_wrap;      /* entries that went back to the start of a ring */
     unsigned long stat_cell_sent;      /* messages sent in a cell */
+    unsigned long stat_cma_split;      /* reads whose second part we asked the peer to write */
+    unsigned long stat_cma_taken_back; /* ... which the peer did not join in time: read alone */
+    unsigned long stat_cma_helped;     /* chunks we wrote into a peer's buffer for its read */
+
+    /* Shared reads the helper claimed, completed from progress. */
+    MPIDI_SHM_help_wait_t help_wait[MPIDI_SHM_HELP_MAX];
+    int nhelp_wait;
     int doorbell; /* the node is oversubscribed: ring a sleeping receiver (shm_wait.c) */
     /* Peer liveness (shm_liveness.c). */
     long liveness_ms;      /* FERRY_SHM_LIVENESS_MS; 0: not watching */
@@ -289,10 +343,20 @@ int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
                       void *cookie);
 int MPIDI_SHM_progress(int *made_progress_p);
 void MPIDI_SHM_reclaim_cells(void);
+MPIDI_SHM_cell_t *MPIDI_SHM_cell_take(void);
+void MPIDI_SHM_cell_untake(MPIDI_SHM_cell_t *cell);
+void MPIDI_SHM_cell_post(int li, MPIDI_SHM_cell_t *cell);
 int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, uint64_t remote_addr,
                        uint64_t rkey, void *cookie);
 int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, void *local_handle,
                        uint64_t remote_addr, uint64_t rkey, void *cookie);
+/* Shared reads (shm_cma.c): the helper's side of a HELP cell from local
+ * sender s (1: the cell stays its owner's; 0: hand it back as usual), and
+ * the reader's poll of the reads its helpers claimed (the count completed). */
+int MPIDI_SHM_help_run(int s, MPIDI_SHM_cell_t *cell);
+int MPIDI_SHM_help_poll(void);
+/* Forgets the shared reads waiting on local peer li, which died. */
+void MPIDI_SHM_help_drop(int li);
 
 /* The doorbell (shm_wait.c): the agent's wait_word, and the sender's side. */
 _Atomic uint32_t *MPIDI_SHM_wait_word(uint32_t *seen_p);

@@ -42,10 +42,11 @@ static size_t auto_ring_size(int nlocal)
  *   FERRY_SHM_CELL_SIZE  bytes per cell including its 128-byte header, default 65536
  *   FERRY_SHM_NUM_CELLS  cells each process owns, default 64
  *   FERRY_SHM_CMA        1: offer single-copy rdma_get/put via CMA, 0: pipeline only
+ *   FERRY_SHM_CMA_SPLIT  smallest rdma_get shared with the peer (shm_cma.c); 0: none; -1: auto
  *   FERRY_SHM_RING_SIZE  bytes of each per-pair ring, a power of two; 0: no rings; -1: auto
  *   FERRY_SHM_RING_MAX   largest payload sent through a ring; -1: auto (a quarter ring)
  *   FERRY_SHM_RING_PREFAULT  1: populate a ring's pages when a pair first uses it */
-static int read_config(int nlocal)
+static int read_config(int nlocal, int oversubscribed)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     long cell_size = MPIDU_config_int("FERRY_SHM_CELL_SIZE");
@@ -53,6 +54,7 @@ static int read_config(int nlocal)
     long cma = MPIDU_config_int("FERRY_SHM_CMA");
     long ring_size = MPIDU_config_int("FERRY_SHM_RING_SIZE");
     long ring_max = MPIDU_config_int("FERRY_SHM_RING_MAX");
+    long cma_split = MPIDU_config_int("FERRY_SHM_CMA_SPLIT");
     st->ring_prefault = MPIDU_config_int("FERRY_SHM_RING_PREFAULT") != 0;
 
     if (cell_size < MPIDI_SHM_CELL_SIZE_MIN || cell_size > MPIDI_SHM_CELL_SIZE_MAX)
@@ -66,6 +68,14 @@ static int read_config(int nlocal)
     st->cell_size = round_up((size_t)cell_size, MPIDI_SHM_CACHELINE);
     st->num_cells = (size_t)num_cells;
     st->cma_enabled = (cma != 0);
+    if (cma_split < -1)
+        return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_CMA_SPLIT=%ld is below -1", cma_split);
+    /* -1: 128 KiB, but not on an oversubscribed node, where the sender has
+     * no CPU of its own to copy with.  Off by default (adi/config.c): in
+     * windows of 64 large messages it lost under load (doc/performance.md). */
+    if (cma_split == -1)
+        cma_split = oversubscribed ? 0 : MPIDI_SHM_CMA_SPLIT_AUTO;
+    st->cma_split = (size_t)cma_split;
 
     if (ring_size == -1)
         ring_size = (long)auto_ring_size(nlocal);
@@ -456,7 +466,7 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
 
     memset(st, 0, sizeof(*st));
     world_rank = job->rank;
-    mpi_errno = read_config(job->nlocal);
+    mpi_errno = read_config(job->nlocal, job->oversubscribed);
     if (mpi_errno)
         goto fn_fail;
     if (job->nlocal < 1 || job->nlocal > UINT16_MAX || job->local_index < 0 ||
@@ -475,7 +485,10 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
         (mpi_errno = MPIDU_stat_register("shm_ring_bytes_max", &st->stat_ring_bytes_max)) ||
         (mpi_errno = MPIDU_stat_register("shm_ring_full", &st->stat_ring_full)) ||
         (mpi_errno = MPIDU_stat_register("shm_ring_wrap", &st->stat_ring_wrap)) ||
-        (mpi_errno = MPIDU_stat_register("shm_cell_sent", &st->stat_cell_sent)))
+        (mpi_errno = MPIDU_stat_register("shm_cell_sent", &st->stat_cell_sent)) ||
+        (mpi_errno = MPIDU_stat_register("shm_cma_split", &st->stat_cma_split)) ||
+        (mpi_errno = MPIDU_stat_register("shm_cma_taken_back", &st->stat_cma_taken_back)) ||
+        (mpi_errno = MPIDU_stat_register("shm_cma_helped", &st->stat_cma_helped)))
         goto fn_fail;
 
     mpi_errno = alloc_private(job);

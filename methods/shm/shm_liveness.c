@@ -115,6 +115,7 @@ static void peer_died(int i)
     char msg[256];
     st->peer_state[i] = MPIDI_SHM_PEER_FAILED;
     st->nfailed++;
+    MPIDI_SHM_help_drop(i); /* no MPIDU_op_done for an operation toward it from now on */
     snprintf(msg, sizeof(msg),
              "shm: rank %d (pid %ld, on this node) ended without finalizing; rank %d probably "
              "died",

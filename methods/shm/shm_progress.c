@@ -96,9 +96,14 @@ static int deliver_cell(MPIDI_SHM_cell_t *cell, int *count_p)
     }
 
     st->recv_seq[s]++;
-    MPIDU_am_dispatch(st->local_ranks[s], cell->handler, cell->hdr, cell->hdr_len,
-                      (char *)cell + MPIDI_SHM_CELL_HDR_SIZE, cell->payload_len);
     (*count_p)++;
+    if (cell->handler == MPIDI_SHM_HANDLER_HELP) {
+        if (MPIDI_SHM_help_run(s, cell))
+            return MPI_SUCCESS; /* the cell is its owner's again, not ours to hand back */
+    } else {
+        MPIDU_am_dispatch(st->local_ranks[s], cell->handler, cell->hdr, cell->hdr_len,
+                          (char *)cell + MPIDI_SHM_CELL_HDR_SIZE, cell->payload_len);
+    }
     /* The enqueue's release exchange orders our reads of the cell above
      * before the owner, who dequeues with acquire, refills it. */
     MPIDI_SHM_enqueue(&MPIDI_SHM_ctrl(s)->freeq, cell);
@@ -208,6 +213,9 @@ int MPIDI_SHM_progress(int *made_progress_p)
         return MPI_SUCCESS;
     if (!shm_idle(st))
         mpi_errno = shm_progress_busy(st, made_progress_p);
+    /* Reads that a peer helps with (shm_cma.c) end without a message. */
+    if (st->nhelp_wait && !st->in_progress && MPIDI_SHM_help_poll())
+        *made_progress_p = 1;
     /* Idle polls count too: a dead peer is what an idle rank may be waiting
      * for.  Throttled (shm_liveness.c); every call while a dead peer's
      * messages drain.  Not from a handler's nested call. */

@@ -21,6 +21,42 @@ void MPIDI_SHM_reclaim_cells(void)
         st->free_stack[st->nfree++] = MPIDI_SHM_rel(cell);
 }
 
+/* Takes a free cell of ours, or NULL when every one is in flight.  Returned
+ * cells are taken back before every send, not only when the stack is empty:
+ * the stack is LIFO, so the cell the receiver released last (still in both
+ * caches) is reused, instead of cycling through the whole pool and touching
+ * cold memory on every message. */
+MPIDI_SHM_cell_t *MPIDI_SHM_cell_take(void)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+
+    MPIDI_SHM_reclaim_cells();
+    if (st->nfree == 0)
+        return NULL;
+    return MPIDI_SHM_abs(st->free_stack[--st->nfree]);
+}
+
+/* Puts back a cell of ours that was taken and never posted (or that its
+ * receiver will not hand back: a shared read's, shm_cma.c). */
+void MPIDI_SHM_cell_untake(MPIDI_SHM_cell_t *cell)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    st->free_stack[st->nfree++] = MPIDI_SHM_rel(cell);
+}
+
+/* Queues a filled cell to local peer li, next in the pair's order. */
+void MPIDI_SHM_cell_post(int li, MPIDI_SHM_cell_t *cell)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+
+    cell->seq = st->send_seq[li];
+    cell->src = (uint16_t)st->me;
+    /* The enqueue's release operations publish the cell contents. */
+    MPIDI_SHM_enqueue(&MPIDI_SHM_ctrl(li)->recvq, cell);
+    MPIDI_SHM_wake(li);
+    st->send_seq[li]++;
+}
+
 static int check_args(int peer, int li, int handler, size_t hdr_len, const MPIR_Segment *seg,
                       size_t first, size_t last)
 {
@@ -99,7 +135,11 @@ int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
                       const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
                       void *cookie)
 {
-    (void)flags; /* rdma completes before returning, so MPIDI_AM_FENCE holds already */
+    /* MPIDI_AM_FENCE holds already: rdma_get and rdma_put finish their own
+     * copies before they return, and the part of a shared read left to the
+     * peer (shm_cma.c) is written by the peer before it takes any later
+     * message of ours out of its queue. */
+    (void)flags;
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     int li = (st->base && peer >= 0 && peer < st->world_size) ? st->world_to_local[peer] : -1;
     int done, mpi_errno;
@@ -116,31 +156,19 @@ int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     if (mpi_errno || done)
         return mpi_errno;
 
-    /* Take back returned cells before every send, not only when the stack is
-     * empty: the stack is LIFO, so the cell the receiver released last (still
-     * in both caches) is reused, instead of cycling through the whole pool
-     * and touching cold memory on every message. */
-    MPIDI_SHM_reclaim_cells();
-    if (st->nfree == 0)
+    MPIDI_SHM_cell_t *cell = MPIDI_SHM_cell_take();
+    if (!cell)
         return MPIDI_AGAIN; /* every cell is in flight; the core retries from progress */
-    MPIDI_SHM_off_t off = st->free_stack[--st->nfree];
-    MPIDI_SHM_cell_t *cell = MPIDI_SHM_abs(off);
-
-    cell->seq = st->send_seq[li];
-    cell->src = (uint16_t)st->me;
     cell->hdr_len = (uint16_t)hdr_len;
     cell->handler = handler;
     cell->payload_len = last - first;
     memcpy(cell->hdr, hdr, hdr_len);
     mpi_errno = pack(peer, seg, first, last, (char *)cell + MPIDI_SHM_CELL_HDR_SIZE);
     if (mpi_errno) {
-        st->free_stack[st->nfree++] = off;
+        MPIDI_SHM_cell_untake(cell);
         return mpi_errno;
     }
-    /* The enqueue's release operations publish the cell contents. */
-    MPIDI_SHM_enqueue(&MPIDI_SHM_ctrl(li)->recvq, cell);
-    MPIDI_SHM_wake(li);
-    st->send_seq[li]++;
+    MPIDI_SHM_cell_post(li, cell);
     st->stat_cell_sent++;
     return MPI_SUCCESS;
 }

@@ -7,12 +7,15 @@
  *
  * usage: shm_pingpong [-n nprocs] [-p roundtrips] [-m flood_msgs_per_rank]
  *                     [-o msgs_per_sender_to_rank0] [-r rdma_MiB] [-t max_flood_len]
- *                     [-a] [-x] [-d] [-k 1|2] [-g] [-w] [-c]
+ *                     [-a] [-x] [-d] [-k 1|2] [-g] [-w] [-c] [-s]
  *   -t  flood payloads of at most this many bytes (default: up to the eager limit)
  *   -a  require that some am_send returned MPIDI_AGAIN (use with a small pool)
  *   -w  require that the rings wrapped around and were found full (a small
  *       FERRY_SHM_RING_SIZE), and that messages went through both rings and cells
  *   -c  require that no message went through a ring (FERRY_SHM_RING_SIZE=0)
+ *   -s  rdma_get with a cookie, as the core calls it: the read is shared with
+ *       its peer (FERRY_SHM_CMA_SPLIT) and may complete through MPIDU_op_done;
+ *       require that it was shared
  *   -x  expect CMA off (FERRY_SHM_CMA=0): caps without READ/WRITE, rdma_get fails
  *   -d  CMA denied at run time: the target is non-dumpable, the reader drops
  *       privileges; the first rdma_get must fail with EPERM, later ones too
@@ -160,9 +163,16 @@ void MPIDU_am_dispatch(int peer, int handler, const void *hdr, size_t hdr_len, c
     received_total++;
 }
 
+/* -s: rdma_get passes &op_cookie and waits for op_done_calls. */
+static int shared_read;
+static int op_cookie, op_done_calls, op_done_err;
+
 void MPIDU_op_done(void *cookie, int mpi_errno)
 {
-    FAIL("MPIDU_op_done(%p, %d) called: shm never returns MPIDI_INPROGRESS", cookie, mpi_errno);
+    if (!shared_read || cookie != &op_cookie)
+        FAIL("MPIDU_op_done(%p, %d) called for no rdma_get in flight", cookie, mpi_errno);
+    op_done_calls++;
+    op_done_err = mpi_errno;
 }
 
 void MPIDU_peer_failed(int peer, int mpi_errno, const char *msg)
@@ -200,6 +210,8 @@ long MPIDU_config_int(const char *name)
         def = -1;
     else if (strcmp(name, "FERRY_SHM_LIVENESS_MS") == 0)
         def = 200;
+    else if (strcmp(name, "FERRY_SHM_CMA_SPLIT") == 0)
+        def = 0;
     else {
         fprintf(stderr, "unknown config variable %s\n", name);
         abort();
@@ -569,10 +581,19 @@ static void rdma_test(void)
             FAIL("the first refused rdma_get should report EPERM, got: %s", first_error);
     } else {
         double t0 = now_us();
-        int rc = MPIDI_shm_ops.rdma_get(1, l, len, NULL, rdma_info[0], 0, NULL);
+        int rc = MPIDI_shm_ops.rdma_get(1, l, len, NULL, rdma_info[0], 0,
+                                        shared_read ? &op_cookie : NULL);
+        if (rc == MPIDI_INPROGRESS && shared_read) {
+            while (!op_done_calls)
+                progress();
+            rc = op_done_err;
+        }
         double t1 = now_us();
         if (rc != MPI_SUCCESS)
             FAIL("rdma_get of %zu bytes returned %d", len, rc);
+        if (shared_read && counter("shm_cma_split") != 1)
+            FAIL("rdma_get of %zu bytes with a cookie was not shared (shm_cma_split %lu)", len,
+                 counter("shm_cma_split"));
         for (size_t i = 0; i < len; i++)
             if (l[i] != (unsigned char)(i * 7 + (i >> 12))) {
                 FAIL("rdma_get: byte %zu is %u, expected %u", i, l[i],
@@ -586,8 +607,11 @@ static void rdma_test(void)
         double t3 = now_us();
         if (rc != MPI_SUCCESS)
             FAIL("rdma_put of %zu bytes returned %d", len, rc);
-        printf("rdma: %zu MiB get %.2f GB/s, put %.2f GB/s\n", len >> 20, len / (t1 - t0) / 1e3,
-               len / (t3 - t2) / 1e3);
+        printf("rdma: %zu MiB get %.2f GB/s, put %.2f GB/s%s\n", len >> 20, len / (t1 - t0) / 1e3,
+               len / (t3 - t2) / 1e3,
+               !shared_read                    ? ""
+               : counter("shm_cma_taken_back") ? " (shared; the peer did not join)"
+                                               : " (shared with the peer)");
     }
     free(l);
     send_retry(1, H_RDMA_DONE, "done", 4, NULL, 0, 0);
@@ -780,7 +804,7 @@ static int leftovers(void)
 int main(int argc, char **argv)
 {
     int opt;
-    while ((opt = getopt(argc, argv, "n:p:m:o:r:t:axdk:gbewc")) != -1) {
+    while ((opt = getopt(argc, argv, "n:p:m:o:r:t:axdk:gbewcs")) != -1) {
         switch (opt) {
         case 'n':
             nprocs = atoi(optarg);
@@ -826,6 +850,9 @@ int main(int argc, char **argv)
             break;
         case 'c':
             want_no_ring = 1;
+            break;
+        case 's':
+            shared_read = 1;
             break;
         default:
             fprintf(stderr, "usage: see the top of shm_pingpong.c\n");

@@ -54,6 +54,11 @@ run n16-many-to-one-again FERRY_SHM_NUM_CELLS=4 -- "$pp" -n 16 -a -p 1000 -m 0 -
 run n4-small-cells        FERRY_SHM_CELL_SIZE=256 FERRY_SHM_NUM_CELLS=16 -- "$pp" -n 4 -a -p 1000 -m 8000 -o 2000 -r 1
 run n2-cma-off            FERRY_SHM_CMA=0 -- "$pp" -n 2 -x -p 1000
 run n2-cma-denied         -- "$pp" -n 2 -d -p 1000 -m 100 -o 100
+# Shared reads (shm_cma.c, FERRY_SHM_CMA_SPLIT=-1: 128 KiB): rdma_get with a cookie, as the core
+# calls it, cut in two chunks that the reader and its peer copy from both ends; every byte
+# checked; 64 MiB and 1 MiB.
+run n2-rdma-shared        FERRY_SHM_CMA_SPLIT=-1 -- "$pp" -n 2 -s -p 1000
+run n2-rdma-shared-1m     FERRY_SHM_CMA_SPLIT=-1 -- "$pp" -n 2 -s -p 1000 -r 1
 run n4-kill-one           -- "$pp" -n 4 -k 1
 run n4-kill-all           -- "$pp" -n 4 -k 2
 run n3-geometry-mismatch  -- "$pp" -n 3 -g
