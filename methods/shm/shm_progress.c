@@ -199,6 +199,9 @@ __attribute__((noinline)) static int shm_progress_busy(MPIDI_SHM_state_t *st, in
     MPIDI_SHM_reclaim_cells();
 fn_exit:
     st->in_progress = 0;
+    /* Reads that a peer helps with (shm_cma.c) end without a message. */
+    if (st->nhelp_wait && MPIDI_SHM_help_poll())
+        count++;
     *made_progress_p = (count > 0);
     return mpi_errno;
 }
@@ -211,11 +214,8 @@ int MPIDI_SHM_progress(int *made_progress_p)
     *made_progress_p = 0;
     if (st->base == NULL)
         return MPI_SUCCESS;
-    if (!shm_idle(st))
+    if (!shm_idle(st) || st->nhelp_wait)
         mpi_errno = shm_progress_busy(st, made_progress_p);
-    /* Reads that a peer helps with (shm_cma.c) end without a message. */
-    if (st->nhelp_wait && !st->in_progress && MPIDI_SHM_help_poll())
-        *made_progress_p = 1;
     /* Idle polls count too: a dead peer is what an idle rank may be waiting
      * for.  Throttled (shm_liveness.c); every call while a dead peer's
      * messages drain.  Not from a handler's nested call. */
