@@ -97,16 +97,18 @@ static inline void MPIDI_SHM_ring_move_tail(MPIDI_SHM_ring_rx_t *rx, uint64_t ne
  * polling this ring (a receiver polls only the rings of senders that have
  * used them: polling all would read a line of every local rank's ring, on
  * as many pages, at every idle poll).  Both release: a receiver that reads
- * the new count with acquire sees the bit; the entries come after. */
+ * the new count with acquire sees the bit; the entries come after.  The
+ * ring is prefaulted (and its lines written once) before the join is
+ * published: nobody reads it yet. */
 static inline void MPIDI_SHM_ring_join(int li)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    if (st->ring_prefault)
+        MPIDI_SHM_ring_prefault(st->ring_tx[li].ring, 1);
     atomic_fetch_or_explicit(&MPIDI_SHM_joined(li)[st->me / 64], (uint64_t)1 << (st->me % 64),
                              memory_order_release);
     atomic_fetch_add_explicit(&MPIDI_SHM_ctrl(li)->ring_joins, 1, memory_order_release);
     st->ring_tx[li].joined = 1;
-    if (st->ring_prefault)
-        MPIDI_SHM_ring_prefault(st->ring_tx[li].ring, 1);
 }
 
 /* Sender: finds room for an entry of `need` bytes in the ring to local peer
