@@ -118,11 +118,12 @@ void MPIR_Request_release(MPIR_Request *req)
     }
     MPIR_Datatype_release(req->seg.dt); /* the reference MPID_Isend/Irecv took */
     req->seg.dt = NULL;
-    /* A reference that is not the last is dropped here; the last goes back
-     * to the MPI layer, which owns the communicator. */
+    /* The MPI layer's fields of the tail that every request may have set. */
     req->on_complete = NULL;
     req->parent = NULL;
     req->user_freed = 0;
+    /* A reference that is not the last is dropped here, without the call;
+     * the last goes back to the MPI layer, which owns the communicator. */
     if (req->comm && req->comm->ref > 1)
         req->comm->ref--;
     else if (req->comm)

@@ -6,9 +6,7 @@
 #include "mpiimpl.h"
 #include "op.h"
 
-#define MAX_COMMS MPIR_COMM_MAX
-#define comms MPIR_Comm_table
-MPIR_Comm *comms[MAX_COMMS];
+MPIR_Comm *MPIR_Comm_table[MPIR_COMM_MAX];
 /* One past the highest slot ever used: finalize reads no further (reading the
  * untouched rest of the table faults in its pages in every process at exit). */
 static int comms_used = 2;
@@ -48,8 +46,8 @@ int MPIR_Comm_init_builtins(int world_rank, int world_size)
                            .name = "MPI_COMM_SELF"};
     MPIR_Context_take(world_obj.context_id);
     MPIR_Context_take(self_obj.context_id);
-    comms[0] = &world_obj;
-    comms[1] = &self_obj;
+    MPIR_Comm_table[0] = &world_obj;
+    MPIR_Comm_table[1] = &self_obj;
     /* Nonblocking constructors and collectives move while the agent runs. */
     MPID_Progress_set_hook(upper_progress, &MPIR_upper_work);
     return MPI_SUCCESS;
@@ -70,14 +68,14 @@ void MPIR_Comm_finalize_all(void)
 {
     MPID_Progress_set_hook(NULL, NULL);
     for (int i = 2; i < comms_used; i++) {
-        if (comms[i]) {
-            MPIR_Comm *c = comms[i];
-            comms[i] = NULL;
+        if (MPIR_Comm_table[i]) {
+            MPIR_Comm *c = MPIR_Comm_table[i];
+            MPIR_Comm_table[i] = NULL;
             c->local_comm = NULL; /* in the table too */
             comm_destroy(c);
         }
     }
-    comms[0] = comms[1] = NULL;
+    MPIR_Comm_table[0] = MPIR_Comm_table[1] = NULL;
     comms_used = 2;
 }
 
@@ -87,7 +85,7 @@ void MPIR_Comm_release(MPIR_Comm *comm)
         return;
     /* A local_comm shares its parent's block: only the parent gives it back. */
     MPIR_Context_release(comm->context_id);
-    comms[comm->handle & 0x03ffffff] = NULL;
+    MPIR_Comm_table[comm->handle & 0x03ffffff] = NULL;
     comm_destroy(comm);
 }
 
@@ -97,14 +95,14 @@ void MPIR_Comm_release(MPIR_Comm *comm)
 int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Comm **comm_p)
 {
     int slot = -1;
-    for (int i = 2; i < MAX_COMMS && slot < 0; i++)
-        if (!comms[i])
+    for (int i = 2; i < MPIR_COMM_MAX && slot < 0; i++)
+        if (!MPIR_Comm_table[i])
             slot = i;
     MPIR_Comm *c = slot < 0 ? NULL : calloc(1, sizeof(*c));
     if (!c) {
         free(world_ranks);
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of communicator objects (%d at most)",
-                               MAX_COMMS - 2);
+                               MPIR_COMM_MAX - 2);
     }
     c->handle = MPIR_HANDLE_KIND_COMM | slot;
     c->ref = 1;
@@ -115,7 +113,7 @@ int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Com
     c->errhandler = MPI_ERRORS_ARE_FATAL;
     c->info = MPI_INFO_NULL;
     MPIR_Context_take(context_id);
-    comms[slot] = c;
+    MPIR_Comm_table[slot] = c;
     if (comms_used < slot + 1)
         comms_used = slot + 1;
     *comm_p = c;

@@ -21,8 +21,9 @@ int MPIR_Segment_init_any(MPIR_Segment *seg, const void *buf, MPI_Aint count, MP
     seg->el_size = dt->size;
     seg->size = (size_t)count * (size_t)dt->size;
     seg->loop = NULL;
-    if (seg->size == 0 ||
-        (dt->kind == MPIR_DT_BUILTIN && dt->is_contig && (count == 1 || dt->extent == dt->size))) {
+    /* A contiguous predefined type never comes here (MPIR_Segment_init in
+     * segment.h takes it inline); an empty stream of any type is contiguous. */
+    if (seg->size == 0) {
         seg->is_contig = 1;
     } else {
         seg->loop = MPIR_Datatype_loop(dt); /* sets dt->is_contig */

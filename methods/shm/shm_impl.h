@@ -260,7 +260,6 @@ typedef struct MPIDI_SHM_state {
     unsigned long stat_ring_full;      /* small enough for a ring, but it was full: a cell */
     unsigned long stat_ring_wrap;      /* entries that went back to the start of a ring */
     unsigned long stat_cell_sent;      /* messages sent in a cell */
-    unsigned long stat_ring_warm_sum;  /* what the receiver's pass over a new ring read (unused) */
     unsigned long stat_cma_split;      /* reads whose second part we asked the peer to write */
     unsigned long stat_cma_taken_back; /* ... which the peer did not join in time: read alone */
     unsigned long stat_cma_helped;     /* chunks we wrote into a peer's buffer for its read */
