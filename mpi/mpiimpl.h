@@ -90,13 +90,25 @@ typedef enum {
 /* else preq.op is an MPIR_Send_mode_t */
 enum { MPIR_PREQ_RECV = -1, MPIR_PREQ_COLL = -2 /* a persistent collective (mpi/sched.c) */ };
 
-/* A send in any mode; the request exists unless an error is returned. */
-int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
-                    MPIR_Comm *comm, MPIR_Send_mode_t mode, MPIR_Request **req_p);
 /* Buffered send (mpi/bsend.c): packs into the attached buffer and sends from
  * there; the returned request is complete at once. */
 int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
                      MPIR_Comm *comm, MPIR_Request **req_p);
+/* A send in any mode; the request exists unless an error is returned.
+ * Inline: every MPI_Isend takes it. */
+static inline int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest,
+                                  int tag, MPIR_Comm *comm, MPIR_Send_mode_t mode,
+                                  MPIR_Request **req_p)
+{
+    *req_p = NULL;
+    if (mode == MPIR_MODE_BUFFERED)
+        return MPIR_Bsend_isend(buf, count, type, dest, tag, comm, req_p);
+    /* A ready send may be a standard one: the receive is posted already, so
+     * the standard protocol finds it (MPI-4.1 sec. 3.4). */
+    int err = MPID_Isend(buf, count, type, dest, tag, comm, 0, mode == MPIR_MODE_SYNC, req_p);
+    /* A failure after the request exists is reported by the wait. */
+    return *req_p ? MPI_SUCCESS : err;
+}
 int MPIR_Bsend_finalize(void);
 /* An internal buffered send is over: its block returns to the buffer. */
 void MPIR_Bsend_block_done(MPIR_Request *sreq);

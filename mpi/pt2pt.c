@@ -3,19 +3,6 @@
 #include <stdlib.h>
 #include "mpiimpl.h"
 
-int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
-                    MPIR_Comm *comm, MPIR_Send_mode_t mode, MPIR_Request **req_p)
-{
-    *req_p = NULL;
-    if (mode == MPIR_MODE_BUFFERED)
-        return MPIR_Bsend_isend(buf, count, type, dest, tag, comm, req_p);
-    /* A ready send may be a standard one: the receive is posted already, so
-     * the standard protocol finds it (MPI-4.1 sec. 3.4). */
-    int err = MPID_Isend(buf, count, type, dest, tag, comm, 0, mode == MPIR_MODE_SYNC, req_p);
-    /* A failure after the request exists is reported by the wait. */
-    return *req_p ? MPI_SUCCESS : err;
-}
-
 static int isend(const char *fname, const void *buf, MPI_Aint count, MPI_Datatype type, int dest,
                  int tag, MPI_Comm comm, MPIR_Send_mode_t mode, MPI_Request *request)
 {

@@ -64,9 +64,28 @@ static int greq_query(MPIR_Request *req, MPI_Status *status)
     return err;
 }
 
+/* MPIR_Request_finish of a send or receive, the common case of every completion call: its
+ * status, its release, its handle.  Inline in the loops of the -all/-some calls. */
+static inline int finish_pt2pt(MPI_Request *handle, MPIR_Request *req, MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE)
+        status_from(status, &req->status, req->kind == MPIR_REQ_RECV, req->cancelled);
+    int err = req->status.MPI_ERROR;
+    MPIR_Request_release(req);
+    *handle = MPI_REQUEST_NULL;
+    return err;
+}
+
+static inline int is_pt2pt(const MPIR_Request *req)
+{
+    return req->kind == MPIR_REQ_SEND || req->kind == MPIR_REQ_RECV;
+}
+
 int MPIR_Request_finish(MPI_Request *handle, MPIR_Request *req, MPI_Status *status)
 {
     int err;
+    if (is_pt2pt(req))
+        return finish_pt2pt(handle, req, status);
     switch (req->kind) {
     case MPIR_REQ_PERSISTENT:
         /* The handle survives: the request becomes inactive, ready to start again. */
@@ -282,7 +301,8 @@ static int finish_array(const char *fname, int count, MPI_Request reqs[], MPIR_R
             MPIR_Status_empty(st);
             continue;
         }
-        int err = MPIR_Request_finish(&reqs[i], objs[i], st);
+        int err = is_pt2pt(objs[i]) ? finish_pt2pt(&reqs[i], objs[i], st)
+                                    : MPIR_Request_finish(&reqs[i], objs[i], st);
         if (st != MPI_STATUS_IGNORE)
             st->MPI_ERROR = err;
         if (err && !any_err)

@@ -50,20 +50,33 @@ typedef struct MPIDI_SHM_rent {
     uint32_t seq;         /* per (sender, receiver) sequence, shared with the cells */
     uint16_t handler;
     uint16_t hdr_len;
-    uint32_t payload_len; /* payload at MPIDI_SHM_RING_PAYLOAD_OFF(hdr_len) */
+    uint32_t payload_len; /* payload at MPIDI_SHM_ring_payload_off(hdr_len, payload_len) */
 } MPIDI_SHM_rent_t;
 _Static_assert(sizeof(MPIDI_SHM_rent_t) == MPIDI_SHM_RING_ENTRY_HDR, "ring entry header layout");
 
-/* The active-message header follows the entry header; the payload starts 8-byte aligned after it.
- */
+/* The active-message header follows the entry header.  A small payload
+ * starts 8-byte aligned right after it, so that a message of a few bytes is
+ * one line; a payload of at least MPIDI_SHM_RING_ALIGN_FROM bytes starts at
+ * the next line, so that the sender's copy in and the receiver's copy out
+ * move whole aligned lines (no load or store splits a line).  At that size
+ * it costs at most one line more, none when the payload is a multiple of 64. */
+#ifndef MPIDI_SHM_RING_ALIGN_FROM
+#define MPIDI_SHM_RING_ALIGN_FROM 256
+#endif
 #define MPIDI_SHM_RING_HDR_OFF MPIDI_SHM_RING_ENTRY_HDR
-#define MPIDI_SHM_RING_PAYLOAD_OFF(hdr_len)                                                        \
-    (MPIDI_SHM_RING_ENTRY_HDR + (((size_t)(hdr_len) + 7) & ~(size_t)7))
+static inline size_t MPIDI_SHM_ring_payload_off(size_t hdr_len, size_t payload_len)
+{
+    size_t off = MPIDI_SHM_RING_ENTRY_HDR + ((hdr_len + 7) & ~(size_t)7);
+    if (payload_len >= MPIDI_SHM_RING_ALIGN_FROM)
+        off = (off + MPIDI_SHM_CACHELINE - 1) & ~(size_t)(MPIDI_SHM_CACHELINE - 1);
+    return off;
+}
 
 /* Bytes an entry takes in the ring. */
 static inline size_t MPIDI_SHM_ring_need(size_t hdr_len, size_t payload_len)
 {
-    return (MPIDI_SHM_RING_PAYLOAD_OFF(hdr_len) + payload_len + MPIDI_SHM_CACHELINE - 1) &
+    return (MPIDI_SHM_ring_payload_off(hdr_len, payload_len) + payload_len +
+            MPIDI_SHM_CACHELINE - 1) &
            ~(size_t)(MPIDI_SHM_CACHELINE - 1);
 }
 
