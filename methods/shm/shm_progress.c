@@ -21,7 +21,8 @@ static void deliver_ring(int s, MPIDI_SHM_rent_t *e)
 
     st->recv_seq[s]++;
     MPIDU_am_dispatch(st->local_ranks[s], e->handler, base + MPIDI_SHM_RING_HDR_OFF, e->hdr_len,
-                      base + MPIDI_SHM_ring_payload_off(e->hdr_len, e->payload_len), e->payload_len);
+                      base + MPIDI_SHM_ring_payload_off(e->hdr_len, e->payload_len),
+                      e->payload_len);
     MPIDI_SHM_ring_consume(s, e);
 }
 

@@ -118,7 +118,8 @@ static int try_ring(int peer, int li, int handler, const void *hdr, size_t hdr_l
     e->hdr_len = (uint16_t)hdr_len;
     e->payload_len = (uint32_t)(last - first);
     memcpy((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
-    int mpi_errno = pack(peer, seg, first, last, (char *)e + MPIDI_SHM_ring_payload_off(hdr_len, last - first));
+    int mpi_errno =
+        pack(peer, seg, first, last, (char *)e + MPIDI_SHM_ring_payload_off(hdr_len, last - first));
     if (mpi_errno)
         return mpi_errno; /* nothing published: the ring is as it was */
     MPIDI_SHM_ring_publish(li, e, need, wrap);
