@@ -75,9 +75,8 @@ static inline size_t MPIDI_SHM_ring_payload_off(size_t hdr_len, size_t payload_l
 /* Bytes an entry takes in the ring. */
 static inline size_t MPIDI_SHM_ring_need(size_t hdr_len, size_t payload_len)
 {
-    return (MPIDI_SHM_ring_payload_off(hdr_len, payload_len) + payload_len + MPIDI_SHM_CACHELINE -
-            1) &
-           ~(size_t)(MPIDI_SHM_CACHELINE - 1);
+    size_t end = MPIDI_SHM_ring_payload_off(hdr_len, payload_len) + payload_len;
+    return (end + MPIDI_SHM_CACHELINE - 1) & ~(size_t)(MPIDI_SHM_CACHELINE - 1);
 }
 
 static inline char *MPIDI_SHM_ring_data(MPIDI_SHM_ring_t *ring)
