@@ -281,6 +281,7 @@ typedef struct MPIDI_TCP_state {
     long long accept_resume_at;  /* ms: when to listen again; 0 if listening */
     unsigned long recv_in_place; /* counter tcp_recv_in_place: payloads read into user memory */
     unsigned long recv_staged;   /* counter tcp_recv_staged: their bytes that came through rbuf */
+    unsigned long recv_hot;      /* counter tcp_recv_hot: frames found by reading the hot peer */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
     size_t eager_limit;

@@ -182,7 +182,8 @@ int MPIDI_TCP_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     st->job_id = job_hash(job->kvsname);
     read_config();
     if ((mpi_errno = MPIDU_stat_register("tcp_recv_in_place", &st->recv_in_place)) ||
-        (mpi_errno = MPIDU_stat_register("tcp_recv_staged", &st->recv_staged)))
+        (mpi_errno = MPIDU_stat_register("tcp_recv_staged", &st->recv_staged)) ||
+        (mpi_errno = MPIDU_stat_register("tcp_recv_hot", &st->recv_hot)))
         return mpi_errno;
 
     st->peers = calloc((size_t)job->size, sizeof(*st->peers));

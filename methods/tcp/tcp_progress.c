@@ -84,7 +84,9 @@ int MPIDI_TCP_progress(int *made_progress_p)
         st->hot = -1; /* its connection ended */
     int hot = st->hot;
     if (hot >= 0 && st->spread == 0 && quiet_elsewhere(st)) {
-        made = MPIDI_TCP_recv(hot) > 0;
+        int got = MPIDI_TCP_recv(hot);
+        st->recv_hot += (unsigned long)got;
+        made = got > 0;
         /* A connection the read ended (EOF, an error) goes the full way: its
          * socket is reaped there. */
         if (st->peers[hot].state == MPIDI_TCP_PEER_UP &&
