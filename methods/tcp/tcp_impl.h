@@ -271,17 +271,17 @@ typedef struct MPIDI_TCP_state {
     int nunproven;               /* accepted sockets in WAIT_HELLO or WAIT_AUTH */
     unsigned idle_polls;         /* progress calls while only listening (they poll 1 in 64) */
     int nwant_out;               /* sockets with EPOLLOUT in the interest set (output queued) */
-    /* The peer read first, without epoll (tcp_progress.c): the one whose
-     * socket epoll last reported readable; -1 before any. */
-    int hot;
-    unsigned hot_polls; /* progress calls that read hot alone; epoll every HOT_EPOLL_EVERY */
-    unsigned spread;    /* > 0: other peers were readable lately: epoll on every call */
     int finalizing;              /* EOF after our BYE is expected, not a failure */
     long accept_pause_ms;        /* accept ran out of descriptors: current pause, 0 if none */
     long long accept_resume_at;  /* ms: when to listen again; 0 if listening */
     unsigned long recv_in_place; /* counter tcp_recv_in_place: payloads read into user memory */
     unsigned long recv_staged;   /* counter tcp_recv_staged: their bytes that came through rbuf */
     unsigned long recv_hot;      /* counter tcp_recv_hot: frames found by reading the hot peer */
+    /* The peer read first, without epoll (tcp_progress.c): the one whose
+     * socket epoll last reported readable; -1 before any. */
+    int hot;
+    unsigned hot_polls; /* progress calls that read hot alone; epoll every HOT_EPOLL_EVERY */
+    unsigned spread;    /* > 0: other peers were readable lately: epoll on every call */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
     size_t eager_limit;

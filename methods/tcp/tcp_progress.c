@@ -1,4 +1,5 @@
-/* tcp_progress.c: one epoll pass per progress call: accepts, handshakes, writes and reads. */
+/* tcp_progress.c: a progress call: the hot peer read directly, then an epoll pass (accepts,
+ * handshakes, writes and reads). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
