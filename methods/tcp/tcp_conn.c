@@ -146,6 +146,8 @@ void MPIDI_TCP_sock_close(MPIDI_TCP_sock_t *s)
     /* Explicitly: close() alone leaves the registration while a forked child
      * (between its fork and exec) still holds the socket. */
     epoll_ctl(MPIDI_TCP_state.epfd, EPOLL_CTL_DEL, s->fd, NULL);
+    if (s->want_out)
+        MPIDI_TCP_state.nwant_out--;
     close(s->fd);
     s->fd = -1;
     s->state = MPIDI_TCP_SOCK_CLOSED;
@@ -162,6 +164,7 @@ void MPIDI_TCP_sock_want_out(MPIDI_TCP_sock_t *s, int on)
     if (s->want_out == on || s->state == MPIDI_TCP_SOCK_CLOSED)
         return;
     s->want_out = on;
+    MPIDI_TCP_state.nwant_out += on ? 1 : -1;
     sock_update(s);
 }
 

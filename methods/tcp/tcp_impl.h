@@ -109,6 +109,13 @@ _Static_assert(sizeof(MPIDI_TCP_frame_t) == 16, "frame layout (doc/methods/tcp.m
  * progress call, so one busy connection cannot starve the others or shm. */
 #define MPIDI_TCP_EVENTS 64
 #define MPIDI_TCP_READS_PER_POLL 4
+/* While one peer alone sends to this rank, a progress call reads its socket
+ * directly and asks epoll about the others only every HOT_EPOLL_EVERY calls;
+ * a batch from epoll that shows another peer readable goes back to an
+ * epoll_wait on every call for the next HOT_SPREAD_POLLS calls
+ * (tcp_progress.c, doc/methods/tcp.md). */
+#define MPIDI_TCP_HOT_EPOLL_EVERY 16
+#define MPIDI_TCP_HOT_SPREAD_POLLS 4096
 /* Addresses kept from a business card. */
 #define MPIDI_TCP_MAX_ADDRS 16
 /* Rounds over the port range when every port is in use (a port may be
@@ -263,11 +270,18 @@ typedef struct MPIDI_TCP_state {
     int in_progress;             /* re-entrancy guard */
     int nunproven;               /* accepted sockets in WAIT_HELLO or WAIT_AUTH */
     unsigned idle_polls;         /* progress calls while only listening (they poll 1 in 64) */
+    int nwant_out;               /* sockets with EPOLLOUT in the interest set (output queued) */
     int finalizing;              /* EOF after our BYE is expected, not a failure */
     long accept_pause_ms;        /* accept ran out of descriptors: current pause, 0 if none */
     long long accept_resume_at;  /* ms: when to listen again; 0 if listening */
     unsigned long recv_in_place; /* counter tcp_recv_in_place: payloads read into user memory */
     unsigned long recv_staged;   /* counter tcp_recv_staged: their bytes that came through rbuf */
+    unsigned long recv_hot;      /* counter tcp_recv_hot: frames found by reading the hot peer */
+    /* The peer read first, without epoll (tcp_progress.c): the one whose
+     * socket epoll last reported readable; -1 before any. */
+    int hot;
+    unsigned hot_polls; /* progress calls that read hot alone; epoll every HOT_EPOLL_EVERY */
+    unsigned spread;    /* > 0: other peers were readable lately: epoll on every call */
 
     /* Tunables (adi/config.c, doc/tuning.md). */
     size_t eager_limit;

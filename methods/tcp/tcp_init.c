@@ -11,7 +11,7 @@
 #include "mpi.h"
 #include "tcp_impl.h"
 
-MPIDI_TCP_state_t MPIDI_TCP_state = {.epfd = -1};
+MPIDI_TCP_state_t MPIDI_TCP_state = {.epfd = -1, .hot = -1};
 
 long long MPIDI_TCP_now_ms(void)
 {
@@ -174,6 +174,7 @@ int MPIDI_TCP_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
 
     memset(st, 0, sizeof(*st));
     st->epfd = -1;
+    st->hot = -1;
     st->rank = job->rank;
     st->size = job->size;
     st->node_of = job->node_of;
@@ -181,7 +182,8 @@ int MPIDI_TCP_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     st->job_id = job_hash(job->kvsname);
     read_config();
     if ((mpi_errno = MPIDU_stat_register("tcp_recv_in_place", &st->recv_in_place)) ||
-        (mpi_errno = MPIDU_stat_register("tcp_recv_staged", &st->recv_staged)))
+        (mpi_errno = MPIDU_stat_register("tcp_recv_staged", &st->recv_staged)) ||
+        (mpi_errno = MPIDU_stat_register("tcp_recv_hot", &st->recv_hot)))
         return mpi_errno;
 
     st->peers = calloc((size_t)job->size, sizeof(*st->peers));
@@ -333,5 +335,6 @@ int MPIDI_TCP_finalize(void)
     free(st->touched);
     memset(st, 0, sizeof(*st));
     st->epfd = -1;
+    st->hot = -1;
     return MPI_SUCCESS;
 }
