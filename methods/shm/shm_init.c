@@ -98,7 +98,10 @@ static int read_config(int nlocal, int oversubscribed)
     else if (ring_max == -1)
         st->ring_max = st->ring_size / 4;
     else
-        st->ring_max = MPIDI_SHM_ring_need(MPIDI_SHM_MAX_HDR, (size_t)ring_max);
+        /* A line more: where a large payload starts depends on the entry's place
+         * (MPIDI_SHM_ring_payload_off), and a payload of ring_max bytes fits at any. */
+        st->ring_max =
+            MPIDI_SHM_ring_need(0, MPIDI_SHM_MAX_HDR, (size_t)ring_max) + MPIDI_SHM_CACHELINE;
     if (st->ring_max > st->ring_size / 2)
         st->ring_max = st->ring_size / 2;
 #if !defined(__linux__)

@@ -20,8 +20,9 @@ static void deliver_ring(int s, MPIDI_SHM_rent_t *e)
     const char *base = (const char *)e;
 
     st->recv_seq[s]++;
+    size_t pos = (size_t)(base - st->ring_rx[s].data);
     MPIDU_am_dispatch(st->local_ranks[s], e->handler, base + MPIDI_SHM_RING_HDR_OFF, e->hdr_len,
-                      base + MPIDI_SHM_ring_payload_off(e->hdr_len, e->payload_len),
+                      base + MPIDI_SHM_ring_payload_off(pos, e->hdr_len, e->payload_len),
                       e->payload_len);
     MPIDI_SHM_ring_consume(s, e);
 }
@@ -34,8 +35,9 @@ static int check_entry(int s, const MPIDI_SHM_rent_t *e)
     uint32_t len = atomic_load_explicit(&e->len, memory_order_relaxed);
     size_t pos = (size_t)((const char *)e - st->ring_rx[s].data);
 
-    if (len % MPIDI_SHM_CACHELINE != 0 || len > st->ring_size - pos ||
-        e->hdr_len > MPIDI_SHM_MAX_HDR || MPIDI_SHM_ring_need(e->hdr_len, e->payload_len) != len)
+    if (len % MPIDI_SHM_RING_GRAIN != 0 || len > st->ring_size - pos ||
+        e->hdr_len > MPIDI_SHM_MAX_HDR ||
+        MPIDI_SHM_ring_need(pos, e->hdr_len, e->payload_len) != len)
         return MPIDU_err_create(MPI_ERR_INTERN,
                                 "shm: corrupt ring entry from rank %d at offset %zu: length %u, "
                                 "header %u, payload %u",

@@ -7,8 +7,14 @@
 /* Each ordered pair (sender s, receiver r) has a single-producer
  * single-consumer ring of ring_size bytes in r's region.  A message is one
  * entry: a 16-byte entry header, the active-message header, the payload,
- * rounded up to whole cache lines, so every entry starts a line and a
- * message of a 32-byte header and 8 bytes of payload is one line.  Neither
+ * rounded up to MPIDI_SHM_RING_GRAIN (16) bytes, so entries are packed: a
+ * message of a 24-byte header and 8 bytes of payload takes 48 bytes, and
+ * four of them three lines.  Each entry is a line transfer from the sender's
+ * core to the receiver's, and the receiver learns where the next entry is
+ * only from this one's length, so in a stream of small messages the lines
+ * per message bound the rate (issue 12: 8-byte window +23 % against whole
+ * lines per entry, doc/methods/shm.md).  A large payload starts at a line
+ * instead (MPIDI_SHM_ring_payload_off).  Neither
  * side ever does an atomic read-modify-write: the sender stores, the
  * receiver loads, and the only line the receiver writes is its consumed
  * count, which the sender reads only when the ring looks full.
@@ -46,11 +52,11 @@
 #define MPIDI_SHM_RING_ENTRY_HDR 16
 
 typedef struct MPIDI_SHM_rent {
-    _Atomic uint32_t len; /* 0: nothing yet; WRAP; else bytes of the entry, a multiple of 64 */
+    _Atomic uint32_t len; /* 0: nothing yet; WRAP; else bytes of the entry, a multiple of 16 */
     uint32_t seq;         /* per (sender, receiver) sequence, shared with the cells */
     uint16_t handler;
     uint16_t hdr_len;
-    uint32_t payload_len; /* payload at MPIDI_SHM_ring_payload_off(hdr_len, payload_len) */
+    uint32_t payload_len; /* payload at MPIDI_SHM_ring_payload_off(its offset, ...) */
 } MPIDI_SHM_rent_t;
 _Static_assert(sizeof(MPIDI_SHM_rent_t) == MPIDI_SHM_RING_ENTRY_HDR, "ring entry header layout");
 
@@ -60,23 +66,24 @@ _Static_assert(sizeof(MPIDI_SHM_rent_t) == MPIDI_SHM_RING_ENTRY_HDR, "ring entry
  * the next line, so that the sender's copy in and the receiver's copy out
  * move whole aligned lines (no load or store splits a line).  At that size
  * it costs at most one line more, none when the payload is a multiple of 64. */
-#ifndef MPIDI_SHM_RING_ALIGN_FROM
 #define MPIDI_SHM_RING_ALIGN_FROM 256
-#endif
+#define MPIDI_SHM_RING_GRAIN 16 /* entries start and end at multiples of it */
 #define MPIDI_SHM_RING_HDR_OFF MPIDI_SHM_RING_ENTRY_HDR
-static inline size_t MPIDI_SHM_ring_payload_off(size_t hdr_len, size_t payload_len)
+/* The payload's offset in an entry at offset pos of the ring's data (a
+ * multiple of the grain; the data area starts a line). */
+static inline size_t MPIDI_SHM_ring_payload_off(size_t pos, size_t hdr_len, size_t payload_len)
 {
     size_t off = MPIDI_SHM_RING_ENTRY_HDR + ((hdr_len + 7) & ~(size_t)7);
     if (payload_len >= MPIDI_SHM_RING_ALIGN_FROM)
-        off = (off + MPIDI_SHM_CACHELINE - 1) & ~(size_t)(MPIDI_SHM_CACHELINE - 1);
+        off = ((pos + off + MPIDI_SHM_CACHELINE - 1) & ~(size_t)(MPIDI_SHM_CACHELINE - 1)) - pos;
     return off;
 }
 
-/* Bytes an entry takes in the ring. */
-static inline size_t MPIDI_SHM_ring_need(size_t hdr_len, size_t payload_len)
+/* Bytes an entry at offset pos takes in the ring. */
+static inline size_t MPIDI_SHM_ring_need(size_t pos, size_t hdr_len, size_t payload_len)
 {
-    size_t end = MPIDI_SHM_ring_payload_off(hdr_len, payload_len) + payload_len;
-    return (end + MPIDI_SHM_CACHELINE - 1) & ~(size_t)(MPIDI_SHM_CACHELINE - 1);
+    size_t end = MPIDI_SHM_ring_payload_off(pos, hdr_len, payload_len) + payload_len;
+    return (end + MPIDI_SHM_RING_GRAIN - 1) & ~(size_t)(MPIDI_SHM_RING_GRAIN - 1);
 }
 
 static inline char *MPIDI_SHM_ring_data(MPIDI_SHM_ring_t *ring)
@@ -123,19 +130,28 @@ static inline void MPIDI_SHM_ring_join(int li)
     st->ring_tx[li].joined = 1;
 }
 
-/* Sender: finds room for an entry of `need` bytes in the ring to local peer
- * li.  Returns the entry to fill (at the start of the data when it does not
- * fit before the end: *wrap_p then names the place of the WRAP), or NULL
- * when the ring has no room.  Nothing changes until MPIDI_SHM_ring_publish,
- * so a sender that gives up after this leaves the ring as it was. */
-static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_reserve(int li, size_t need,
-                                                       MPIDI_SHM_rent_t **wrap_p)
+/* Sender: finds room for an entry of hdr_len and payload_len bytes in the
+ * ring to local peer li and sets *need_p to its size.  Returns the entry to
+ * fill (at the start of the data when it does not fit before the end:
+ * *wrap_p then names the place of the WRAP), or NULL when the ring has no
+ * room or the entry is larger than ring_max.  Nothing changes until
+ * MPIDI_SHM_ring_publish, so a sender that gives up after this leaves the
+ * ring as it was. */
+static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_reserve(int li, size_t hdr_len, size_t payload_len,
+                                                       size_t *need_p, MPIDI_SHM_rent_t **wrap_p)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     MPIDI_SHM_ring_tx_t *tx = &st->ring_tx[li];
     MPIDI_SHM_ring_t *ring = tx->ring;
     size_t pos = tx->head & st->ring_mask;
-    size_t skip = pos + need > st->ring_size ? st->ring_size - pos : 0;
+    size_t need = MPIDI_SHM_ring_need(pos, hdr_len, payload_len), skip = 0;
+    if (pos + need > st->ring_size) {
+        skip = st->ring_size - pos;
+        need = MPIDI_SHM_ring_need(0, hdr_len, payload_len);
+    }
+    *need_p = need;
+    if (need > st->ring_max)
+        return NULL;
     uint64_t limit = st->ring_size - MPIDI_SHM_CACHELINE; /* a line for the terminator */
 
     if (tx->head + skip + need - tx->consumed_seen > limit) {

@@ -100,15 +100,14 @@ static int try_ring(int peer, int li, int handler, const void *hdr, size_t hdr_l
                     const MPIR_Segment *seg, size_t first, size_t last, int *done_p)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    size_t need = MPIDI_SHM_ring_need(hdr_len, last - first);
+    size_t need;
     MPIDI_SHM_rent_t *e, *wrap;
 
     *done_p = 0;
-    if (need > st->ring_max)
-        return MPI_SUCCESS;
-    e = MPIDI_SHM_ring_reserve(li, need, &wrap);
+    e = MPIDI_SHM_ring_reserve(li, hdr_len, last - first, &need, &wrap);
     if (!e) {
-        st->stat_ring_full++;
+        if (need <= st->ring_max)
+            st->stat_ring_full++;
         return MPI_SUCCESS;
     }
     if (!st->ring_tx[li].joined)
@@ -118,8 +117,9 @@ static int try_ring(int peer, int li, int handler, const void *hdr, size_t hdr_l
     e->hdr_len = (uint16_t)hdr_len;
     e->payload_len = (uint32_t)(last - first);
     memcpy((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
-    int mpi_errno =
-        pack(peer, seg, first, last, (char *)e + MPIDI_SHM_ring_payload_off(hdr_len, last - first));
+    size_t pos = (size_t)((char *)e - MPIDI_SHM_ring_data(st->ring_tx[li].ring));
+    int mpi_errno = pack(peer, seg, first, last,
+                         (char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, last - first));
     if (mpi_errno)
         return mpi_errno; /* nothing published: the ring is as it was */
     MPIDI_SHM_ring_publish(li, e, need, wrap);
