@@ -70,9 +70,9 @@ static int read_config(int nlocal, int oversubscribed)
     st->cma_enabled = (cma != 0);
     if (cma_split < -1)
         return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_CMA_SPLIT=%ld is below -1", cma_split);
-    /* -1: 128 KiB, but not on an oversubscribed node, where the sender has
-     * no CPU of its own to copy with.  Off by default (adi/config.c): in
-     * windows of 64 large messages it lost under load (doc/performance.md). */
+    /* -1 (the default): 128 KiB, but not on an oversubscribed node, where
+     * the sender has no CPU of its own to copy with (doc/performance.md has
+     * the measurements). */
     if (cma_split == -1)
         cma_split = oversubscribed ? 0 : MPIDI_SHM_CMA_SPLIT_AUTO;
     st->cma_split = (size_t)cma_split;
