@@ -303,6 +303,7 @@ static void init_own_region(void)
     atomic_store_explicit(&me->finalized, 0, memory_order_relaxed);
     /* No sender has joined yet: none may send before every rank is ready. */
     atomic_store_explicit(&ctrl->ring_joins, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctrl->reading, 0, memory_order_relaxed);
     _Atomic uint64_t *joined = MPIDI_SHM_joined(st->me);
     for (size_t w = 0; w < bitmap_words(st->nlocal); w++)
         atomic_store_explicit(&joined[w], 0, memory_order_relaxed);
@@ -503,7 +504,8 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
         (mpi_errno = MPIDU_stat_register("shm_cell_sent", &st->stat_cell_sent)) ||
         (mpi_errno = MPIDU_stat_register("shm_cma_split", &st->stat_cma_split)) ||
         (mpi_errno = MPIDU_stat_register("shm_cma_taken_back", &st->stat_cma_taken_back)) ||
-        (mpi_errno = MPIDU_stat_register("shm_cma_helped", &st->stat_cma_helped)))
+        (mpi_errno = MPIDU_stat_register("shm_cma_helped", &st->stat_cma_helped)) ||
+        (mpi_errno = MPIDU_stat_register("shm_cma_peer_busy", &st->stat_cma_peer_busy)))
         goto fn_fail;
 
     mpi_errno = alloc_private(job);
