@@ -49,7 +49,7 @@ static cfg_var_t vars[] = {
      "each rank writes its counters to this path + \".<rank>\" at MPI_Finalize (for tests)"},
     {"FERRY_SHM_CMA", CFG_BOOL, "1", 0, 1, NULL,
      "use process_vm_readv/writev for shm rendezvous (0: copy pipeline only)"},
-    {"FERRY_SHM_CMA_SPLIT", CFG_SIZE, "0", -1, SIZE_MAX_CFG, NULL,
+    {"FERRY_SHM_CMA_SPLIT", CFG_SIZE, "-1", -1, SIZE_MAX_CFG, NULL,
      "smallest shm rendezvous read its sender shares (0: never, -1: 128K unless oversubscribed)"},
     {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,
      "bytes per shm cell, header included (the shm eager limit follows it)"},

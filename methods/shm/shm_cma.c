@@ -348,11 +348,25 @@ int MPIDI_SHM_help_run(int s, MPIDI_SHM_cell_t *cell)
     return 1;
 }
 
+/* A peer that is reading itself (from us or anyone: windows both ways) has
+ * its own copying to do: asking it only adds a cell, a system call and a
+ * later completion to our read.  Relaxed: a hint, read once per read. */
+static int peer_reading(int li)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+
+    if (!atomic_load_explicit(&MPIDI_SHM_ctrl(li)->reading, memory_order_relaxed))
+        return 0;
+    st->stat_cma_peer_busy++;
+    return 1;
+}
+
 int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, uint64_t remote_addr,
                        uint64_t rkey, void *cookie)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     MPIDI_SHM_cell_t *cell;
+    _Atomic uint32_t *reading = &MPIDI_SHM_ctrl(st->me)->reading;
     int li;
     int mpi_errno = cma_peer("process_vm_readv", peer, &li);
 
@@ -360,12 +374,18 @@ int MPIDI_SHM_rdma_get(int peer, void *local, size_t len, void *local_handle, ui
     (void)rkey;         /* CMA needs no registration key: addresses are virtual */
     if (mpi_errno)
         return mpi_errno;
-    /* Shared only with a cookie to complete later, and while cells are free
-     * (a read alone is no worse than before). */
+    atomic_store_explicit(reading, 1, memory_order_relaxed);
+    /* Shared only with a cookie to complete later, while cells are free (a
+     * read alone is no worse than before) and with a peer that is not
+     * reading itself. */
     if (st->cma_split && len >= st->cma_split && len > help_chunk(len) && cookie &&
-        st->nhelp_wait < MPIDI_SHM_HELP_MAX && !st->nfailed && (cell = MPIDI_SHM_cell_take()))
-        return shared_get(li, local, len, remote_addr, cookie, cell);
-    return cma_copy(process_vm_readv, li, local, len, remote_addr);
+        st->nhelp_wait < MPIDI_SHM_HELP_MAX && !st->nfailed && !peer_reading(li) &&
+        (cell = MPIDI_SHM_cell_take()))
+        mpi_errno = shared_get(li, local, len, remote_addr, cookie, cell);
+    else
+        mpi_errno = cma_copy(process_vm_readv, li, local, len, remote_addr);
+    atomic_store_explicit(reading, 0, memory_order_relaxed);
+    return mpi_errno;
 }
 
 int MPIDI_SHM_rdma_put(int peer, const void *local, size_t len, void *local_handle,

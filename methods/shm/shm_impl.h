@@ -91,6 +91,11 @@ typedef struct MPIDI_SHM_ctrl {
      * the owner polls only the rings of senders that have used them, and
      * rescans the bitmap only when this count moves. */
     _Atomic uint32_t ring_joins;
+    /* 1 while the owner reads from a peer with CMA (shm_cma.c): a reader
+     * does not ask a peer that is busy reading to help it (windows both
+     * ways); written by the owner around each read, read by a peer before
+     * each read it could share. */
+    _Atomic uint32_t reading;
     /* The owner's doorbell, used only on an oversubscribed node (shm_wait.c):
      * the owner sets sleeping before it sleeps on bell (a futex); a sender
      * that finds it set clears it, bumps bell and wakes the owner.  A line of
@@ -263,6 +268,7 @@ typedef struct MPIDI_SHM_state {
     unsigned long stat_cma_split;      /* reads whose second part we asked the peer to write */
     unsigned long stat_cma_taken_back; /* ... which the peer did not join in time: read alone */
     unsigned long stat_cma_helped;     /* chunks we wrote into a peer's buffer for its read */
+    unsigned long stat_cma_peer_busy;  /* reads not shared: the peer was reading itself */
 
     /* Shared reads the helper claimed, completed from progress. */
     MPIDI_SHM_help_wait_t help_wait[MPIDI_SHM_HELP_MAX];
@@ -275,7 +281,7 @@ typedef struct MPIDI_SHM_state {
     MPIDI_SHM_peer_state_t *peer_state;
     MPIDI_SHM_off_t *drain_mark; /* DRAINING: the cell to dequeue before failing; 0: done */
     int ndraining;
-    int nfailed; /* peers in MPIDI_SHM_PEER_FAILED: am_send checks only when non-zero */
+    int nfailed;        /* peers in MPIDI_SHM_PEER_FAILED: am_send checks only when non-zero */
     int live_countdown; /* progress calls until the next liveness look */
     long long next_check_ms;
 } MPIDI_SHM_state_t;

@@ -70,9 +70,9 @@ static int read_config(int nlocal, int oversubscribed)
     st->cma_enabled = (cma != 0);
     if (cma_split < -1)
         return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_CMA_SPLIT=%ld is below -1", cma_split);
-    /* -1: 128 KiB, but not on an oversubscribed node, where the sender has
-     * no CPU of its own to copy with.  Off by default (adi/config.c): in
-     * windows of 64 large messages it lost under load (doc/performance.md). */
+    /* -1 (the default): 128 KiB, but not on an oversubscribed node, where
+     * the sender has no CPU of its own to copy with (doc/performance.md has
+     * the measurements). */
     if (cma_split == -1)
         cma_split = oversubscribed ? 0 : MPIDI_SHM_CMA_SPLIT_AUTO;
     st->cma_split = (size_t)cma_split;
@@ -306,6 +306,7 @@ static void init_own_region(void)
     atomic_store_explicit(&me->finalized, 0, memory_order_relaxed);
     /* No sender has joined yet: none may send before every rank is ready. */
     atomic_store_explicit(&ctrl->ring_joins, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctrl->reading, 0, memory_order_relaxed);
     _Atomic uint64_t *joined = MPIDI_SHM_joined(st->me);
     for (size_t w = 0; w < bitmap_words(st->nlocal); w++)
         atomic_store_explicit(&joined[w], 0, memory_order_relaxed);
@@ -506,7 +507,8 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
         (mpi_errno = MPIDU_stat_register("shm_cell_sent", &st->stat_cell_sent)) ||
         (mpi_errno = MPIDU_stat_register("shm_cma_split", &st->stat_cma_split)) ||
         (mpi_errno = MPIDU_stat_register("shm_cma_taken_back", &st->stat_cma_taken_back)) ||
-        (mpi_errno = MPIDU_stat_register("shm_cma_helped", &st->stat_cma_helped)))
+        (mpi_errno = MPIDU_stat_register("shm_cma_helped", &st->stat_cma_helped)) ||
+        (mpi_errno = MPIDU_stat_register("shm_cma_peer_busy", &st->stat_cma_peer_busy)))
         goto fn_fail;
 
     mpi_errno = alloc_private(job);

@@ -206,12 +206,11 @@ long MPIDU_config_int(const char *name)
         def = 64;
     else if (strcmp(name, "FERRY_SHM_CMA") == 0 || strcmp(name, "FERRY_SHM_RING_PREFAULT") == 0)
         def = 1;
-    else if (strcmp(name, "FERRY_SHM_RING_SIZE") == 0 || strcmp(name, "FERRY_SHM_RING_MAX") == 0)
+    else if (strcmp(name, "FERRY_SHM_RING_SIZE") == 0 || strcmp(name, "FERRY_SHM_RING_MAX") == 0 ||
+             strcmp(name, "FERRY_SHM_CMA_SPLIT") == 0)
         def = -1;
     else if (strcmp(name, "FERRY_SHM_LIVENESS_MS") == 0)
         def = 200;
-    else if (strcmp(name, "FERRY_SHM_CMA_SPLIT") == 0)
-        def = 0;
     else {
         fprintf(stderr, "unknown config variable %s\n", name);
         abort();
