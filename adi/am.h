@@ -3,6 +3,7 @@
 #define AM_H_INCLUDED
 
 #include <stdint.h>
+#include "mpi.h"
 
 enum {
     MPIDI_AM_EAGER,    /* match header + whole payload */
@@ -17,19 +18,37 @@ enum {
     MPIDI_AM_NUM_HANDLERS
 };
 
-#define MPIDI_MATCH_SYNC 0x1 /* sender waits for the match (MPI_Ssend) */
-#define MPIDI_MATCH_RDMA 0x2 /* RTS: addr and rkey offer the sender's buffer for rdma_get */
-
-/* The match header, as in ob1: context, source, tag and a per-peer sequence
- * number that checks the method kept the order MPI requires. */
+/* The match header, as in ob1: context, source, tag, a per-peer sequence
+ * number that checks the method kept the order MPI requires, and the
+ * sender's request.  16 bytes, so that over shm an 8-byte message with its
+ * ring entry header takes half a cache line (issue 12: in a stream of small
+ * messages the lines per message bound the rate).  The request goes as its
+ * index (a handle is MPIR_HANDLE_KIND_REQUEST | index, the index below
+ * 2^26; 0 names none: a blocking send that nothing answers), the flags in
+ * the bits above it; MPIDI_match_sreq gives the handle back. */
 typedef struct MPIDI_match_hdr {
-    int32_t src;  /* rank in the communicator */
+    int32_t src; /* rank in the communicator */
     int32_t tag;
     uint16_t context_id;
     uint16_t seq;
-    uint32_t flags;
-    uint64_t sreq; /* sender's request id, for SYNC_ACK, CTS and FIN */
+    uint32_t sreq_flags; /* the sender's request index (MPIDI_MATCH_SREQ_MASK), the flags */
 } MPIDI_match_hdr_t;
+_Static_assert(sizeof(MPIDI_match_hdr_t) == 16, "the match header is 16 bytes on the wire");
+
+#define MPIDI_MATCH_SREQ_MASK 0x03ffffffu /* the index bits of a request handle */
+#define MPIDI_MATCH_SYNC (1u << 30)       /* sender waits for the match (MPI_Ssend) */
+#define MPIDI_MATCH_RDMA (1u << 31)       /* RTS: addr and rkey offer the buffer for rdma_get */
+
+/* What a match header carries of a request handle (0: none), and back. */
+static inline uint32_t MPIDI_match_sreq_index(MPI_Request handle)
+{
+    return (uint32_t)handle & MPIDI_MATCH_SREQ_MASK;
+}
+static inline uint64_t MPIDI_match_sreq(const MPIDI_match_hdr_t *m)
+{
+    uint32_t idx = m->sreq_flags & MPIDI_MATCH_SREQ_MASK;
+    return idx ? (uint64_t)(uint32_t)(MPIR_HANDLE_KIND_REQUEST | idx) : 0;
+}
 
 typedef struct MPIDI_rts_hdr {
     MPIDI_match_hdr_t m;

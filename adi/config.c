@@ -53,7 +53,7 @@ static cfg_var_t vars[] = {
      "smallest shm rendezvous read its sender shares (0: never, -1: 128K unless oversubscribed)"},
     {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,
      "bytes per shm cell, header included (the shm eager limit follows it)"},
-    {"FERRY_SHM_NUM_CELLS", CFG_INT, "64", 4, 65536, NULL, "shm cells each rank owns"},
+    {"FERRY_SHM_NUM_CELLS", CFG_INT, "64", 4, 32768, NULL, "shm cells each rank owns"},
     {"FERRY_SHM_RING_SIZE", CFG_SIZE, "-1", -1, 16L << 20, NULL,
      "bytes of each per-pair shm ring, a power of two >= 1K (0: none, -1: 64K, less above 16 "
      "ranks)"},

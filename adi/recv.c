@@ -54,8 +54,8 @@ void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, in
     } else {
         MPIR_Segment_unpack(&rreq->seg, 0, rreq->bytes_needed, data);
     }
-    if (m->flags & MPIDI_MATCH_SYNC)
-        send_sync_ack(peer, m->sreq);
+    if (m->sreq_flags & MPIDI_MATCH_SYNC)
+        send_sync_ack(peer, MPIDI_match_sreq(m));
     MPIDI_Request_complete_one(rreq);
 }
 
@@ -73,12 +73,12 @@ static int keep_unexpected(int peer, const MPIDI_match_hdr_t *m, const void *dat
     u->tag = m->tag;
     u->context_id = m->context_id;
     u->peer = peer;
-    u->rts.sreq = m->sreq;
+    u->rts.sreq = MPIDI_match_sreq(m);
     u->rts.seq = m->seq;
-    u->rts.sync = (m->flags & MPIDI_MATCH_SYNC) != 0;
+    u->rts.sync = (m->sreq_flags & MPIDI_MATCH_SYNC) != 0;
     if (rts) {
         u->rts.is_rndv = 1;
-        u->rts.has_addr = (m->flags & MPIDI_MATCH_RDMA) != 0;
+        u->rts.has_addr = (m->sreq_flags & MPIDI_MATCH_RDMA) != 0;
         u->rts.addr = rts->addr;
         u->rts.rkey = rts->rkey;
         u->msg_size = rts->size;
@@ -141,8 +141,8 @@ void MPIDI_eager_recv_done(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int p
         MPIDI_recv_deliver_eager(rreq, m, peer, payload, len);
         return;
     }
-    if (m->flags & MPIDI_MATCH_SYNC)
-        send_sync_ack(peer, m->sreq);
+    if (m->sreq_flags & MPIDI_MATCH_SYNC)
+        send_sync_ack(peer, MPIDI_match_sreq(m));
     MPIDI_Request_complete_one(rreq);
 }
 
@@ -158,8 +158,8 @@ void MPIDI_handle_rts(int peer, const void *hdr, size_t hdr_len, const void *dat
         return;
     }
     MPIDI_recv_set_envelope(rreq, &rts->m, peer, rts->size);
-    rreq->rts.sreq = rts->m.sreq;
-    rreq->rts.has_addr = (rts->m.flags & MPIDI_MATCH_RDMA) != 0;
+    rreq->rts.sreq = MPIDI_match_sreq(&rts->m);
+    rreq->rts.has_addr = (rts->m.sreq_flags & MPIDI_MATCH_RDMA) != 0;
     rreq->rts.addr = rts->addr;
     rreq->rts.rkey = rts->rkey;
     rreq->rts.is_rndv = 1;
@@ -180,8 +180,11 @@ static int lost_code(const MPIR_Comm *comm, int peer)
  * data, or start the rendezvous the RTS asked for. */
 static void recv_unexpected(MPIR_Request *rreq, MPIR_Request *u)
 {
-    MPIDI_match_hdr_t m = {.src = u->rank, .tag = u->tag, .context_id = u->context_id,
-                           .flags = u->rts.sync ? MPIDI_MATCH_SYNC : 0, .sreq = u->rts.sreq};
+    MPIDI_match_hdr_t m = {.src = u->rank,
+                           .tag = u->tag,
+                           .context_id = u->context_id,
+                           .sreq_flags = MPIDI_match_sreq_index((MPI_Request)u->rts.sreq) |
+                                         (u->rts.sync ? MPIDI_MATCH_SYNC : 0)};
     if (u->rts.is_rndv) {
         MPIDI_recv_set_envelope(rreq, &m, u->peer, u->msg_size);
         rreq->rts = u->rts;

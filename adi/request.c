@@ -8,6 +8,10 @@
 /* Requests live in chunks that never move, so pointers handed to methods as
  * cookies stay valid; the handle's low bits index the chunk table
  * (MPIR_Request_get in request.h). */
+/* A match header names a request by its index (am.h): every index fits. */
+_Static_assert((uint64_t)MPIR_REQUEST_CHUNK *MPIR_REQUEST_MAX_CHUNKS <=
+                   MPIDI_MATCH_SREQ_MASK + 1ull,
+               "request indices fit a match header");
 #define CHUNK MPIR_REQUEST_CHUNK
 #define MAX_CHUNKS MPIR_REQUEST_MAX_CHUNKS
 #define chunks MPIR_Request_chunks

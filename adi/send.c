@@ -48,8 +48,8 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
                            .tag = tag,
                            .context_id = sreq->context_id,
                            .seq = p->send_seq++,
-                           .flags = sync ? MPIDI_MATCH_SYNC : 0,
-                           .sreq = (uint64_t)sreq->handle};
+                           .sreq_flags = MPIDI_match_sreq_index(sreq->handle) |
+                                         (sync ? MPIDI_MATCH_SYNC : 0)};
     sreq->send_seq = m.seq;
 
     if (size <= p->eager_limit) {
@@ -73,11 +73,11 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
     if (src && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get &&
         (want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ)) {
         if (!p->caps->needs_reg) {
-            rts.m.flags |= MPIDI_MATCH_RDMA;
+            rts.m.sreq_flags |= MPIDI_MATCH_RDMA;
             rts.addr = (uint64_t)(uintptr_t)src;
         } else if ((err = MPIDI_reg_acquire(p, src, size, MPIDI_MEM_REMOTE_READ,
                                             &sreq->send_reg)) == MPI_SUCCESS) {
-            rts.m.flags |= MPIDI_MATCH_RDMA;
+            rts.m.sreq_flags |= MPIDI_MATCH_RDMA;
             rts.addr = sreq->send_reg.mem.remote_addr;
             rts.rkey = sreq->send_reg.mem.key;
         } else {

@@ -176,7 +176,7 @@ void MPIDI_SHM_liveness_check(void)
              * cell that never made it (the peer died linking it): it can
              * never be delivered, so it is not waited for. */
             const MPIDI_SHM_rent_t *e = st->ring_size ? MPIDI_SHM_ring_peek(i) : NULL;
-            if (st->drain_mark[i] == 0 && (e == NULL || e->seq != st->recv_seq[i])) {
+            if (st->drain_mark[i] == 0 && (e == NULL || e->seq != (uint16_t)st->recv_seq[i])) {
                 st->ndraining--;
                 peer_died(i);
             }

@@ -14,7 +14,7 @@
  * queue; a cell ahead of it follows ring entries that are already visible
  * (see deliver_cell). */
 
-static void deliver_ring(int s, MPIDI_SHM_rent_t *e)
+static void deliver_ring(int s, MPIDI_SHM_rent_t *e, size_t payload_len, size_t need)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     const char *base = (const char *)e;
@@ -22,27 +22,32 @@ static void deliver_ring(int s, MPIDI_SHM_rent_t *e)
     st->recv_seq[s]++;
     size_t pos = (size_t)(base - st->ring_rx[s].data);
     MPIDU_am_dispatch(st->local_ranks[s], e->handler, base + MPIDI_SHM_RING_HDR_OFF, e->hdr_len,
-                      base + MPIDI_SHM_ring_payload_off(pos, e->hdr_len, e->payload_len),
-                      e->payload_len);
-    MPIDI_SHM_ring_consume(s, e);
+                      base + MPIDI_SHM_ring_payload_off(pos, e->hdr_len, payload_len), payload_len);
+    MPIDI_SHM_ring_consume(s, need);
 }
 
-/* A ring entry whose fields cannot be the sender's: the segment was
- * overwritten (a stray write of the application, or a bug). */
-static int check_entry(int s, const MPIDI_SHM_rent_t *e)
+/* The size of entry e from s, checked: fields that cannot be the sender's
+ * mean the segment was overwritten (a stray write of the application, or a
+ * bug), an error. */
+static int check_entry(int s, const MPIDI_SHM_rent_t *e, size_t *payload_len_p, size_t *need_p)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     uint32_t len = atomic_load_explicit(&e->len, memory_order_relaxed);
     size_t pos = (size_t)((const char *)e - st->ring_rx[s].data);
+    size_t payload_len = MPIDI_SHM_rent_payload_len(len);
 
-    if (len % MPIDI_SHM_RING_GRAIN != 0 || len > st->ring_size - pos ||
-        e->hdr_len > MPIDI_SHM_MAX_HDR ||
-        MPIDI_SHM_ring_need(pos, e->hdr_len, e->payload_len) != len)
-        return MPIDU_err_create(MPI_ERR_INTERN,
-                                "shm: corrupt ring entry from rank %d at offset %zu: length %u, "
-                                "header %u, payload %u",
-                                st->local_ranks[s], pos, len, e->hdr_len, e->payload_len);
+    if (e->hdr_len > MPIDI_SHM_MAX_HDR || payload_len > st->ring_size)
+        goto fn_fail;
+    *payload_len_p = payload_len;
+    *need_p = MPIDI_SHM_ring_need(pos, e->hdr_len, payload_len);
+    if (*need_p > st->ring_size - pos)
+        goto fn_fail;
     return MPI_SUCCESS;
+fn_fail:
+    return MPIDU_err_create(MPI_ERR_INTERN,
+                            "shm: corrupt ring entry from rank %d at offset %zu: length word %u, "
+                            "header %u",
+                            st->local_ranks[s], pos, len, e->hdr_len);
 }
 
 /* Delivers the ring entries from local sender s that are next in order, at
@@ -52,13 +57,14 @@ static int poll_ring(int s, int budget, int *count_p)
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     MPIDI_SHM_rent_t *e;
     int n = 0, mpi_errno = MPI_SUCCESS;
+    size_t payload_len = 0, need = 0;
 
     while (n < budget && (e = MPIDI_SHM_ring_peek(s)) != NULL) {
-        if (e->seq != st->recv_seq[s])
+        if (e->seq != (uint16_t)st->recv_seq[s])
             break; /* an earlier message from s is still in the queue */
-        if ((mpi_errno = check_entry(s, e)))
+        if ((mpi_errno = check_entry(s, e, &payload_len, &need)))
             break;
-        deliver_ring(s, e);
+        deliver_ring(s, e, payload_len, need);
         n++;
     }
     if (n)

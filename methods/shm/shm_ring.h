@@ -6,24 +6,25 @@
 
 /* Each ordered pair (sender s, receiver r) has a single-producer
  * single-consumer ring of ring_size bytes in r's region.  A message is one
- * entry: a 16-byte entry header, the active-message header, the payload,
- * rounded up to MPIDI_SHM_RING_GRAIN (16) bytes, so entries are packed: a
- * message of a 24-byte header and 8 bytes of payload takes 48 bytes, and
- * four of them three lines.  Each entry is a line transfer from the sender's
- * core to the receiver's, and the receiver learns where the next entry is
- * only from this one's length, so in a stream of small messages the lines
- * per message bound the rate (issue 12: 8-byte window +23 % against whole
- * lines per entry, doc/methods/shm.md).  A large payload starts at a line
- * instead (MPIDI_SHM_ring_payload_off).  Neither
- * side ever does an atomic read-modify-write: the sender stores, the
- * receiver loads, and the only line the receiver writes is its consumed
- * count, which the sender reads only when the ring looks full.
+ * entry: an 8-byte entry header, the active-message header, the payload,
+ * rounded up to MPIDI_SHM_RING_GRAIN (16) bytes, so entries are packed: an
+ * 8-byte message (16-byte match header) takes 32 bytes, two to a line.
+ * Each line of entries is a transfer from the sender's core to the
+ * receiver's, and the receiver learns where the next entry is only from
+ * this one, so in a stream of small messages the lines per message bound
+ * the rate (issue 12, doc/methods/shm.md).  A large payload starts at a
+ * line instead (MPIDI_SHM_ring_payload_off).  Neither side ever does an
+ * atomic read-modify-write: the sender stores, the receiver loads, and the
+ * only line the receiver writes is its consumed count, which the sender
+ * reads only when the ring looks full.
  *
  * How the receiver knows an entry is complete.  The first word of an entry
- * is its length; 0 means "nothing yet".  The sender writes the entry's body,
- * then stores the length with release; the receiver loads it with acquire.
- * But the bytes where the *next* entry will start may hold anything from
- * the previous lap (the middle of an old payload), so before publishing an
+ * is its length word: 1 + the payload's length; 0 means "nothing yet".  The
+ * entry's size follows from it, the header's length and the entry's place
+ * (MPIDI_SHM_ring_need).  The sender writes the entry's body, then stores
+ * the length word with release; the receiver loads it with acquire.  But
+ * the bytes where the *next* entry will start may hold anything from the
+ * previous lap (the middle of an old payload), so before publishing an
  * entry the sender stores 0 in the length word just past it: the
  * terminator.  Its store comes before the release of the entry's length,
  * so a receiver that has seen the entry sees the terminator or a newer
@@ -46,17 +47,19 @@
  *
  * Order against cells.  A message that does not fit (too large, or the ring
  * is full) goes through the cell queue instead.  Both carry the per-pair
- * sequence number and the receiver delivers by it (shm_progress.c). */
+ * sequence number and the receiver delivers by it (shm_progress.c).  An
+ * entry carries the number's low 16 bits: it is at most the number of cells
+ * its sender owns (FERRY_SHM_NUM_CELLS, below 2^15) ahead of the one the
+ * receiver expects, so the low bits tell whether it is the one. */
 
 #define MPIDI_SHM_RING_WRAP 0xffffffffu /* length word: continue at the start of the data */
-#define MPIDI_SHM_RING_ENTRY_HDR 16
+#define MPIDI_SHM_RING_ENTRY_HDR 8
 
 typedef struct MPIDI_SHM_rent {
-    _Atomic uint32_t len; /* 0: nothing yet; WRAP; else bytes of the entry, a multiple of 16 */
-    uint32_t seq;         /* per (sender, receiver) sequence, shared with the cells */
-    uint16_t handler;
-    uint16_t hdr_len;
-    uint32_t payload_len; /* payload at MPIDI_SHM_ring_payload_off(its offset, ...) */
+    _Atomic uint32_t len; /* 0: nothing yet; WRAP; else 1 + the payload's length */
+    uint16_t seq;         /* the low bits of the per-pair sequence, shared with the cells */
+    uint8_t handler;
+    uint8_t hdr_len;
 } MPIDI_SHM_rent_t;
 _Static_assert(sizeof(MPIDI_SHM_rent_t) == MPIDI_SHM_RING_ENTRY_HDR, "ring entry header layout");
 
@@ -84,6 +87,12 @@ static inline size_t MPIDI_SHM_ring_need(size_t pos, size_t hdr_len, size_t payl
 {
     size_t end = MPIDI_SHM_ring_payload_off(pos, hdr_len, payload_len) + payload_len;
     return (end + MPIDI_SHM_RING_GRAIN - 1) & ~(size_t)(MPIDI_SHM_RING_GRAIN - 1);
+}
+
+/* The payload's length of a published entry (its length word, not 0 or WRAP). */
+static inline size_t MPIDI_SHM_rent_payload_len(uint32_t len)
+{
+    return (size_t)len - 1;
 }
 
 static inline char *MPIDI_SHM_ring_data(MPIDI_SHM_ring_t *ring)
@@ -167,9 +176,10 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_reserve(int li, size_t hdr_len, s
 }
 
 /* Sender: publishes the entry reserve returned, once its body is written.
- * need: its size; wrap: what reserve set in *wrap_p. */
+ * need: its size; payload_len: its payload's; wrap: what reserve set in
+ * *wrap_p. */
 static inline void MPIDI_SHM_ring_publish(int li, MPIDI_SHM_rent_t *e, size_t need,
-                                          MPIDI_SHM_rent_t *wrap)
+                                          size_t payload_len, MPIDI_SHM_rent_t *wrap)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     MPIDI_SHM_ring_tx_t *tx = &st->ring_tx[li];
@@ -185,7 +195,7 @@ static inline void MPIDI_SHM_ring_publish(int li, MPIDI_SHM_rent_t *e, size_t ne
     if (wrap) {
         /* Relaxed: the receiver reads this length only after it has seen
          * the WRAP below with acquire, and the release of WRAP orders it. */
-        atomic_store_explicit(&e->len, (uint32_t)need, memory_order_relaxed);
+        atomic_store_explicit(&e->len, (uint32_t)payload_len + 1, memory_order_relaxed);
         /* Release: a receiver that sees WRAP sees the entry at the start,
          * its terminator and its length. */
         atomic_store_explicit(&wrap->len, MPIDI_SHM_RING_WRAP, memory_order_release);
@@ -193,7 +203,7 @@ static inline void MPIDI_SHM_ring_publish(int li, MPIDI_SHM_rent_t *e, size_t ne
     } else {
         /* Release: a receiver that sees the length sees the entry's body and
          * the terminator after it, never bytes of an earlier lap. */
-        atomic_store_explicit(&e->len, (uint32_t)need, memory_order_release);
+        atomic_store_explicit(&e->len, (uint32_t)payload_len + 1, memory_order_release);
     }
 }
 
@@ -222,12 +232,13 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_peek(int s)
     return e;
 }
 
-/* Receiver: done with entry e from s (its reads are over).  The space is
- * handed back in MPIDI_SHM_ring_release, once per sweep. */
-static inline void MPIDI_SHM_ring_consume(int s, const MPIDI_SHM_rent_t *e)
+/* Receiver: done with the entry from s at its tail, of need bytes (its
+ * reads are over).  The space is handed back in MPIDI_SHM_ring_release,
+ * once per sweep. */
+static inline void MPIDI_SHM_ring_consume(int s, size_t need)
 {
     MPIDI_SHM_ring_rx_t *rx = &MPIDI_SHM_state.ring_rx[s];
-    MPIDI_SHM_ring_move_tail(rx, rx->tail + atomic_load_explicit(&e->len, memory_order_relaxed));
+    MPIDI_SHM_ring_move_tail(rx, rx->tail + need);
 }
 
 /* Receiver: hands the space of the consumed entries from s back to it. */

@@ -65,7 +65,7 @@ static int check_args(int peer, int li, int handler, size_t hdr_len, const MPIR_
     if (li < 0 || li == st->me)
         return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: not a peer on this node",
                                 peer);
-    if (handler < 0 || handler > UINT16_MAX)
+    if (handler < 0 || handler > UINT8_MAX)
         return MPIDU_err_create(MPI_ERR_INTERN, "shm am_send to rank %d: handler %d out of range",
                                 peer, handler);
     if (hdr_len > MPIDI_SHM_MAX_HDR)
@@ -112,17 +112,16 @@ static int try_ring(int peer, int li, int handler, const void *hdr, size_t hdr_l
     }
     if (!st->ring_tx[li].joined)
         MPIDI_SHM_ring_join(li);
-    e->seq = st->send_seq[li];
-    e->handler = (uint16_t)handler;
-    e->hdr_len = (uint16_t)hdr_len;
-    e->payload_len = (uint32_t)(last - first);
+    e->seq = (uint16_t)st->send_seq[li];
+    e->handler = (uint8_t)handler;
+    e->hdr_len = (uint8_t)hdr_len;
     memcpy((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
     size_t pos = (size_t)((char *)e - MPIDI_SHM_ring_data(st->ring_tx[li].ring));
     int mpi_errno = pack(peer, seg, first, last,
                          (char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, last - first));
     if (mpi_errno)
         return mpi_errno; /* nothing published: the ring is as it was */
-    MPIDI_SHM_ring_publish(li, e, need, wrap);
+    MPIDI_SHM_ring_publish(li, e, need, last - first, wrap);
     MPIDI_SHM_wake(li);
     st->send_seq[li]++;
     st->stat_ring_sent++;
