@@ -193,9 +193,10 @@ typedef struct MPIR_Request {
  * the kinds that keep their state in u. */
 static inline int MPIR_Request_tail_used(const MPIR_Request *req)
 {
-    return req->is_rndv_send || req->rts.is_rndv || req->mode != 0 ||
-           req->kind == MPIR_REQ_PERSISTENT || req->kind == MPIR_REQ_GREQ ||
-           req->kind == MPIR_REQ_COMPOSITE;
+    _Static_assert(MPIR_REQ_GREQ > MPIR_REQ_PERSISTENT && MPIR_REQ_COMPOSITE > MPIR_REQ_PERSISTENT,
+                   "the kinds that keep state in u come last");
+    return (req->is_rndv_send | req->rts.is_rndv | req->mode) != 0 ||
+           req->kind >= MPIR_REQ_PERSISTENT;
 }
 
 MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind);
