@@ -56,7 +56,17 @@ void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, in
     }
     if (m->sreq_flags & MPIDI_MATCH_SYNC)
         send_sync_ack(peer, MPIDI_match_sreq(m));
-    MPIDI_Request_complete_one(rreq);
+    /* The data's event was the receive's last, and usually nothing hangs on
+     * it: no callback of the MPI layer (a persistent or composite request's
+     * child has one), no registration (eager), the user's handle still held.
+     * Then completing it is dropping the device's reference (issue 12: the
+     * calls were a tenth of the delivery). */
+    if (rreq->cc == 1 && !rreq->on_complete && rreq->ref > 1) {
+        rreq->cc = 0;
+        rreq->ref--;
+    } else {
+        MPIDI_Request_complete_one(rreq);
+    }
 }
 
 /* Keeps an arrived message nobody asked for.  Eager data is copied into a
@@ -143,7 +153,17 @@ void MPIDI_eager_recv_done(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int p
     }
     if (m->sreq_flags & MPIDI_MATCH_SYNC)
         send_sync_ack(peer, MPIDI_match_sreq(m));
-    MPIDI_Request_complete_one(rreq);
+    /* The data's event was the receive's last, and usually nothing hangs on
+     * it: no callback of the MPI layer (a persistent or composite request's
+     * child has one), no registration (eager), the user's handle still held.
+     * Then completing it is dropping the device's reference (issue 12: the
+     * calls were a tenth of the delivery). */
+    if (rreq->cc == 1 && !rreq->on_complete && rreq->ref > 1) {
+        rreq->cc = 0;
+        rreq->ref--;
+    } else {
+        MPIDI_Request_complete_one(rreq);
+    }
 }
 
 void MPIDI_handle_rts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)
