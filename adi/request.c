@@ -19,8 +19,10 @@ _Static_assert((uint64_t)MPIR_REQUEST_CHUNK *MPIR_REQUEST_MAX_CHUNKS <=
 
 MPIR_Request *chunks[MAX_CHUNKS];
 int nchunks;
-static MPIR_Request *free_list;
-static int live;
+MPIR_Request *MPIR_Request_free_list;
+int MPIR_Request_live;
+#define free_list MPIR_Request_free_list
+#define live MPIR_Request_live
 /* Requests of the newest chunk never handed out yet start at index unused:
  * they are taken one by one, so a chunk's pages (166 KB) are touched only as
  * far as requests are used (a short job uses a few). */
@@ -68,29 +70,21 @@ static void check_tail_clean(const MPIR_Request *r)
 #endif
 }
 
-/* A request with its head cleared and its segment not yet written. */
-static inline MPIR_Request *request_take(MPIR_Request_kind_t kind)
+/* The slow start of MPIR_Request_take (request.h): a request never used
+ * before; and, in a checking build, the test of the free request's tail. */
+MPIR_Request *MPIR_Request_take_unused(void)
 {
-    MPIR_Request *r = free_list;
-    if (r)
-        free_list = r->next;
-    else if (!(r = take_unused()))
-        return NULL;
-    /* The head only: the handle and callbacks stay, the tail is clean. */
+    return take_unused();
+}
+
+void MPIR_Request_check_free(const MPIR_Request *r)
+{
     check_tail_clean(r);
-    memset((char *)r + MPIR_REQUEST_HEAD, 0, MPIR_REQUEST_TAIL - MPIR_REQUEST_HEAD);
-    r->kind = kind;
-    r->cc = 1;
-    r->ref = 2; /* the user's handle and the device's work */
-    r->status.MPI_ERROR = MPI_SUCCESS;
-    r->peer = -1; /* no partner yet: a lost peer must not fail it */
-    live++;
-    return r;
 }
 
 MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
 {
-    MPIR_Request *r = request_take(kind);
+    MPIR_Request *r = MPIR_Request_take(kind);
     if (r)
         r->seg = (MPIR_Segment){0};
     return r;
@@ -190,30 +184,4 @@ void MPIDI_requests_fail_peer(int peer, int mpi_errno)
             MPIDI_Request_complete_one(r);
         }
     }
-}
-
-/* The common start of every point-to-point request: buffer, envelope, and
- * the references (communicator, datatype) it holds until it is released.
- * A PROC_NULL operation is complete at once. */
-MPIR_Request *MPIDI_Request_create_pt2pt(MPIR_Request_kind_t kind, const void *buf, MPI_Aint count,
-                                         MPI_Datatype type, int rank, int tag, MPIR_Comm *comm,
-                                         int context_offset)
-{
-    MPIR_Request *req = request_take(kind);
-    if (!req)
-        return NULL;
-    req->comm = comm;
-    comm->ref++;
-    if (MPIR_Segment_init(&req->seg, buf, count, type) != MPI_SUCCESS)
-        req->seg = (MPIR_Segment){0}; /* cannot happen: the MPI layer checked the type */
-    MPIR_Datatype_add_ref(req->seg.dt); /* MPI_Type_free while pending must be safe */
-    req->rank = rank;
-    req->tag = tag;
-    req->context_id = comm->context_id + context_offset;
-    if (rank == MPI_PROC_NULL) {
-        req->status.MPI_SOURCE = MPI_PROC_NULL;
-        req->status.MPI_TAG = MPI_ANY_TAG;
-        MPIDI_Request_complete_one(req);
-    }
-    return req;
 }

@@ -95,15 +95,22 @@ static inline int pack(int peer, const MPIR_Segment *seg, size_t first, size_t l
 
 /* Copies n bytes where n is small: the payload of a small message and the
  * match header, without memcpy's call (issue 12: the two calls were a
- * tenth of an 8-byte send).  Overlapping 8-byte moves from 8 to 16 bytes. */
+ * tenth of an 8-byte send).  Two overlapping moves of 8 bytes from 8 to 16
+ * bytes, of 4 from 4 to 7. */
 static inline void copy_small(char *dst, const char *src, size_t n)
 {
-    uint64_t a, b;
     if (n >= 8 && n <= 16) {
+        uint64_t a, b;
         memcpy(&a, src, 8);
         memcpy(&b, src + n - 8, 8);
         memcpy(dst, &a, 8);
         memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
     } else {
         memcpy(dst, src, n);
     }
@@ -151,6 +158,49 @@ static inline int try_ring(int peer, int li, int handler, const void *hdr, size_
     return MPI_SUCCESS;
 }
 
+/* am_send's common case: a header of at most MAX_SMALL bytes and at most
+ * MAX_SMALL bytes of contiguous payload, to a peer whose ring it has joined,
+ * with room before the ring's end.  Kept apart from the general path, whose
+ * checks, cells and register saves it does not need (issue 12: an 8-byte
+ * MPI_Isend spent 190 instructions in am_send).  Returns 1 when it sent the
+ * message, 0 when the general path must (having changed nothing). */
+#define MPIDI_SHM_MAX_SMALL 16
+static inline int send_small(int peer, int handler, const void *hdr, size_t hdr_len,
+                             const MPIR_Segment *seg, size_t first, size_t last)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    size_t len = last - first, need;
+    MPIDI_SHM_rent_t *e, *wrap;
+
+    if (hdr_len > MPIDI_SHM_MAX_SMALL || last < first || len > MPIDI_SHM_MAX_SMALL ||
+        (len && !(seg && seg->is_contig && last <= seg->size)) || (unsigned)handler > UINT8_MAX ||
+        st->nfailed || !st->ring_size || (unsigned)peer >= (unsigned)st->world_size)
+        return 0;
+    int li = st->world_to_local[peer];
+    if (li < 0 || li == st->me || !st->ring_tx[li].joined)
+        return 0;
+    e = MPIDI_SHM_ring_reserve(li, hdr_len, len, &need, &wrap);
+    if (!e || wrap)
+        return 0;
+    e->seq = (uint16_t)st->send_seq[li];
+    e->handler = (uint8_t)handler;
+    e->hdr_len = (uint8_t)hdr_len;
+    copy_small((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
+    if (len)
+        copy_small((char *)e + MPIDI_SHM_RING_HDR_OFF + ((hdr_len + 7) & ~(size_t)7),
+                   seg->buf + first, len);
+    MPIDI_SHM_ring_publish(li, e, need, len, NULL);
+    MPIDI_SHM_wake(li);
+    st->send_seq[li]++;
+    st->stat_ring_sent++;
+    if (len > st->stat_ring_bytes_max)
+        st->stat_ring_bytes_max = len;
+    return 1;
+}
+
+static int am_send_any(int peer, int handler, const void *hdr, size_t hdr_len,
+                       const MPIR_Segment *seg, size_t first, size_t last);
+
 int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
                       const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
                       void *cookie)
@@ -158,13 +208,25 @@ int MPIDI_SHM_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
     /* MPIDI_AM_FENCE holds already: rdma_get and rdma_put finish their own
      * copies before they return, and the part of a shared read left to the
      * peer (shm_cma.c) is written by the peer before it takes any later
-     * message of ours out of its queue. */
+     * message of ours out of its queue.  The payload is copied before
+     * return: never MPIDI_INPROGRESS, so the cookie is not kept. */
     (void)flags;
+    (void)cookie;
+    if (send_small(peer, handler, hdr, hdr_len, seg, first, last))
+        return MPI_SUCCESS;
+    return am_send_any(peer, handler, hdr, hdr_len, seg, first, last);
+}
+
+/* am_send's general path: checks, the ring (its first use, a wrap, a larger
+ * entry) or a cell. */
+__attribute__((noinline)) static int am_send_any(int peer, int handler, const void *hdr,
+                                                 size_t hdr_len, const MPIR_Segment *seg,
+                                                 size_t first, size_t last)
+{
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
     int li = (st->base && peer >= 0 && peer < st->world_size) ? st->world_to_local[peer] : -1;
     int done, mpi_errno;
 
-    (void)cookie; /* the payload is copied before return: never MPIDI_INPROGRESS */
     mpi_errno = check_args(peer, li, handler, hdr_len, seg, first, last);
     if (mpi_errno)
         return mpi_errno;
