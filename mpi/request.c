@@ -278,6 +278,21 @@ static int all_done(void *arg)
     return 1;
 }
 
+/* Finishes one request of an -all/-some call: its status with MPI_ERROR (as
+ * these calls alone report per request); an inactive one's status is the
+ * empty one.  Returns the request's error. */
+static inline int finish_listed(MPI_Request *handle, MPIR_Request *req, MPI_Status *st)
+{
+    if (is_inactive(req)) {
+        MPIR_Status_empty(st);
+        return MPI_SUCCESS;
+    }
+    int err = is_pt2pt(req) ? finish_pt2pt(handle, req, st) : MPIR_Request_finish(handle, req, st);
+    if (st != MPI_STATUS_IGNORE)
+        st->MPI_ERROR = err;
+    return err;
+}
+
 /* Finishes the requests of an -all/-some call whose index is listed (all of
  * them when indices is NULL); statuses get MPI_ERROR, as these calls alone
  * report per request. */
@@ -292,23 +307,27 @@ static int finish_array(const char *fname, int count, MPI_Request reqs[], MPIR_R
     }
     if (comm)
         comm->ref++; /* finishing may free the requests */
-    int any_err = 0, first_err = MPI_SUCCESS;
-    for (int k = 0; k < count; k++) {
-        int i = indices ? indices[k] : k;
-        MPI_Status *st =
-            statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[indices ? k : i];
-        if (is_inactive(objs[i])) {
-            MPIR_Status_empty(st);
-            continue;
+    int first_err = MPI_SUCCESS;
+    if (!indices) {
+        /* Waitall and Testall, in a loop of their own: no index to look up
+         * (issue 12). */
+        int ignore = statuses == MPI_STATUSES_IGNORE;
+        for (int i = 0; i < count; i++) {
+            int err = finish_listed(&reqs[i], objs[i], ignore ? MPI_STATUS_IGNORE : &statuses[i]);
+            if (err && !first_err)
+                first_err = err;
         }
-        int err = is_pt2pt(objs[i]) ? finish_pt2pt(&reqs[i], objs[i], st)
-                                    : MPIR_Request_finish(&reqs[i], objs[i], st);
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = err;
-        if (err && !any_err)
-            first_err = err;
-        any_err |= err != MPI_SUCCESS;
+    } else {
+        for (int k = 0; k < count; k++) {
+            int i = indices ? indices[k] : k;
+            MPI_Status *st =
+                statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[indices ? k : i];
+            int err = finish_listed(&reqs[i], objs[i], st);
+            if (err && !first_err)
+                first_err = err;
+        }
     }
+    int any_err = first_err != MPI_SUCCESS;
     int ret = MPI_SUCCESS;
     if (any_err)
         ret = MPIR_Err_return(comm, fname,

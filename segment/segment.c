@@ -15,7 +15,7 @@ int MPIR_Segment_init_any(MPIR_Segment *seg, const void *buf, MPI_Aint count, MP
     uintptr_t origin = (uintptr_t)buf;
     seg->type = type;
     seg->count = count;
-    seg->dt = dt;
+    seg->dt = dt->kind == MPIR_DT_BUILTIN ? NULL : dt;
     seg->origin = origin;
     seg->extent = dt->extent;
     seg->el_size = dt->size;

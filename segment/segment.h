@@ -34,6 +34,9 @@ typedef struct MPIR_Segment {
     MPI_Aint extent;
     MPI_Aint el_size;
     const struct MPIR_Dataloop *loop;
+    /* A derived type, which a request holds a reference on while it is
+     * pending; NULL for a predefined one (no reference to hold, and a
+     * request's release need not look at the type: issue 12). */
     struct MPIR_Datatype *dt;
 } MPIR_Segment;
 
@@ -56,8 +59,7 @@ static inline int MPIR_Segment_init(MPIR_Segment *seg, const void *buf, MPI_Aint
                                   .is_contig = 1,
                                   .origin = origin,
                                   .extent = dt->extent,
-                                  .el_size = dt->size,
-                                  .dt = dt};
+                                  .el_size = dt->size};
             return MPI_SUCCESS;
         }
     }
