@@ -30,3 +30,8 @@ EXTRA_DIST += bench/coll.c bench/coll_run.sh
 noinst_PROGRAMS += bench/coll
 bench_coll_SOURCES = bench/coll.c
 bench_coll_LDADD = libmpi.la
+# knob_ab.c: an A/B of an experimental knob inside one run (blocks alternate between its values).
+EXTRA_DIST += bench/knob_ab.c
+noinst_PROGRAMS += bench/knob_ab
+bench_knob_ab_SOURCES = bench/knob_ab.c
+bench_knob_ab_LDADD = libmpi.la

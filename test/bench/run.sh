@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run.sh: the benchmark programs and script work (their numbers are never checked: speed is
-# not asserted by tests).  bench/latbw.c, bench/coll.c and bench/floor.c build warning-free
-# against Ferry, MPICH and Open MPI; latbw's tests and options behave; coll runs; bench/run.sh,
-# on tiny sizes and one round, produces every table, the goals with a verdict each, the Markdown
-# and the PNG plot.
+# not asserted by tests).  bench/latbw.c, bench/coll.c, bench/knob_ab.c and bench/floor.c build
+# warning-free against Ferry, MPICH and Open MPI; latbw's tests and options behave; coll and
+# knob_ab run; bench/run.sh, on tiny sizes and one round, produces every table, the goals with a
+# verdict each, the Markdown and the PNG plot.
 #   test/bench/run.sh PREFIX     (PREFIX/bin/mpicc and PREFIX/bin/mpiexec: Ferry)
 # Prints PASS/FAIL/SKIP per check and "N passed, N failed, N skipped".
 set -u
@@ -26,7 +26,7 @@ for cc in "$prefix/bin/mpicc" mpicc.mpich mpicc.openmpi; do
         skip "build_latbw_$name" "$cc not installed"
         continue
     fi
-    for prog in latbw coll; do
+    for prog in latbw coll knob_ab; do
         if "$cc" -O2 -Wall -Wextra -Werror -o "$tmp/$prog.$name" "$top/bench/$prog.c" >"$tmp/b.log" 2>&1; then
             pass "build_${prog}_$name"
         else
@@ -67,6 +67,20 @@ if [ -x "$tmp/latbw.ferry" ] && ! run_latbw -t nosuch && grep -q "bad test list"
     pass latbw_bad_test
 else
     fail latbw_bad_test "$(oneline "$tmp/l.out" 2>/dev/null)"
+fi
+
+# knob_ab on Ferry: with no such knob it warns, runs every value alike and prints one median
+# per value; a bad test name is refused.
+if [ -x "$tmp/knob_ab.ferry" ] &&
+    timeout -k 5 120 "$prefix/bin/mpiexec" -n 2 "$tmp/knob_ab.ferry" bw 8 no_such_knob 0 1 \
+        >"$tmp/k.out" 2>&1 &&
+    grep -q "no symbol no_such_knob" "$tmp/k.out" &&
+    awk '/^bw 8 B no_such_knob: +0: [0-9.]+ \(q1 [0-9.]+\) +1: [0-9.]+ \(q1 [0-9.]+\) +ns per message$/ { ok = 1 }
+         END { exit !ok }' "$tmp/k.out" &&
+    ! timeout -k 5 120 "$prefix/bin/mpiexec" -n 2 "$tmp/knob_ab.ferry" nosuch 8 x 0 >/dev/null 2>&1; then
+    pass knob_ab_runs
+else
+    fail knob_ab_runs "$(oneline "$tmp/k.out" 2>/dev/null)"
 fi
 
 # coll on Ferry: both collectives print a time, and a bad option is refused.
