@@ -111,7 +111,7 @@ static inline void copy_small(char *dst, const char *src, size_t n)
         memcpy(&b, src + n - 4, 4);
         memcpy(dst, &a, 4);
         memcpy(dst + n - 4, &b, 4);
-    } else {
+    } else if (n) { /* a zero-byte payload may come from a NULL buffer */
         memcpy(dst, src, n);
     }
 }
@@ -141,7 +141,7 @@ static inline int try_ring(int peer, int li, int handler, const void *hdr, size_
     copy_small((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
     size_t pos = (size_t)((char *)e - MPIDI_SHM_ring_data(st->ring_tx[li].ring));
     char *dst = (char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, len);
-    if (seg && seg->is_contig && len <= 16 && last <= seg->size) {
+    if (len && seg && seg->is_contig && len <= 16 && last <= seg->size) {
         copy_small(dst, seg->buf + first, len);
     } else {
         int mpi_errno = pack(peer, seg, first, last, dst);
