@@ -65,7 +65,9 @@ void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, in
 {
     MPIDI_recv_set_envelope(rreq, m, peer, len);
     if (rreq->seg.is_contig) { /* the common case, without the segment engine's call */
-        if (rreq->bytes_needed)
+        if (rreq->bytes_needed <= 16)
+            MPIR_Memcpy_small(rreq->seg.buf, data, rreq->bytes_needed);
+        else
             memcpy(rreq->seg.buf, data, rreq->bytes_needed);
     } else {
         MPIR_Segment_unpack(&rreq->seg, 0, rreq->bytes_needed, data);

@@ -93,29 +93,6 @@ static inline int pack(int peer, const MPIR_Segment *seg, size_t first, size_t l
     return MPI_SUCCESS;
 }
 
-/* Copies n bytes where n is small: the payload of a small message and the
- * match header, without memcpy's call (issue 12: the two calls were a
- * tenth of an 8-byte send).  Two overlapping moves of 8 bytes from 8 to 16
- * bytes, of 4 from 4 to 7. */
-static inline void copy_small(char *dst, const char *src, size_t n)
-{
-    if (n >= 8 && n <= 16) {
-        uint64_t a, b;
-        memcpy(&a, src, 8);
-        memcpy(&b, src + n - 8, 8);
-        memcpy(dst, &a, 8);
-        memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-        memcpy(&a, src, 4);
-        memcpy(&b, src + n - 4, 4);
-        memcpy(dst, &a, 4);
-        memcpy(dst + n - 4, &b, 4);
-    } else if (n) { /* a zero-byte payload may come from a NULL buffer */
-        memcpy(dst, src, n);
-    }
-}
-
 /* The ring path: when the entry is small enough and the ring has room.
  * Ordering against messages still in the cell queue is the receiver's job:
  * it delivers by sequence number. */
@@ -138,11 +115,11 @@ static inline int try_ring(int peer, int li, int handler, const void *hdr, size_
     e->seq = (uint16_t)st->send_seq[li];
     e->handler = (uint8_t)handler;
     e->hdr_len = (uint8_t)hdr_len;
-    copy_small((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
+    MPIR_Memcpy_small((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
     size_t pos = (size_t)((char *)e - MPIDI_SHM_ring_data(st->ring_tx[li].ring));
     char *dst = (char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, len);
     if (len && seg && seg->is_contig && len <= 16 && last <= seg->size) {
-        copy_small(dst, seg->buf + first, len);
+        MPIR_Memcpy_small(dst, seg->buf + first, len);
     } else {
         int mpi_errno = pack(peer, seg, first, last, dst);
         if (mpi_errno)
@@ -169,26 +146,34 @@ static inline int send_small(int peer, int handler, const void *hdr, size_t hdr_
                              const MPIR_Segment *seg, size_t first, size_t last)
 {
     MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
-    size_t len = last - first, need;
-    MPIDI_SHM_rent_t *e, *wrap;
+    size_t len = last - first; /* huge when last < first: then the size test fails */
 
-    if (hdr_len > MPIDI_SHM_MAX_SMALL || last < first || len > MPIDI_SHM_MAX_SMALL ||
-        (len && !(seg && seg->is_contig && last <= seg->size)) || (unsigned)handler > UINT8_MAX ||
-        st->nfailed || !st->ring_size || (unsigned)peer >= (unsigned)st->world_size)
+    if (hdr_len > MPIDI_SHM_MAX_SMALL || len > MPIDI_SHM_MAX_SMALL ||
+        (unsigned)handler > UINT8_MAX || st->nfailed || (unsigned)peer >= (unsigned)st->world_size)
+        return 0;
+    if (len && !(seg && seg->is_contig && last <= seg->size))
         return 0;
     int li = st->world_to_local[peer];
-    if (li < 0 || li == st->me || !st->ring_tx[li].joined)
+    /* A ring joined: rings are on, the peer is local and not ourselves. */
+    MPIDI_SHM_ring_tx_t *tx = li >= 0 ? &st->ring_tx[li] : NULL;
+    if (!tx || !tx->joined)
         return 0;
-    e = MPIDI_SHM_ring_reserve(li, hdr_len, len, &need, &wrap);
-    if (!e || wrap)
+    /* The entry, as MPIDI_SHM_ring_reserve places it, when it fits before
+     * the ring's end and the receiver's count as last seen leaves room
+     * (else the general path wraps, or reads the count again). */
+    size_t pos = tx->head & st->ring_mask;
+    size_t need = MPIDI_SHM_ring_need(pos, hdr_len, len);
+    if (pos + need > st->ring_size ||
+        tx->head + need - tx->consumed_seen > st->ring_size - MPIDI_SHM_CACHELINE)
         return 0;
+    MPIDI_SHM_rent_t *e = MPIDI_SHM_ring_entry(tx->ring, tx->head);
     e->seq = (uint16_t)st->send_seq[li];
     e->handler = (uint8_t)handler;
     e->hdr_len = (uint8_t)hdr_len;
-    copy_small((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
+    MPIR_Memcpy_small((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
     if (len)
-        copy_small((char *)e + MPIDI_SHM_RING_HDR_OFF + ((hdr_len + 7) & ~(size_t)7),
-                   seg->buf + first, len);
+        MPIR_Memcpy_small((char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, len),
+                          seg->buf + first, len);
     MPIDI_SHM_ring_publish(li, e, need, len, NULL);
     MPIDI_SHM_wake(li);
     st->send_seq[li]++;
