@@ -93,6 +93,29 @@ static inline int pack(int peer, const MPIR_Segment *seg, size_t first, size_t l
     return MPI_SUCCESS;
 }
 
+/* A ring entry's fields and header, before its payload. */
+static inline void ring_fill(MPIDI_SHM_state_t *st, int li, MPIDI_SHM_rent_t *e, int handler,
+                             const void *hdr, size_t hdr_len)
+{
+    e->seq = (uint16_t)st->send_seq[li];
+    e->handler = (uint8_t)handler;
+    e->hdr_len = (uint8_t)hdr_len;
+    MPIR_Memcpy_small((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
+}
+
+/* Publishes a filled ring entry of need bytes (wrap: as reserve set it) and
+ * counts it in the pair's order and the counters. */
+static inline void ring_post(MPIDI_SHM_state_t *st, int li, MPIDI_SHM_rent_t *e, size_t need,
+                             size_t len, MPIDI_SHM_rent_t *wrap)
+{
+    MPIDI_SHM_ring_publish(li, e, need, len, wrap);
+    MPIDI_SHM_wake(li);
+    st->send_seq[li]++;
+    st->stat_ring_sent++;
+    if (len > st->stat_ring_bytes_max)
+        st->stat_ring_bytes_max = len;
+}
+
 /* The ring path: when the entry is small enough and the ring has room.
  * Ordering against messages still in the cell queue is the receiver's job:
  * it delivers by sequence number. */
@@ -112,25 +135,13 @@ static inline int try_ring(int peer, int li, int handler, const void *hdr, size_
     }
     if (!st->ring_tx[li].joined)
         MPIDI_SHM_ring_join(li);
-    e->seq = (uint16_t)st->send_seq[li];
-    e->handler = (uint8_t)handler;
-    e->hdr_len = (uint8_t)hdr_len;
-    MPIR_Memcpy_small((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
+    ring_fill(st, li, e, handler, hdr, hdr_len);
     size_t pos = (size_t)((char *)e - MPIDI_SHM_ring_data(st->ring_tx[li].ring));
-    char *dst = (char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, len);
-    if (len && seg && seg->is_contig && len <= 16 && last <= seg->size) {
-        MPIR_Memcpy_small(dst, seg->buf + first, len);
-    } else {
-        int mpi_errno = pack(peer, seg, first, last, dst);
-        if (mpi_errno)
-            return mpi_errno; /* nothing published: the ring is as it was */
-    }
-    MPIDI_SHM_ring_publish(li, e, need, len, wrap);
-    MPIDI_SHM_wake(li);
-    st->send_seq[li]++;
-    st->stat_ring_sent++;
-    if (len > st->stat_ring_bytes_max)
-        st->stat_ring_bytes_max = len;
+    int mpi_errno =
+        pack(peer, seg, first, last, (char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, len));
+    if (mpi_errno)
+        return mpi_errno; /* nothing published: the ring is as it was */
+    ring_post(st, li, e, need, len, wrap);
     *done_p = 1;
     return MPI_SUCCESS;
 }
@@ -167,19 +178,11 @@ static inline int send_small(int peer, int handler, const void *hdr, size_t hdr_
         tx->head + need - tx->consumed_seen > st->ring_size - MPIDI_SHM_CACHELINE)
         return 0;
     MPIDI_SHM_rent_t *e = MPIDI_SHM_ring_entry(tx->ring, tx->head);
-    e->seq = (uint16_t)st->send_seq[li];
-    e->handler = (uint8_t)handler;
-    e->hdr_len = (uint8_t)hdr_len;
-    MPIR_Memcpy_small((char *)e + MPIDI_SHM_RING_HDR_OFF, hdr, hdr_len);
+    ring_fill(st, li, e, handler, hdr, hdr_len);
     if (len)
         MPIR_Memcpy_small((char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, len),
                           seg->buf + first, len);
-    MPIDI_SHM_ring_publish(li, e, need, len, NULL);
-    MPIDI_SHM_wake(li);
-    st->send_seq[li]++;
-    st->stat_ring_sent++;
-    if (len > st->stat_ring_bytes_max)
-        st->stat_ring_bytes_max = len;
+    ring_post(st, li, e, need, len, NULL);
     return 1;
 }
 
