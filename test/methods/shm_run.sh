@@ -69,6 +69,10 @@ run n4-bad-num-cells      FERRY_SHM_NUM_CELLS=0 -- "$pp" -n 4 -e
 # flood checks the order and every byte); rings off; only empty payloads in rings; bad sizes.
 run n2-ring-wrap-full     FERRY_SHM_RING_SIZE=1024 -- "$pp" -n 2 -w -p 2000 -m 20000 -o 0 -t 300 -r 0
 run n16-ring-wrap-full    FERRY_SHM_RING_SIZE=1024 -- "$pp" -n 16 -w -p 1000 -m 3000 -o 500 -t 900 -r 0
+# More than 2^16 messages from each rank to the other, through a small ring and cells both:
+# a ring entry carries the low 16 bits of the pair's sequence number, which must wrap in step
+# with the cells' 32 (FIFO is checked on every message).
+run n2-seq16-wrap         FERRY_SHM_RING_SIZE=1024 -- "$pp" -n 2 -w -p 200 -m 150000 -o 0 -t 300 -r 0
 run n4-rings-off          FERRY_SHM_RING_SIZE=0 -- "$pp" -n 4 -c -p 2000 -m 4000 -r 0
 run n4-ring-max-0         FERRY_SHM_RING_MAX=0 -- "$pp" -n 4 -p 2000 -m 4000 -r 0
 run n4-bad-ring-size      FERRY_SHM_RING_SIZE=3000 -- "$pp" -n 4 -e
