@@ -87,23 +87,21 @@ void MPIDI_send_payload_done(MPIDI_cb_t *cb, int mpi_errno);
  * the method took nothing; otherwise the payload's event on req (if any) is
  * complete or will complete when the method releases the payload, and the
  * result is MPI_SUCCESS or an error.  Inline: every message takes it (am.c's
- * try_op too, for a parked one).  MPIDI_am_took: the same for the method's
- * answer rc. */
-static inline int MPIDI_am_took(MPIR_Request *req, int rc)
-{
-    if (rc == MPIDI_AGAIN)
-        return rc;
-    if (req && rc != MPIDI_INPROGRESS)
-        MPIDI_send_payload_done(&req->cb_send, rc);
-    return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
-}
+ * try_op too, for a parked one). */
 static inline int MPIDI_am_try(MPIDI_peer_t *p, int peer, int handler, const void *hdr,
                                size_t hdr_len, MPIR_Request *req, size_t first, size_t last,
                                unsigned flags)
 {
     int rc = p->method->am_send(peer, handler, hdr, hdr_len, req ? &req->seg : NULL, first, last,
                                 flags, req ? &req->cb_send : NULL);
-    return MPIDI_am_took(req, rc);
+    if (rc == MPIDI_AGAIN)
+        return rc;
+    if (req && rc != MPIDI_INPROGRESS) {
+        /* MPIDI_send_payload_done, inline: the payload was copied. */
+        MPIR_Request_set_error(req, rc);
+        MPIDI_Request_complete_one(req);
+    }
+    return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
 }
 
 /* MPIDI_am_send when the message cannot go straight to the method (a peer

@@ -44,37 +44,18 @@ static void send_sync_ack(int peer, uint64_t sreq)
                 MPIDI_world.rank, peer, MPIR_Err_string(err));
 }
 
-/* Completes a receive whose eager data has landed.  The data's event was
- * the receive's last, and usually nothing hangs on it: no callback of the
- * MPI layer (a persistent or composite request's child has one), no
- * registration (eager), the user's handle still held.  Then completing it is
- * dropping the device's reference (issue 12: the calls were a tenth of the
- * delivery). */
-static inline void complete_eager_recv(MPIR_Request *rreq)
-{
-    if (rreq->cc == 1 && !rreq->on_complete && rreq->ref > 1) {
-        rreq->cc = 0;
-        rreq->ref--;
-    } else {
-        MPIDI_Request_complete_one(rreq);
-    }
-}
-
 void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
                               const void *data, size_t len)
 {
     MPIDI_recv_set_envelope(rreq, m, peer, len);
     if (rreq->seg.is_contig) { /* the common case, without the segment engine's call */
-        if (rreq->bytes_needed <= 16)
-            MPIR_Memcpy_small(rreq->seg.buf, data, rreq->bytes_needed);
-        else
-            memcpy(rreq->seg.buf, data, rreq->bytes_needed);
+        MPIR_Memcpy_small(rreq->seg.buf, data, rreq->bytes_needed);
     } else {
         MPIR_Segment_unpack(&rreq->seg, 0, rreq->bytes_needed, data);
     }
     if (m->sreq_flags & MPIDI_MATCH_SYNC)
         send_sync_ack(peer, MPIDI_match_sreq(m));
-    complete_eager_recv(rreq);
+    MPIDI_Request_complete_one(rreq);
 }
 
 /* Keeps an arrived message nobody asked for.  Eager data is copied into a
@@ -161,7 +142,7 @@ void MPIDI_eager_recv_done(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int p
     }
     if (m->sreq_flags & MPIDI_MATCH_SYNC)
         send_sync_ack(peer, MPIDI_match_sreq(m));
-    complete_eager_recv(rreq);
+    MPIDI_Request_complete_one(rreq);
 }
 
 void MPIDI_handle_rts(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len)

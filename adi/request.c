@@ -5,13 +5,14 @@
 #include "adi_impl.h"
 #include "datatype.h"
 
-/* Requests live in chunks that never move, so pointers handed to methods as
- * cookies stay valid; the handle's low bits index the chunk table
- * (MPIR_Request_get in request.h). */
 /* A match header names a request by its index (am.h): every index fits. */
 _Static_assert((uint64_t)MPIR_REQUEST_CHUNK *MPIR_REQUEST_MAX_CHUNKS <=
                    MPIDI_MATCH_SREQ_MASK + 1ull,
                "request indices fit a match header");
+
+/* Requests live in chunks that never move, so pointers handed to methods as
+ * cookies stay valid; the handle's low bits index the chunk table
+ * (MPIR_Request_get in request.h). */
 #define CHUNK MPIR_REQUEST_CHUNK
 #define MAX_CHUNKS MPIR_REQUEST_MAX_CHUNKS
 #define chunks MPIR_Request_chunks
@@ -28,8 +29,9 @@ int MPIR_Request_live;
  * far as requests are used (a short job uses a few). */
 static int unused = CHUNK;
 
-/* A request never used before, from the newest chunk or a new one. */
-static MPIR_Request *take_unused(void)
+/* A request never used before, from the newest chunk or a new one: the slow
+ * start of MPIR_Request_take (request.h). */
+MPIR_Request *MPIR_Request_take_unused(void)
 {
     if (unused == CHUNK) {
         if (nchunks == MAX_CHUNKS)
@@ -55,7 +57,7 @@ static MPIR_Request *take_unused(void)
  * checks at every creation that the tail of a free request is zero, the rule
  * MPIR_Request_release keeps (request.h): a path that writes the tail without
  * MPIR_Request_tail_used knowing would otherwise leave stale state behind. */
-static void check_tail_clean(const MPIR_Request *r)
+void MPIR_Request_check_free(const MPIR_Request *r)
 {
 #ifdef FERRY_CHECK_REQUESTS
     const unsigned char *p = (const unsigned char *)r + MPIR_REQUEST_TAIL;
@@ -68,18 +70,6 @@ static void check_tail_clean(const MPIR_Request *r)
 #else
     (void)r;
 #endif
-}
-
-/* The slow start of MPIR_Request_take (request.h): a request never used
- * before; and, in a checking build, the test of the free request's tail. */
-MPIR_Request *MPIR_Request_take_unused(void)
-{
-    return take_unused();
-}
-
-void MPIR_Request_check_free(const MPIR_Request *r)
-{
-    check_tail_clean(r);
 }
 
 MPIR_Request *MPIR_Request_create(MPIR_Request_kind_t kind)
@@ -146,7 +136,7 @@ void MPIR_Request_release(MPIR_Request *req)
     live--;
 }
 
-void MPIDI_Request_complete_one(MPIR_Request *req)
+void MPIDI_Request_complete_any(MPIR_Request *req)
 {
     if (req->cc <= 0)
         MPIDI_fatal("request %#x completed more often than it had events (cc=%d)",

@@ -56,26 +56,7 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
         MPIDI_count_eager(p, size);
         if (sync)
             sreq->cc++; /* the SYNC_ACK */
-        int rc = MPIDI_AGAIN, tried = 0;
-        if (!p->deferred_head && !p->failed_code) {
-            rc = p->method->am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), &sreq->seg, 0, size, 0,
-                                    &sreq->cb_send);
-            tried = 1;
-            if (rc == MPI_SUCCESS) {
-                /* The payload is copied: the send's own event is over.  The
-                 * request is new, so nothing hangs on it (no registration, no
-                 * callback) and the user holds it: of MPIDI_Request_complete_one
-                 * only the device's reference is left to drop (issue 12: the
-                 * calls were a twentieth of an MPI_Isend). */
-                if (--sreq->cc == 0)
-                    sreq->ref--;
-                return MPI_SUCCESS;
-            }
-        }
-        err = MPIDI_am_took(sreq, rc);
-        if (err == MPIDI_AGAIN)
-            err =
-                MPIDI_am_send_queued(peer, MPIDI_AM_EAGER, &m, sizeof(m), sreq, 0, size, 0, tried);
+        err = MPIDI_am_send(peer, MPIDI_AM_EAGER, &m, sizeof(m), sreq, 0, size, 0);
         if (err && sync)
             MPIDI_Request_complete_one(sreq); /* no ack will come */
         return err;

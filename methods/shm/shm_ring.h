@@ -151,6 +151,14 @@ static inline void MPIDI_SHM_prefetch_write(const void *p)
 #endif
 }
 
+/* Sender: whether bytes more (an entry, and the skip of a wrap) fit in the
+ * ring tx as the receiver's consumed count was last seen, leaving a line for
+ * the terminator (the space rule above). */
+static inline int MPIDI_SHM_ring_fits_seen(const MPIDI_SHM_ring_tx_t *tx, uint64_t bytes)
+{
+    return tx->head + bytes - tx->consumed_seen <= MPIDI_SHM_state.ring_size - MPIDI_SHM_CACHELINE;
+}
+
 /* Sender: finds room for an entry of hdr_len and payload_len bytes in the
  * ring to local peer li and sets *need_p to its size.  Returns the entry to
  * fill (at the start of the data when it does not fit before the end:
@@ -173,14 +181,12 @@ static inline MPIDI_SHM_rent_t *MPIDI_SHM_ring_reserve(int li, size_t hdr_len, s
     *need_p = need;
     if (need > st->ring_max)
         return NULL;
-    uint64_t limit = st->ring_size - MPIDI_SHM_CACHELINE; /* a line for the terminator */
-
-    if (tx->head + skip + need - tx->consumed_seen > limit) {
+    if (!MPIDI_SHM_ring_fits_seen(tx, skip + need)) {
         /* Acquire: pairs with the receiver's release store of consumed, so
          * its reads of the entries it has finished with happen before we
          * write over them. */
         tx->consumed_seen = atomic_load_explicit(&ring->consumed, memory_order_acquire);
-        if (tx->head + skip + need - tx->consumed_seen > limit)
+        if (!MPIDI_SHM_ring_fits_seen(tx, skip + need))
             return NULL;
     }
     *wrap_p = skip ? MPIDI_SHM_ring_entry(ring, tx->head) : NULL;

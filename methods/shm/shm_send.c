@@ -165,21 +165,21 @@ static inline int send_small(int peer, int handler, const void *hdr, size_t hdr_
     if (len && !(seg && seg->is_contig && last <= seg->size))
         return 0;
     int li = st->world_to_local[peer];
-    /* A ring joined: rings are on, the peer is local and not ourselves. */
-    MPIDI_SHM_ring_tx_t *tx = li >= 0 ? &st->ring_tx[li] : NULL;
-    if (!tx || !tx->joined)
+    /* Joined: rings are on, the peer is local and not ourselves. */
+    if (li < 0 || !st->ring_tx[li].joined)
         return 0;
-    /* The entry, as MPIDI_SHM_ring_reserve places it, when it fits before
-     * the ring's end and the receiver's count as last seen leaves room
-     * (else the general path wraps, or reads the count again). */
+    MPIDI_SHM_ring_tx_t *tx = &st->ring_tx[li];
+    /* The entry where MPIDI_SHM_ring_reserve would put it, when that needs
+     * no wrap and no new look at the receiver's count (the general path
+     * does both).  A small entry is always within ring_max, which has room
+     * for a largest header and a line more. */
     size_t pos = tx->head & st->ring_mask;
     size_t need = MPIDI_SHM_ring_need(pos, hdr_len, len);
-    if (pos + need > st->ring_size ||
-        tx->head + need - tx->consumed_seen > st->ring_size - MPIDI_SHM_CACHELINE)
+    if (pos + need > st->ring_size || !MPIDI_SHM_ring_fits_seen(tx, need))
         return 0;
     MPIDI_SHM_rent_t *e = MPIDI_SHM_ring_entry(tx->ring, tx->head);
     ring_fill(st, li, e, handler, hdr, hdr_len);
-    if (len)
+    if (len) /* without a payload seg may be NULL */
         MPIR_Memcpy_small((char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, len),
                           seg->buf + first, len);
     ring_post(st, li, e, need, len, NULL);
