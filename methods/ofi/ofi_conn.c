@@ -226,7 +226,16 @@ static int watch_pidfds(long long now, long interval)
  * gets one small probe; toward a dead peer the provider fails it, and its
  * completion error fails the peer (ofi_progress.c).  At most one probe per
  * peer is out, and none is sent while messages keep arriving, so a busy
- * rank pays nothing and an idle one a header per peer per interval. */
+ * rank pays nothing and an idle one a header per peer per interval.
+ * When the peer died while no operation used the connection, rxm closes
+ * it, and every send after that only starts a new connection, which the
+ * dead peer refuses, and returns -FI_EAGAIN, without an error ever coming
+ * back.  So a peer that we did reach (a send to it completed, a message
+ * from it came), that has nothing of ours in flight, and whose probe the
+ * provider refuses PROBE_REFUSALS rounds in a row, is lost too (a live
+ * peer's connection, once made, stays).  Only over rxm: elsewhere (shm)
+ * -FI_EAGAIN may just mean a live peer's queue is full. */
+#define PROBE_REFUSALS 3
 static int keepalive(long long now, long interval, int pidfds_on)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
@@ -240,7 +249,7 @@ static int keepalive(long long now, long interval, int pidfds_on)
     if (now - quiet_since < interval || now < next_round)
         return 0;
     next_round = now + interval;
-    int sent = 0;
+    int sent = 0, over_rxm = strstr(st->prov, "ofi_rxm") != NULL;
     for (int q = 0; q < st->size; q++) {
         MPIDI_OFI_peer_t *p = &st->peers[q];
         if (q == st->rank || p->addr == FI_ADDR_NOTAVAIL || p->failed || p->keepalive_out ||
@@ -250,8 +259,19 @@ static int keepalive(long long now, long interval, int pidfds_on)
         if (ret < 0)
             MPIDI_OFI_peer_fail(q, "ofi: keepalive probe (fi_send) to rank %d on %s: %s (%d)", q,
                                 st->prov, MPIDI_OFI_strerror(ret), ret);
-        else if (ret > 0)
-            break; /* no buffer or the provider is full: the next round */
+        else if (ret == 1)
+            break; /* no buffer: the next round */
+        else if (ret == 2) {
+            if (over_rxm && (p->reached || p->seq_in) && !p->out_head && !p->rdma_out &&
+                ++p->probe_refusals >= PROBE_REFUSALS)
+                MPIDI_OFI_peer_fail(q,
+                                    "ofi: keepalive probe (fi_send) to rank %d on %s: refused "
+                                    "(-FI_EAGAIN) %d rounds in a row with nothing else toward "
+                                    "it in flight: the connection is gone and cannot be made again",
+                                    q, st->prov, PROBE_REFUSALS);
+            continue; /* busy, or connecting: the next round */
+        }
+        p->probe_refusals = 0;
         sent = 1;
     }
     return sent;

@@ -152,6 +152,8 @@ typedef struct MPIDI_OFI_peer {
     int pidfd;                                  /* -1: not watched */
     long long dead_at;                          /* ms when its pidfd fired (0: alive) */
     int keepalive_out;                          /* a keepalive probe not completed */
+    int reached;        /* a send to it completed (or failed) */
+    int probe_refusals; /* keepalive rounds in a row whose probe the provider refused */
     MPIDI_OFI_rdma_op_t *rdma_head, *rdma_tail; /* operations with pieces left to post */
     int rdma_out;                               /* operations toward it not completed */
     /* Order (doc/methods/ofi.md "Message order"). */
@@ -253,8 +255,8 @@ int MPIDI_OFI_am_send(int peer, int handler, const void *hdr, size_t hdr_len,
                       const MPIR_Segment *seg, size_t first, size_t last, unsigned flags,
                       void *cookie);
 void MPIDI_OFI_send_done(MPIDI_OFI_sbuf_t *b);
-/* Sends a keepalive probe to the peer: 0 sent, 1 not now (no buffer,
- * -FI_EAGAIN), else the provider's error (negative). */
+/* Sends a keepalive probe to the peer: 0 sent, 1 not now (no buffer),
+ * 2 refused (-FI_EAGAIN), else the provider's error (negative). */
 int MPIDI_OFI_keepalive_send(int peer);
 /* ofi_recv.c */
 int MPIDI_OFI_recv_post_all(void);

@@ -67,6 +67,7 @@ void MPIDI_OFI_send_done(MPIDI_OFI_sbuf_t *b)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
     MPIDI_OFI_peer_t *p = &st->peers[b->peer];
+    p->reached = 1;
     if (b->keepalive) { /* a probe is on no sending window (it has no seq) */
         b->keepalive = 0;
         p->keepalive_out = 0;
@@ -197,7 +198,7 @@ int MPIDI_OFI_keepalive_send(int peer)
     b->peer = peer;
     ssize_t ret = fi_send(st->ep, b->addr, n, st->sdesc, p->addr, &b->ctx);
     if (ret == -FI_EAGAIN)
-        return 1;
+        return 2;
     if (ret < 0)
         return (int)ret;
     st->sfree = b->next;

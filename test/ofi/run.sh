@@ -50,7 +50,7 @@ remove_dead_regions() {
 
 checks="no_provider_quiet no_provider_verbose_one_line ofi_only_no_provider_fails
     tcp_rxm_spelled_out shm_and_ofi_two_nodes completion_error_reported peer_lost_tcp
-    peer_lost_shm peer_lost_remote_tcp stranger_dropped crash_keeps_signal order_beyond_rxm_eager
+    peer_lost_shm peer_lost_remote_tcp peer_lost_remote_tcp_closed stranger_dropped crash_keeps_signal order_beyond_rxm_eager
     shm_stale_region_removed wait_fd_tcp wait_polled_shm"
 if ! "$INFO" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     for c in $checks; do skip "$c" "Ferry was built without libfabric (configure: ofi method no)"; done
@@ -153,7 +153,9 @@ done
 # ---- a peer off this node dies while the survivor only waits in MPI_Recv for it: found by the
 # keepalive probe (doc/methods/ofi.md "Errors").  FERRY_OFI_LIVENESS_MS=0 turns the pidfd watch
 # off, so rank 1 is to rank 0 what a peer on another node is; with FERRY_OFI_KEEPALIVE_MS=0 too
-# rank 0 waits until the timeout. ----
+# rank 0 waits until the timeout.  The first probe goes out about when rank 1 dies: it fails on
+# the broken connection, or, if rxm has closed that already, is refused until the third round
+# (the next check forces that path). ----
 run 90 env FERRY_METHODS=ofi FI_PROVIDER=tcp FERRY_OFI_LIVENESS_MS=0 "$MPIEXEC" \
     -disable-auto-cleanup -n 2 "$TMP/peer_lost" silent
 if [ "$rc" != 124 ] && grep -q '^ No Errors$' "$OUT" && [ "$(grep -c 'failed after' "$OUT")" = 2 ] &&
@@ -162,6 +164,17 @@ if [ "$rc" != 124 ] && grep -q '^ No Errors$' "$OUT" && [ "$(grep -c 'failed aft
     sed -n 's/^peer_lost: \(MPI_Recv(1) blocked before the death failed after [0-9.]* s\).*/    \1/p' "$OUT"
 else
     fail peer_lost_remote_tcp "$(details)"
+fi
+# The same with probes every 3 s: rxm has closed the connection when the first goes out, so each
+# send only starts a connection the dead peer refuses (-FI_EAGAIN, no error ever); the third
+# refused round loses the peer (a hang in 1 run of 10 before that rule).
+run 90 env FERRY_METHODS=ofi FI_PROVIDER=tcp FERRY_OFI_LIVENESS_MS=0 FERRY_OFI_KEEPALIVE_MS=3000 \
+    "$MPIEXEC" -disable-auto-cleanup -n 2 "$TMP/peer_lost" silent
+if [ "$rc" != 124 ] && grep -q '^ No Errors$' "$OUT" && [ "$(grep -c 'failed after' "$OUT")" = 2 ] &&
+    grep -q 'keepalive probe .*refused (-FI_EAGAIN) 3 rounds in a row' "$OUT"; then
+    pass peer_lost_remote_tcp_closed
+else
+    fail peer_lost_remote_tcp_closed "$(details)"
 fi
 
 # ---- a stranger's message (no token) is dropped and counted; the job's traffic goes on ----
