@@ -49,6 +49,9 @@ static cfg_var_t vars[] = {
      "each rank writes its counters to this path + \".<rank>\" at MPI_Finalize (for tests)"},
     {"FERRY_SHM_CMA", CFG_BOOL, "1", 0, 1, NULL,
      "use process_vm_readv/writev for shm rendezvous (0: copy pipeline only)"},
+    {"FERRY_SHM_EAGER_LIMIT", CFG_SIZE, "-1", -1, SIZE_MAX_CFG, NULL,
+     "largest message shm sends eagerly (-1: 8K with CMA unless oversubscribed, else a cell's "
+     "payload; FERRY_EAGER_LIMIT overrides it)"},
     {"FERRY_SHM_CMA_SPLIT", CFG_SIZE, "-1", -1, SIZE_MAX_CFG, NULL,
      "smallest shm rendezvous read its sender shares (0: never, -1: 128K unless oversubscribed)"},
     {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,

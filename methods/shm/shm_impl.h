@@ -60,6 +60,7 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
 /* Defaults of the tunables (doc/methods/shm.md, doc/tuning.md). */
 #define MPIDI_SHM_CELL_SIZE_DEFAULT 65536
 #define MPIDI_SHM_CMA_SPLIT_AUTO (128 * 1024) /* FERRY_SHM_CMA_SPLIT=-1 (doc/methods/shm.md) */
+#define MPIDI_SHM_EAGER_AUTO (8 * 1024) /* FERRY_SHM_EAGER_LIMIT=-1 (doc/methods/shm.md) */
 #define MPIDI_SHM_NUM_CELLS_DEFAULT 64
 #define MPIDI_SHM_CELL_SIZE_MIN 256
 #define MPIDI_SHM_CELL_SIZE_MAX (1L << 30)
@@ -240,6 +241,7 @@ typedef struct MPIDI_SHM_state {
     size_t cells_off;   /* first cell offset inside a region */
     int cma_enabled;    /* FERRY_SHM_CMA and no EPERM/ENOSYS seen */
     size_t cma_split;   /* FERRY_SHM_CMA_SPLIT: smallest read shared with its peer; 0: none */
+    size_t eager_limit; /* FERRY_SHM_EAGER_LIMIT, resolved (a cell's payload caps it) */
     int ring_prefault;  /* FERRY_SHM_RING_PREFAULT: populate a ring's pages at its first use */
 
     uint32_t *send_seq;           /* next sequence to each local peer */

@@ -43,6 +43,7 @@ static size_t auto_ring_size(int nlocal)
  *   FERRY_SHM_NUM_CELLS  cells each process owns, default 64
  *   FERRY_SHM_CMA        1: offer single-copy rdma_get/put via CMA, 0: pipeline only
  *   FERRY_SHM_CMA_SPLIT  smallest rdma_get shared with the peer (shm_cma.c); 0: none; -1: auto
+ *   FERRY_SHM_EAGER_LIMIT  largest eager message, at most a cell's payload; -1: auto
  *   FERRY_SHM_RING_SIZE  bytes of each per-pair ring, a power of two; 0: no rings; -1: auto
  *   FERRY_SHM_RING_MAX   largest payload sent through a ring; -1: auto (a quarter ring)
  *   FERRY_SHM_RING_PREFAULT  1: populate a ring's pages when a pair first uses it */
@@ -55,6 +56,7 @@ static int read_config(int nlocal, int oversubscribed)
     long ring_size = MPIDU_config_int("FERRY_SHM_RING_SIZE");
     long ring_max = MPIDU_config_int("FERRY_SHM_RING_MAX");
     long cma_split = MPIDU_config_int("FERRY_SHM_CMA_SPLIT");
+    long eager_limit = MPIDU_config_int("FERRY_SHM_EAGER_LIMIT");
     st->ring_prefault = MPIDU_config_int("FERRY_SHM_RING_PREFAULT") != 0;
 
     if (cell_size < MPIDI_SHM_CELL_SIZE_MIN || cell_size > MPIDI_SHM_CELL_SIZE_MAX)
@@ -107,6 +109,18 @@ static int read_config(int nlocal, int oversubscribed)
 #if !defined(__linux__)
     st->cma_enabled = 0; /* process_vm_readv is Linux only */
 #endif
+    /* -1 (the default): a message above 8 KiB goes faster by one CMA read
+     * than by two copies through a cell (16-32 KiB ping-pongs 0.55-0.65x,
+     * windows both ways 1.4-1.7x, one way alike), but not on an
+     * oversubscribed node, where the rendezvous waits for the peer to be
+     * scheduled (one-way windows 0.6-0.8x), nor without CMA, where it would
+     * be the copy pipeline (doc/methods/shm.md, "Eager or a read").  The
+     * cell's payload caps it in init. */
+    if (eager_limit < -1)
+        return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_EAGER_LIMIT=%ld is below -1", eager_limit);
+    if (eager_limit == -1)
+        eager_limit = st->cma_enabled && !oversubscribed ? MPIDI_SHM_EAGER_AUTO : LONG_MAX;
+    st->eager_limit = (size_t)eager_limit;
     return MPI_SUCCESS;
 }
 
@@ -522,8 +536,8 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
      * payload limit is the rest of the cell. */
     caps_p->size = sizeof(MPIDI_method_caps_t);
     caps_p->max_hdr = MPIDI_SHM_MAX_HDR;
-    caps_p->eager_limit = st->cell_size - MPIDI_SHM_CELL_HDR_SIZE;
-    caps_p->max_send = caps_p->eager_limit;
+    caps_p->max_send = st->cell_size - MPIDI_SHM_CELL_HDR_SIZE;
+    caps_p->eager_limit = st->eager_limit < caps_p->max_send ? st->eager_limit : caps_p->max_send;
     caps_p->rndv_modes = MPIDI_RNDV_PIPELINE;
     if (st->cma_enabled)
         caps_p->rndv_modes |= MPIDI_RNDV_READ | MPIDI_RNDV_WRITE;

@@ -207,7 +207,7 @@ long MPIDU_config_int(const char *name)
     else if (strcmp(name, "FERRY_SHM_CMA") == 0 || strcmp(name, "FERRY_SHM_RING_PREFAULT") == 0)
         def = 1;
     else if (strcmp(name, "FERRY_SHM_RING_SIZE") == 0 || strcmp(name, "FERRY_SHM_RING_MAX") == 0 ||
-             strcmp(name, "FERRY_SHM_CMA_SPLIT") == 0)
+             strcmp(name, "FERRY_SHM_CMA_SPLIT") == 0 || strcmp(name, "FERRY_SHM_EAGER_LIMIT") == 0)
         def = -1;
     else if (strcmp(name, "FERRY_SHM_LIVENESS_MS") == 0)
         def = 200;
@@ -412,10 +412,11 @@ static test_hdr_t *make_flood_msg(unsigned char *hbuf, int dst, uint32_t seq, si
 {
     test_hdr_t *h = (test_hdr_t *)hbuf;
     size_t hdr_len = sizeof(*h) + rnd() % (caps.max_hdr - sizeof(*h) + 1);
-    /* Half small (ring-sized), half anywhere up to the eager limit (or -t). */
-    size_t max = max_flood_len >= 0 && (size_t)max_flood_len < caps.eager_limit
+    /* Half small (ring-sized), half anywhere up to max_send (or -t): what one am_send carries,
+     * above the core's eager limit. */
+    size_t max = max_flood_len >= 0 && (size_t)max_flood_len < caps.max_send
                      ? (size_t)max_flood_len
-                     : caps.eager_limit;
+                     : caps.max_send;
     size_t len = (rnd() & 1) ? rnd() % 600 : rnd() % (max + 1);
     if (len > max)
         len = max;
@@ -508,7 +509,7 @@ static void check_arg_errors(void)
     int rc = MPIDI_shm_ops.am_send(peer, H_FLOOD, hdr, caps.max_hdr + 1, NULL, 0, 0, 0, NULL);
     if (rc == MPI_SUCCESS || rc == MPIDI_AGAIN)
         FAIL("am_send with a %zu-byte header returned %d, expected an error", caps.max_hdr + 1, rc);
-    if (caps.eager_limit + 1 <= sizeof(big)) {
+    if (caps.max_send + 1 <= sizeof(big)) {
         MPIR_Segment_init(&seg, big, sizeof(big), MPI_BYTE);
         rc = MPIDI_shm_ops.am_send(peer, H_FLOOD, hdr, 32, &seg, 0, caps.max_send + 1, 0, NULL);
         if (rc == MPI_SUCCESS || rc == MPIDI_AGAIN)
@@ -658,9 +659,17 @@ static int rank_main(void)
     }
     long cell = MPIDU_config_int("FERRY_SHM_CELL_SIZE");
     int cma_caps = (caps.rndv_modes & (MPIDI_RNDV_READ | MPIDI_RNDV_WRITE)) != 0;
-    if (caps.size != sizeof(caps) || caps.max_hdr < 32 || caps.eager_limit + 128 < (size_t)cell ||
-        caps.max_send != caps.eager_limit || !(caps.rndv_modes & MPIDI_RNDV_PIPELINE) ||
-        caps.needs_reg != 0 || cma_caps == expect_no_cma)
+    /* The eager limit: FERRY_SHM_EAGER_LIMIT capped by a cell's payload; by default 8 KiB with
+     * CMA (a cell's payload on an oversubscribed node), a cell's payload without it. */
+    long eager_set = MPIDU_config_int("FERRY_SHM_EAGER_LIMIT");
+    int eager_ok = eager_set >= 0 ? caps.eager_limit == ((size_t)eager_set < caps.max_send
+                                                             ? (size_t)eager_set
+                                                             : caps.max_send)
+                                  : caps.eager_limit == caps.max_send ||
+                                        (cma_caps && caps.eager_limit == 8192);
+    if (caps.size != sizeof(caps) || caps.max_hdr < 32 || caps.max_send + 128 < (size_t)cell ||
+        !eager_ok || !(caps.rndv_modes & MPIDI_RNDV_PIPELINE) || caps.needs_reg != 0 ||
+        cma_caps == expect_no_cma)
         FAIL("caps: size %zu max_hdr %zu eager %zu max_send %zu rndv %#x needs_reg %d excl %d",
              caps.size, caps.max_hdr, caps.eager_limit, caps.max_send, caps.rndv_modes,
              caps.needs_reg, caps.exclusivity);
@@ -716,7 +725,7 @@ static int rank_main(void)
     }
 
     /* Patterns every rank can rebuild for every sender. */
-    pattern_len = caps.eager_limit + 256;
+    pattern_len = caps.max_send + 256;
     pattern = malloc(sizeof(*pattern) * nprocs);
     expect_seq = calloc(nprocs, sizeof(uint32_t));
     received_from = calloc(nprocs, sizeof(long));

@@ -105,11 +105,24 @@ job FERRY_METHODS=tcp FERRY_TCP_IF=lo FERRY_TCP_EAGER_LIMIT=1M -- 4 524288
 expect tcp_eager_limit_1m eval 'eq 0 eager_bytes 2097152 && eq 0 rndv_sent 0'
 
 # FERRY_SHM_CELL_SIZE under an MPI program: 100000-byte messages go by rendezvous with the
-# default 64 KiB cells, eagerly with 128 KiB ones.
+# default 64 KiB cells, eagerly with 128 KiB ones (and an eager limit that lets them).
 job -- 4 100000
 expect shm_cell_size_default eval 'eq 0 rndv_sent 4 && eq 0 eager_bytes 0'
-job FERRY_SHM_CELL_SIZE=128K -- 4 100000
+job FERRY_SHM_CELL_SIZE=128K FERRY_SHM_EAGER_LIMIT=1M -- 4 100000
 expect shm_cell_size_128k eval 'eq 0 rndv_sent 0 && eq 0 eager_bytes 400000'
+# FERRY_SHM_EAGER_LIMIT: by default (CMA on, 2 ranks on at least 2 CPUs) 8 KiB goes eagerly and
+# 16 KiB by a rendezvous read; without CMA, or with a larger limit, 16 KiB goes eagerly; a cell's
+# payload caps the limit.
+job -- 4 8192
+expect shm_eager_limit_default_8k eval 'eq 0 eager_bytes 32768 && eq 0 rndv_sent 0'
+job -- 4 16384
+expect shm_eager_limit_default_16k eval 'eq 0 eager_bytes 0 && eq 0 rndv_sent 4'
+job FERRY_SHM_CMA=0 -- 4 16384
+expect shm_eager_limit_no_cma eval 'eq 0 eager_bytes 65536 && eq 0 rndv_sent 0'
+job FERRY_SHM_EAGER_LIMIT=32K -- 4 16384
+expect shm_eager_limit_32k eval 'eq 0 eager_bytes 65536 && eq 0 rndv_sent 0'
+job FERRY_SHM_EAGER_LIMIT=1M -- 4 100000
+expect shm_eager_limit_capped eval 'eq 0 eager_bytes 0 && eq 0 rndv_sent 4'
 
 # FERRY_POLL_SPINS: rank 1 waits about 0.3 s in MPI_Recv.  With 0 spins every idle poll of the
 # wait yields the CPU; with 2^31-1 spins none does in that time.
