@@ -110,8 +110,9 @@ static int read_config(int nlocal, int oversubscribed)
     st->cma_enabled = 0; /* process_vm_readv is Linux only */
 #endif
     /* -1 (the default): a message above 8 KiB goes faster by one CMA read
-     * than by two copies through a cell (16-32 KiB ping-pongs 0.55-0.65x,
-     * windows both ways 1.4-1.7x, one way alike), but not on an
+     * than by two copies through a cell (16-32 KiB ping-pongs 0.55-0.7x,
+     * windows both ways 1.4-1.6x; one way 0.88-1.16x, where eager copies
+     * on two CPUs and a read on one), but not on an
      * oversubscribed node, where the rendezvous waits for the peer to be
      * scheduled (one-way windows 0.6-0.8x), nor without CMA, where it would
      * be the copy pipeline (doc/methods/shm.md, "Eager or a read").  The
