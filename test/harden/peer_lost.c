@@ -7,7 +7,10 @@
  * receives, MPI_Probe and MPI_Iprobe.  Prints "peer_lost: ..." lines and " No Errors".
  * With the argument "silent", rank 1 dies right after the barrier without sending anything and
  * rank 0 is already blocked in MPI_Recv from it: nothing rank 0 does toward rank 1 can fail, so
- * only the method's own watch (a pidfd, a socket's end, a keepalive probe) can end the wait. */
+ * only the method's own watch (a pidfd, a socket's end, a keepalive probe) can end the wait.
+ * With "send", rank 1 dies the same way while rank 0 keeps making progress (MPI_Iprobe) for 2 s,
+ * then rank 0 sends to it: MPI_Send must fail naming rank 1 rather than wait for ever (over
+ * tcp;ofi_rxm the connection is gone by then and the provider only refuses the send). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,7 +53,24 @@ int main(int argc, char **argv)
         return 1;
     }
     int silent = argc > 1 && strcmp(argv[1], "silent") == 0;
+    int send = argc > 1 && strcmp(argv[1], "send") == 0;
     MPI_Barrier(MPI_COMM_WORLD);
+    if (send) {
+        if (rank == 1) {
+            sleep(1);
+            raise(SIGKILL);
+        }
+        double t0 = MPI_Wtime();
+        int flag = 0;
+        while (MPI_Wtime() - t0 < 2.0) /* progress while rank 1 dies */
+            MPI_Iprobe(1, 5, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        expect_lost(MPI_Send(&buf, 1, MPI_INT, 1, 0, MPI_COMM_WORLD), "MPI_Send(1) after the death",
+                    t0);
+        if (!errs)
+            printf(" No Errors\n");
+        fflush(stdout);
+        _exit(errs ? 1 : 0);
+    }
     if (silent) {
         if (rank == 1) {
             sleep(1); /* rank 0 is in MPI_Recv by now */

@@ -3,9 +3,9 @@
 # of test/run-all.sh): no provider (quiet, one verbose line), FI_PROVIDER="tcp;ofi_rxm" spelled
 # out, a job mixing Ferry's shm (inside a node) with ofi (between nodes), a completion error
 # with the provider's text, lost peers over the tcp and shm providers (and one that looks off the
-# node, found by the keepalive probe while the survivor only waits), a stranger's message, a
-# crash's signal, MPI order past rxm's eager size, a stale shm region under a rank's pid, an
-# idle wait with and without the CQ's wait descriptor; then a small list and a wait check over
+# node, found by the keepalive probe while the survivor only waits or sends to it), a stranger's
+# message, a crash's signal, MPI order past rxm's eager size, a stale shm region under a rank's
+# pid, an idle wait with and without the CQ's wait descriptor; then a small list and a wait check over
 # FI_PROVIDER="verbs;ofi_rxm" in the Soft-RoCE VM (test/ofi/vm.sh; OFI_VM_FULL=1
 # runs verbs' subset list and a read variant instead; RXE_RUN names the runner, RXE_TIMEOUT
 # bounds it).
@@ -50,7 +50,8 @@ remove_dead_regions() {
 
 checks="no_provider_quiet no_provider_verbose_one_line ofi_only_no_provider_fails
     tcp_rxm_spelled_out shm_and_ofi_two_nodes completion_error_reported peer_lost_tcp
-    peer_lost_shm peer_lost_remote_tcp peer_lost_remote_tcp_closed stranger_dropped crash_keeps_signal order_beyond_rxm_eager
+    peer_lost_shm peer_lost_remote_tcp peer_lost_remote_tcp_closed send_to_lost_remote_tcp
+    stranger_dropped crash_keeps_signal order_beyond_rxm_eager
     shm_stale_region_removed wait_fd_tcp wait_polled_shm"
 if ! "$INFO" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     for c in $checks; do skip "$c" "Ferry was built without libfabric (configure: ofi method no)"; done
@@ -175,6 +176,17 @@ if [ "$rc" != 124 ] && grep -q '^ No Errors$' "$OUT" && [ "$(grep -c 'failed aft
     pass peer_lost_remote_tcp_closed
 else
     fail peer_lost_remote_tcp_closed "$(details)"
+fi
+# A send to that peer, once rxm has closed the connection: the provider refuses it for ever, the
+# core keeps it parked, and the refused probes end it with an error (main before c50dd5c waited
+# until killed).
+run 90 env FERRY_METHODS=ofi FI_PROVIDER=tcp FERRY_OFI_LIVENESS_MS=0 FERRY_OFI_KEEPALIVE_MS=3000 \
+    "$MPIEXEC" -disable-auto-cleanup -n 2 "$TMP/peer_lost" send
+if [ "$rc" != 124 ] && grep -q '^ No Errors$' "$OUT" &&
+    grep -q '^peer_lost: MPI_Send(1) after the death failed after .*refused (-FI_EAGAIN)' "$OUT"; then
+    pass send_to_lost_remote_tcp
+else
+    fail send_to_lost_remote_tcp "$(details)"
 fi
 
 # ---- a stranger's message (no token) is dropped and counted; the job's traffic goes on ----
