@@ -81,6 +81,14 @@ static inline MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)
     return p->method ? p : MPIDI_peer_bind(peer, errp);
 }
 
+/* A send's payload event is over: the method copied it, released it or
+ * failed (mpi_errno).  MPIDI_send_payload_done is this as the callback a
+ * method calls later; a method that answers at once gets it inline. */
+static inline void MPIDI_payload_done(MPIR_Request *req, int mpi_errno)
+{
+    MPIR_Request_set_error(req, mpi_errno);
+    MPIDI_Request_complete_one(req);
+}
 void MPIDI_send_payload_done(MPIDI_cb_t *cb, int mpi_errno);
 
 /* Hands an active message to the peer's method now.  Returns MPIDI_AGAIN if
@@ -96,11 +104,8 @@ static inline int MPIDI_am_try(MPIDI_peer_t *p, int peer, int handler, const voi
                                 flags, req ? &req->cb_send : NULL);
     if (rc == MPIDI_AGAIN)
         return rc;
-    if (req && rc != MPIDI_INPROGRESS) {
-        /* MPIDI_send_payload_done, inline: the payload was copied. */
-        MPIR_Request_set_error(req, rc);
-        MPIDI_Request_complete_one(req);
-    }
+    if (req && rc != MPIDI_INPROGRESS)
+        MPIDI_payload_done(req, rc);
     return rc == MPIDI_INPROGRESS ? MPI_SUCCESS : rc;
 }
 

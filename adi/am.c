@@ -99,8 +99,7 @@ void MPIDU_op_done(void *cookie, int mpi_errno)
 
 void MPIDI_send_payload_done(MPIDI_cb_t *cb, int mpi_errno)
 {
-    MPIR_Request_set_error(cb->req, mpi_errno);
-    MPIDI_Request_complete_one(cb->req);
+    MPIDI_payload_done(cb->req, mpi_errno);
 }
 
 /* Tries one operation on the method.  Returns MPIDI_AGAIN if nothing went
@@ -126,7 +125,7 @@ static int try_op(int peer, MPIDI_peer_t *p, MPIDI_sendop_t *op)
             return rc;
         }
         if (rc != MPIDI_INPROGRESS)
-            MPIDI_send_payload_done(&req->cb_send, rc);
+            MPIDI_payload_done(req, rc);
         if (rc > 0)
             break; /* an error: the stream is abandoned, the request carries it */
         op->first += n;
@@ -153,7 +152,7 @@ static void enqueue(MPIDI_peer_t *p, MPIDI_sendop_t *op)
 static void drop_op(MPIDI_sendop_t *op, int mpi_errno)
 {
     if (op->req && op->kind == MPIDI_OP_AM)
-        MPIDI_send_payload_done(&op->req->cb_send, mpi_errno);
+        MPIDI_payload_done(op->req, mpi_errno);
 }
 
 /* Parks the operation proto describes behind the peer's deferred queue; tried: the method has

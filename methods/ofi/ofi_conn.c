@@ -230,8 +230,9 @@ static int watch_pidfds(long long now, long interval)
  * When the peer died while no operation used the connection, rxm closes
  * it, and every send after that only starts a new connection, which the
  * dead peer refuses, and returns -FI_EAGAIN, without an error ever coming
- * back.  So a peer that we did reach (a send to it completed, a message
- * from it came), that has nothing of ours in flight, and whose probe the
+ * back.  So a peer that we did reach (rxm took a message to it, which it
+ * does only on a made connection, or a message from it came: seq_out or
+ * seq_in moved), that has nothing of ours in flight, and whose probe the
  * provider refuses PROBE_REFUSALS rounds in a row, is lost too (a live
  * peer's connection, once made, stays).  Only over rxm: elsewhere (shm)
  * -FI_EAGAIN may just mean a live peer's queue is full. */
@@ -262,7 +263,7 @@ static int keepalive(long long now, long interval, int pidfds_on)
         else if (ret == 1)
             break; /* no buffer: the next round */
         else if (ret == 2) {
-            if (over_rxm && (p->reached || p->seq_in) && !p->out_head && !p->rdma_out &&
+            if (over_rxm && (p->seq_out || p->seq_in) && !p->out_head && !p->rdma_out &&
                 ++p->probe_refusals >= PROBE_REFUSALS)
                 MPIDI_OFI_peer_fail(q,
                                     "ofi: keepalive probe (fi_send) to rank %d on %s: refused "

@@ -152,7 +152,6 @@ typedef struct MPIDI_OFI_peer {
     int pidfd;                                  /* -1: not watched */
     long long dead_at;                          /* ms when its pidfd fired (0: alive) */
     int keepalive_out;                          /* a keepalive probe not completed */
-    int reached;        /* a send to it completed (or failed) */
     int probe_refusals; /* keepalive rounds in a row whose probe the provider refused */
     MPIDI_OFI_rdma_op_t *rdma_head, *rdma_tail; /* operations with pieces left to post */
     int rdma_out;                               /* operations toward it not completed */

@@ -67,7 +67,6 @@ void MPIDI_OFI_send_done(MPIDI_OFI_sbuf_t *b)
 {
     MPIDI_OFI_state_t *st = &MPIDI_OFI_state;
     MPIDI_OFI_peer_t *p = &st->peers[b->peer];
-    p->reached = 1;
     if (b->keepalive) { /* a probe is on no sending window (it has no seq) */
         b->keepalive = 0;
         p->keepalive_out = 0;
