@@ -88,6 +88,9 @@ part fuzz 1200 bash test/fuzz/run.sh "$top/_build-fuzz"
 # test/verbs/variants unless TEST_QUICK), two hosts mixing shm and verbs, failures and errors;
 # here, a job without a device.  Skipped, with the reason, without the VM runner or libibverbs.
 part verbs 2700 env VERBS_QUICK="$quick" bash test/verbs/run.sh "$inst"
+# shm's CMA under each of Yama's ptrace scopes, root and an ordinary user, in a throwaway VM
+# (the scope is the host's to set).  Skipped, with the reason, without the VM runner.
+part shm-ptrace 600 bash test/methods/ptrace_run.sh "$inst"
 # libfabric (the ofi method), within CI's budget (test/README.md "ofi"): the test list whole over
 # FI_PROVIDER=tcp (tcp;ofi_rxm here, with rxm's defaults), then (not in quick runs) nine of its
 # marked lines again under test/ofi/variants (read, write, pipeline with single receive

@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 
 #include "mpi.h"
@@ -10,10 +12,11 @@
 
 /* process_vm_readv/writev copy straight between two address spaces, so a
  * large message crosses memory once instead of twice through cells.  The
- * kernel checks ptrace access, which hardened hosts and containers often
- * refuse; we cannot probe that cheaply at init (reading oneself is always
- * allowed), so the first EPERM/ENOSYS turns CMA off for good and the error
- * goes to the core, which then uses the copy pipeline. */
+ * kernel checks ptrace access.  Its Yama rules are known at init and handled
+ * there (MPIDI_SHM_cma_setup); anything else that refuses (a seccomp filter,
+ * another security module) shows only at the first copy, since reading
+ * oneself is always allowed: the first EPERM/ENOSYS turns CMA off for good
+ * and the error goes to the core, which then uses the copy pipeline. */
 
 /* One system call moves at most this much, so a huge transfer returns to
  * the loop regularly and a single iovec length stays far from any limit. */
@@ -34,6 +37,63 @@
 #define MPIDI_SHM_QUIET_BEGIN() ((void)0)
 #define MPIDI_SHM_QUIET_END() ((void)0)
 #endif
+
+/* Yama's kernel.yama.ptrace_scope, or -1 when the kernel has no Yama. */
+static int yama_scope(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope = -1;
+    if (f) {
+        if (fscanf(f, "%d", &scope) != 1)
+            scope = -1;
+        fclose(f);
+    }
+    return scope;
+}
+
+/* Whether this process holds CAP_SYS_PTRACE (bit 19 of CapEff), which scope 2 asks for. */
+static int can_ptrace(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long eff = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "CapEff: %llx", &eff) == 1)
+            break;
+    fclose(f);
+    return (eff >> 19) & 1;
+}
+
+int MPIDI_SHM_cma_setup(char *why, size_t len)
+{
+#if defined(__linux__) && defined(HAVE_PROCESS_VM_READV)
+    int scope = yama_scope();
+    why[0] = '\0';
+    if (scope <= 0)
+        return 1;
+    if (scope == 1) {
+        /* Ranks of a node are siblings, which scope 1 refuses unless the
+         * process read names its reader.  Any process of ours may read, as
+         * in Open MPI: the ranks' pids are not all known yet, and a process
+         * of another user is refused by the usual rules all the same. */
+        if (prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) == 0)
+            return 1;
+        snprintf(why, len, "kernel.yama.ptrace_scope = 1 and prctl(PR_SET_PTRACER): %s",
+                 strerror(errno));
+        return 0;
+    }
+    if (scope == 2 && can_ptrace())
+        return 1;
+    snprintf(why, len, "kernel.yama.ptrace_scope = %d%s", scope,
+             scope == 2 ? " and no CAP_SYS_PTRACE" : " (no process may read another)");
+    return 0;
+#else
+    snprintf(why, len, "process_vm_readv is not available on this system");
+    return 0;
+#endif
+}
 
 typedef ssize_t (*cma_fn_t)(pid_t, const struct iovec *, unsigned long, const struct iovec *,
                             unsigned long, unsigned long);

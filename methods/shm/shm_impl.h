@@ -340,6 +340,9 @@ void MPIDI_SHM_ring_prefault(MPIDI_SHM_ring_t *ring, int for_write);
 int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p);
 int MPIDI_SHM_post_init(void);
 int MPIDI_SHM_probe(char *buf, size_t len);
+/* Whether the kernel's ptrace rules let this node's ranks read each other's memory (CMA), after
+ * lifting what can be lifted (Yama scope 1); 0 with the reason in why otherwise (shm_cma.c). */
+int MPIDI_SHM_cma_setup(char *why, size_t len);
 int MPIDI_SHM_finalize(void);
 int MPIDI_SHM_get_business_card(char *buf, size_t len);
 int MPIDI_SHM_reachable(int peer, const char *card);

@@ -109,6 +109,15 @@ static int read_config(int nlocal, int oversubscribed)
 #if !defined(__linux__)
     st->cma_enabled = 0; /* process_vm_readv is Linux only */
 #endif
+    /* The kernel's ptrace rules are known now, so a host that refuses CMA
+     * keeps the eager limit and the rendezvous modes of one without it. */
+    char why[160];
+    if (st->cma_enabled && nlocal > 1 && !MPIDI_SHM_cma_setup(why, sizeof(why))) {
+        st->cma_enabled = 0;
+        if (MPIDU_config_int("FERRY_VERBOSE") >= 2)
+            fprintf(stderr, "ferry: rank %d: shm: no single-copy reads (CMA): %s\n", world_rank,
+                    why);
+    }
     /* -1 (the default): a message above 8 KiB goes faster by one CMA read
      * than by two copies through a cell (16-32 KiB ping-pongs 0.55-0.7x,
      * windows both ways 1.4-1.6x; one way 0.88-1.16x, where eager copies

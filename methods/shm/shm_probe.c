@@ -39,23 +39,42 @@ static int try_segment(char *why, size_t len)
 }
 
 /* Ranks of a node are siblings, not parent and child (which Yama's ptrace
- * scope 1 would allow): two children of ours try it, one reading the other. */
+ * scope 1 would allow): two children of ours try it, one reading the other,
+ * after the one read has done what a rank does at init (MPIDI_SHM_cma_setup). */
 static int try_cma(char *why, size_t len)
 {
 #if defined(__linux__) && defined(HAVE_PROCESS_VM_READV)
     static volatile long target = 0x5eed;
-    int pfd[2];
+    int pfd[2], ready[2];
     if (pipe(pfd) != 0) {
         snprintf(why, len, "pipe: %s", strerror(errno));
         return 0;
     }
-    pid_t a = fork();
-    if (a == 0) {
+    if (pipe(ready) != 0) {
+        snprintf(why, len, "pipe: %s", strerror(errno));
         close(pfd[0]);
         close(pfd[1]);
+        return 0;
+    }
+    pid_t a = fork();
+    if (a == 0) {
+        char setup_why[160], c = (char)MPIDI_SHM_cma_setup(setup_why, sizeof(setup_why));
+        close(pfd[0]);
+        close(pfd[1]);
+        close(ready[0]);
+        if (write(ready[1], &c, 1) != 1)
+            _exit(1);
+        close(ready[1]);
         pause(); /* the process whose memory is read */
         _exit(0);
     }
+    close(ready[1]);
+    char c;
+    if (a > 0 && read(ready[0], &c, 1) != 1) {
+        waitpid(a, NULL, 0); /* it died before it was ready: nothing to read */
+        a = -1;
+    }
+    close(ready[0]);
     pid_t b = a > 0 ? fork() : -1;
     if (b == 0) {
         long got = 0;
@@ -111,8 +130,10 @@ int MPIDI_SHM_probe(char *buf, size_t len)
     int scope;
     if (f && fscanf(f, "%d", &scope) == 1)
         MPIDU_probe_line(buf, len, "kernel.yama.ptrace_scope = %d%s", scope,
-                         scope >= 1 && !cma ? " (1 or more forbids reading a sibling's memory)"
-                                            : "");
+                         scope == 1 && cma ? " (each rank lets its siblings read it: "
+                                             "prctl(PR_SET_PTRACER))"
+                         : scope >= 2 && !cma ? " (2 needs CAP_SYS_PTRACE, 3 forbids it)"
+                                              : "");
     if (f)
         fclose(f);
     return 1;
