@@ -38,6 +38,7 @@
 #define MPIDI_SHM_QUIET_END() ((void)0)
 #endif
 
+#if defined(__linux__)
 /* Yama's kernel.yama.ptrace_scope, or -1 when the kernel has no Yama. */
 static int yama_scope(void)
 {
@@ -65,10 +66,11 @@ static int can_ptrace(void)
     fclose(f);
     return (eff >> 19) & 1;
 }
+#endif
 
 int MPIDI_SHM_cma_setup(char *why, size_t len)
 {
-#if defined(__linux__) && defined(HAVE_PROCESS_VM_READV)
+#if defined(__linux__)
     int scope = yama_scope();
     why[0] = '\0';
     if (scope <= 0)
@@ -90,7 +92,7 @@ int MPIDI_SHM_cma_setup(char *why, size_t len)
              scope == 2 ? " and no CAP_SYS_PTRACE" : " (no process may read another)");
     return 0;
 #else
-    snprintf(why, len, "process_vm_readv is not available on this system");
+    snprintf(why, len, "cross-memory attach is Linux only");
     return 0;
 #endif
 }
