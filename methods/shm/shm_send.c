@@ -137,8 +137,9 @@ static inline int try_ring(int peer, int li, int handler, const void *hdr, size_
         MPIDI_SHM_ring_join(li);
     ring_fill(st, li, e, handler, hdr, hdr_len);
     size_t pos = (size_t)((char *)e - MPIDI_SHM_ring_data(st->ring_tx[li].ring));
-    int mpi_errno =
-        pack(peer, seg, first, last, (char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, len));
+    char *payload = (char *)e + MPIDI_SHM_ring_payload_off(pos, hdr_len, len);
+    MPIDI_SHM_ring_prepare(payload, len);
+    int mpi_errno = pack(peer, seg, first, last, payload);
     if (mpi_errno)
         return mpi_errno; /* nothing published: the ring is as it was */
     ring_post(st, li, e, need, len, wrap);
