@@ -29,11 +29,13 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
 #define MPIDI_SHM_POLL_BUDGET 32
 
 /* Per-pair rings (shm_ring.h): the default size of each, and the bounds of
- * FERRY_SHM_RING_SIZE.  64 KiB holds a window of 64 messages of 512 bytes
- * (576 bytes each with their headers), the message-rate test of bench/latbw;
- * with more than 16 ranks on a node the default shrinks so that the rings of
- * a node stay under MPIDI_SHM_RING_AUTO_TOTAL (nlocal^2 rings). */
-#define MPIDI_SHM_RING_SIZE_DEFAULT (64 * 1024)
+ * FERRY_SHM_RING_SIZE.  1 MiB: against 64 KiB, windows of 64 messages of
+ * 64 B - 8 KiB went 1.2-2.1x faster one way and up to 1.6x both ways, with
+ * no message through a cell in either (doc/methods/shm.md, "Rings of 1
+ * MiB").  With more than 4 ranks on a node the default shrinks so that the
+ * rings of a node stay under MPIDI_SHM_RING_AUTO_TOTAL (nlocal^2 rings):
+ * 256 KiB for 8 ranks, 64 KiB for 16. */
+#define MPIDI_SHM_RING_SIZE_DEFAULT (1024 * 1024)
 #define MPIDI_SHM_RING_SIZE_MIN 1024
 #define MPIDI_SHM_RING_SIZE_MAX (16L << 20)
 #define MPIDI_SHM_RING_AUTO_TOTAL (16L << 20)

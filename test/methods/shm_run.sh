@@ -51,7 +51,8 @@ run n8                    -- "$pp" -n 8 -p 20000
 run n16                   -- "$pp" -n 16 -p 20000 -m 4000
 run n16-tiny-pool-again   FERRY_SHM_NUM_CELLS=2 FERRY_SHM_CELL_SIZE=1024 -- "$pp" -n 16 -a -p 1000 -m 6000 -o 2000 -r 1
 run n16-many-to-one-again FERRY_SHM_NUM_CELLS=4 -- "$pp" -n 16 -a -p 1000 -m 0 -o 2000 -r 0
-run n4-small-cells        FERRY_SHM_CELL_SIZE=256 FERRY_SHM_NUM_CELLS=16 -- "$pp" -n 4 -a -p 1000 -m 8000 -o 2000 -r 1
+# (A 64 KiB ring, which the flood fills, so messages go on to the 16 small cells and run out.)
+run n4-small-cells        FERRY_SHM_RING_SIZE=65536 FERRY_SHM_CELL_SIZE=256 FERRY_SHM_NUM_CELLS=16 -- "$pp" -n 4 -a -p 1000 -m 8000 -o 2000 -r 1
 run n2-cma-off            FERRY_SHM_CMA=0 -- "$pp" -n 2 -x -p 1000
 run n2-cma-denied         -- "$pp" -n 2 -d -p 1000 -m 100 -o 100
 # Shared reads (shm_cma.c, FERRY_SHM_CMA_SPLIT=-1: 128 KiB): rdma_get with a cookie, as the core
