@@ -151,19 +151,22 @@ static inline void MPIDI_SHM_prefetch_write(const void *p)
 #endif
 }
 
-/* Sender: asks for every line of a payload of at least ALIGN_FROM bytes
- * (which starts on a line), to be written, before it is copied in.  The
- * receiver read those lines last, so each first store waits for the
+/* Sender: asks for every line of a payload of ALIGN_FROM to PREPARE_MAX
+ * bytes (which starts on a line), to be written, before it is copied in.
+ * The receiver read those lines last, so each first store waits for the
  * receiver's copy to be invalidated; asked for at once, the lines come
  * together instead of one after another as the copy reaches them.  In-process
- * A/B (bench/knob_ab.c): one-way latency 0.51 -> 0.48 us at 256 B, 0.84 ->
- * 0.77 at 1 KiB, 1.04 -> 0.97 at 2 KiB, 1.70 -> 1.62 at 4 KiB; 1 KiB windows
- * 370 -> 248 ns per message, 8 KiB 1241 -> 1133.  Not below ALIGN_FROM
- * (128 B: within the noise), and not for cells, which gained nothing
- * (doc/methods/shm.md, "Tried and not kept"). */
+ * A/B (bench/knob_ab.c), 1 MiB rings: one-way latency 0.85 -> 0.74 us at
+ * 1 KiB, 1.48 -> 1.37 at 4 KiB, 2.22 -> 2.15 at 8 KiB; 1 KiB windows 242 ->
+ * 211 ns per message.  Not below ALIGN_FROM (128 B: within the noise); not
+ * above 8 KiB, the default eager limit (larger ring payloads come only
+ * without CMA: 32 KiB latency 5.7 -> 6.2 us, 60,000 B 9.0 -> 10.2); not for
+ * cells, which gained nothing (doc/methods/shm.md, "A payload's lines asked
+ * for at once"). */
+#define MPIDI_SHM_RING_PREPARE_MAX 8192
 static inline void MPIDI_SHM_ring_prepare(char *payload, size_t payload_len)
 {
-    if (payload_len < MPIDI_SHM_RING_ALIGN_FROM)
+    if (payload_len < MPIDI_SHM_RING_ALIGN_FROM || payload_len > MPIDI_SHM_RING_PREPARE_MAX)
         return;
     for (size_t off = 0; off < payload_len; off += MPIDI_SHM_CACHELINE)
         MPIDI_SHM_prefetch_write(payload + off);
