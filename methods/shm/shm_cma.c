@@ -38,9 +38,7 @@
 #define MPIDI_SHM_QUIET_END() ((void)0)
 #endif
 
-#if defined(__linux__)
-/* Yama's kernel.yama.ptrace_scope, or -1 when the kernel has no Yama. */
-static int yama_scope(void)
+int MPIDI_SHM_yama_scope(void)
 {
     FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
     int scope = -1;
@@ -52,6 +50,7 @@ static int yama_scope(void)
     return scope;
 }
 
+#if defined(__linux__)
 /* Whether this process holds CAP_SYS_PTRACE (bit 19 of CapEff), which scope 2 asks for. */
 static int can_ptrace(void)
 {
@@ -71,7 +70,7 @@ static int can_ptrace(void)
 int MPIDI_SHM_cma_setup(char *why, size_t len)
 {
 #if defined(__linux__)
-    int scope = yama_scope();
+    int scope = MPIDI_SHM_yama_scope();
     why[0] = '\0';
     if (scope <= 0)
         return 1;

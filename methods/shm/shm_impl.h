@@ -345,6 +345,8 @@ int MPIDI_SHM_probe(char *buf, size_t len);
 /* Whether the kernel's ptrace rules let this node's ranks read each other's memory (CMA), after
  * lifting what can be lifted (Yama scope 1); 0 with the reason in why otherwise (shm_cma.c). */
 int MPIDI_SHM_cma_setup(char *why, size_t len);
+/* Yama's kernel.yama.ptrace_scope, or -1 when the kernel has no Yama (shm_cma.c). */
+int MPIDI_SHM_yama_scope(void);
 int MPIDI_SHM_finalize(void);
 int MPIDI_SHM_get_business_card(char *buf, size_t len);
 int MPIDI_SHM_reachable(int peer, const char *card);

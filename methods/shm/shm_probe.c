@@ -58,6 +58,7 @@ static int try_cma(char *why, size_t len)
     }
     pid_t a = fork();
     if (a == 0) {
+        /* Its answer is not needed: the read below tells what a rank would get. */
         char setup_why[160], c = (char)MPIDI_SHM_cma_setup(setup_why, sizeof(setup_why));
         close(pfd[0]);
         close(pfd[1]);
@@ -126,15 +127,12 @@ int MPIDI_SHM_probe(char *buf, size_t len)
                          wanted ? "" : ", but FERRY_SHM_CMA=0 turns it off");
     else
         MPIDU_probe_line(buf, len, "CMA not permitted: %s", why);
-    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
-    int scope;
-    if (f && fscanf(f, "%d", &scope) == 1)
+    int scope = MPIDI_SHM_yama_scope();
+    if (scope >= 0)
         MPIDU_probe_line(buf, len, "kernel.yama.ptrace_scope = %d%s", scope,
                          scope == 1 && cma ? " (each rank lets its siblings read it: "
                                              "prctl(PR_SET_PTRACER))"
                          : scope >= 2 && !cma ? " (2 needs CAP_SYS_PTRACE, 3 forbids it)"
                                               : "");
-    if (f)
-        fclose(f);
     return 1;
 }
