@@ -41,20 +41,8 @@ job() {
         >"$tmp/out" 2>"$tmp/err"
     rc=$?
 }
-counter() { awk -v n="$2" '$1 == n { print $2 }' "$tmp/c.$1" 2>/dev/null; }
-eq() { [ "$(counter "$1" "$2")" = "$3" ]; }
-expect() {
-    local name=$1
-    shift
-    if [ "$rc" = 0 ] && grep -qx ' No Errors' "$tmp/out" && "$@"; then
-        echo "PASS $name"
-        passed=$((passed + 1))
-    else
-        echo "FAIL $name: rc=$rc; counters rank 1: $(tr '\n' ' ' <"$tmp/c.1" 2>/dev/null);" \
-            "stderr: $(head -c 600 "$tmp/err")"
-        failed=$((failed + 1))
-    fi
-}
+# counter, eq, expect: test/counters.sh.
+. "$(dirname "$0")/../counters.sh"
 reads() { eq 1 shm_rndv_read "$1" && eq 1 shm_rndv_refused 0; }
 no_cma() {
     eq 1 shm_rndv_read 0 && eq 1 shm_rndv_refused 0 && eq 1 shm_rndv_pipeline 3 &&
@@ -73,27 +61,25 @@ job 2 user FERRY_VERBOSE=2 FERRY_RNDV_PROTOCOL=read -- 3 1048576
 expect scope2_user_pipeline no_cma "2 and no CAP_SYS_PTRACE"
 job 2 user -- 4 16384
 expect scope2_user_16k_eager eval 'eq 0 eager_bytes 65536 && eq 0 rndv_sent 0'
-# ferry_info tells the same.
-info() {
-    echo "$1" >/proc/sys/kernel/yama/ptrace_scope
+# ferry_info tells the same.  info_expect NAME SCOPE PATTERN...: run as the ordinary user under
+# SCOPE, its output has every PATTERN.
+info_expect() {
+    local name=$1 p
+    echo "$2" >/proc/sys/kernel/yama/ptrace_scope
+    shift 2
     setpriv --reuid=$user --regid=$user --clear-groups "$prefix/bin/ferry_info" >"$tmp/info" 2>&1
+    for p in "$@"; do
+        if ! grep -q -- "$p" "$tmp/info"; then
+            echo "FAIL $name: no '$p' in: $(tr '\n' '|' <"$tmp/info" | cut -c1-600)"
+            failed=$((failed + 1))
+            return
+        fi
+    done
+    echo "PASS $name"
+    passed=$((passed + 1))
 }
-info 1
-if grep -q "CMA permitted" "$tmp/info" && grep -q "ptrace_scope = 1 (each rank lets" "$tmp/info"; then
-    echo "PASS ferry_info_scope1"
-    passed=$((passed + 1))
-else
-    echo "FAIL ferry_info_scope1: $(tr '\n' '|' <"$tmp/info" | cut -c1-600)"
-    failed=$((failed + 1))
-fi
-info 2
-if grep -q "CMA not permitted" "$tmp/info" && grep -q "ptrace_scope = 2 (2 needs CAP_SYS_PTRACE" "$tmp/info"; then
-    echo "PASS ferry_info_scope2_user"
-    passed=$((passed + 1))
-else
-    echo "FAIL ferry_info_scope2_user: $(tr '\n' '|' <"$tmp/info" | cut -c1-600)"
-    failed=$((failed + 1))
-fi
+info_expect ferry_info_scope1 1 "CMA permitted" "ptrace_scope = 1 (each rank lets"
+info_expect ferry_info_scope2_user 2 "CMA not permitted" "ptrace_scope = 2 (2 needs CAP_SYS_PTRACE"
 # Scope 3: nobody, root included.  Last: the kernel lets nobody lower it again.
 job 3 root FERRY_VERBOSE=2 FERRY_RNDV_PROTOCOL=read -- 3 1048576
 expect scope3_root_pipeline no_cma 3

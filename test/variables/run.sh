@@ -34,23 +34,8 @@ job() {
         >"$tmp/out" 2>"$tmp/err"
     rc=$?
 }
-# counter RANK NAME: the value rank RANK wrote for counter NAME (empty if none).
-counter() { awk -v n="$2" '$1 == n { print $2 }' "$tmp/c.$1" 2>/dev/null; }
-# expect NAME TEST...: passes when the job ran clean and the shell TEST holds.
-expect() {
-    local name=$1
-    shift
-    if [ "$rc" = 0 ] && grep -qx ' No Errors' "$tmp/out" && "$@"; then
-        echo "PASS $name"
-        passed=$((passed + 1))
-    else
-        echo "FAIL $name: rc=$rc; counters rank 0: $(tr '\n' ' ' <"$tmp/c.0" 2>/dev/null);" \
-            "rank 1: $(tr '\n' ' ' <"$tmp/c.1" 2>/dev/null); stderr: $(head -c 600 "$tmp/err")"
-        failed=$((failed + 1))
-    fi
-}
-eq() { [ "$(counter "$1" "$2")" = "$3" ]; }
-gt() { local v; v=$(counter "$1" "$2"); [ -n "$v" ] && [ "$v" -gt "$3" ]; }
+# counter, eq, gt, expect: test/counters.sh.
+. "$here/../counters.sh"
 lines() { grep -c -- "$1" "$tmp/err"; }
 
 # FERRY_STATS_FILE: exact counts for 5 eager messages of 100 bytes and 3 of 1 MiB (the
