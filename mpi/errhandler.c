@@ -66,6 +66,24 @@ int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code)
     MPID_Abort(1, msg);
 }
 
+/* A Waitall, Testall, Waitsome or Testsome that finished a failed request:
+ * the call returns MPI_ERR_IN_STATUS itself, not a code of that class,
+ * because programs compare it with == (the standard names the code), and a
+ * user's handler gets the same.  Only a fatal handler's message, which
+ * nobody compares, names the first failure. */
+int MPIR_Err_return_in_status(MPIR_Comm *comm, const char *fname, int first_err)
+{
+    if (!comm)
+        comm = MPIR_Comm_get(MPI_COMM_WORLD);
+    MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+    if (eh != MPI_ERRORS_RETURN && user_index(eh) < 0)
+        return MPIR_Err_return(comm, fname,
+                               MPIR_Err_create(MPI_ERR_IN_STATUS,
+                                               "a request failed: %s (see the statuses)",
+                                               MPIR_Err_string(first_err)));
+    return MPIR_Err_return(comm, fname, MPI_ERR_IN_STATUS);
+}
+
 int MPIR_Err_not_initialized(const char *fname)
 {
     fprintf(stderr, "ferry: %s called %s MPI_Init; exiting\n", fname,

@@ -14,6 +14,7 @@ extern int MPIR_initialized; /* 0 before MPI_Init, 1 during, 2 after MPI_Finaliz
 /* Calls comm's error handler (MPI_COMM_WORLD's when comm is NULL) for an
  * error found in function fname; returns the code under MPI_ERRORS_RETURN. */
 int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code);
+int MPIR_Err_return_in_status(MPIR_Comm *comm, const char *fname, int first_err);
 /* Reports use of MPI outside Init..Finalize and ends the process. */
 int MPIR_Err_not_initialized(const char *fname) __attribute__((noreturn));
 

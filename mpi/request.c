@@ -327,13 +327,9 @@ static int finish_array(const char *fname, int count, MPI_Request reqs[], MPIR_R
                 first_err = err;
         }
     }
-    int any_err = first_err != MPI_SUCCESS;
     int ret = MPI_SUCCESS;
-    if (any_err)
-        ret = MPIR_Err_return(comm, fname,
-                              MPIR_Err_create(MPI_ERR_IN_STATUS,
-                                              "a request failed: %s (see the statuses)",
-                                              MPIR_Err_string(first_err)));
+    if (first_err != MPI_SUCCESS)
+        ret = MPIR_Err_return_in_status(comm, fname, first_err);
     if (comm)
         MPIR_Comm_release(comm);
     return ret;
