@@ -69,6 +69,7 @@ typedef struct rank {
     int reaped;
     int status;
     int killed_by_us; /* died of a signal after we sent SIGTERM/SIGKILL */
+    int aborted_after; /* aborted after another rank had failed: its code is not the job's */
 } rank_t;
 
 /* An accepted PMI_PORT connection that has not yet said which rank it is. */

@@ -204,7 +204,9 @@ void MPIEXEC_reap(void)
 }
 
 /* As Hydra: a rank's death by a signal (not one of our kills) makes the status
- * that signal's number; otherwise the ranks' exit codes are OR-ed. */
+ * that signal's number; otherwise the ranks' exit codes are OR-ed, leaving out
+ * a rank that aborted only after another had failed (the first failure's code
+ * is the one that explains the job). */
 int MPIEXEC_exit_code(void)
 {
     int codes = 0, killed = 0;
@@ -215,7 +217,7 @@ int MPIEXEC_exit_code(void)
         return job.first_signal;
     for (int i = 0; i < job.size; i++) {
         rank_t *r = &job.ranks[i];
-        if (r->reaped && WIFEXITED(r->status))
+        if (r->reaped && WIFEXITED(r->status) && !r->aborted_after)
             codes |= WEXITSTATUS(r->status);
         killed |= r->killed_by_us;
     }

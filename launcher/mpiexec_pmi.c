@@ -271,10 +271,12 @@ static void do_abort(rank_t *r, const PMIU_cmd_t *cmd)
             text ? ")" : "", job.term_sent ? "" : "; killing the job");
     /* An exit status is 8 bits; a code that truncates to 0 must still fail. */
     code &= 0xff;
-    /* After a rank's death by a signal, an abort is most likely its
-     * consequence (the aborting rank lost that peer): the signal stays the
-     * job's status, as the first failure. */
-    MPIEXEC_kill_job(job.first_signal ? REASON_RANK : REASON_ABORT, code ? code : 1, 0);
+    /* After a rank's failure (death by a signal, a non-zero exit, an exit
+     * without finalize), an abort is most likely its consequence (the
+     * aborting rank lost that peer): the first failure stays the job's
+     * status. */
+    r->aborted_after = job.first_signal || job.reason == REASON_RANK;
+    MPIEXEC_kill_job(r->aborted_after ? REASON_RANK : REASON_ABORT, code ? code : 1, 0);
 }
 
 static void handle_line(rank_t *r, const char *line, size_t len)

@@ -40,11 +40,12 @@ check() {
     fi
 }
 
-# mpiexec stopped while rank 2 dies and rank 0 then aborts: on waking it must account the death
-# first (status 11, the first failure), not take the abort for the cause.
+# mpiexec stopped while rank 2 dies (or exits with code 3: argument "exit") and rank 0 then
+# aborts: on waking it must account the failure first (status 11 or 3, the first failure), not
+# take the abort for the cause.
 segv_then_abort() {
     rm -f "$tmp/go" "$tmp/ready"
-    "$mpiexec" -n 4 "$tmp/segv_then_abort" "$tmp/go" "$tmp/ready" &
+    "$mpiexec" -n 4 "$tmp/segv_then_abort" "$tmp/go" "$tmp/ready" "$@" &
     local p=$! i
     for i in $(seq 1 500); do [ -e "$tmp/ready" ] && break; sleep 0.05; done
     kill -STOP "$p"
@@ -56,6 +57,7 @@ segv_then_abort() {
 export -f segv_then_abort
 export tmp mpiexec
 check segv_then_abort 11 'rank 2.*(signal 11|Segmentation)' 20 bash -c segv_then_abort
+check exit_then_abort 3 'rank 2 \(pid [0-9]+\) exited with code 3' 20 bash -c 'segv_then_abort exit'
 
 check abort_exit_code 7 'rank 1.*MPI_Abort|MPI_Abort.*rank 1' 10 "$mpiexec" -n 4 "$tmp/abort_rank1"
 check segv_named 11 'rank 2.*(signal 11|Segmentation)' 10 "$mpiexec" -n 4 "$tmp/segv_rank2"

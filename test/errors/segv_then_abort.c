@@ -1,10 +1,13 @@
-/* segv_then_abort.c: rank 2 dies from SIGSEGV, then (300 ms later) rank 0 calls MPI_Abort, as a
- * rank does that finds its peer lost.  Both start when the file named by argv[1] appears, which
- * the test creates while mpiexec is stopped (SIGSTOP), so mpiexec wakes to both at once: the
- * job's status must still be rank 2's signal, the first failure. */
+/* segv_then_abort.c: rank 2 dies from SIGSEGV (or, with a third argument "exit", exits with
+ * code 3 without finalizing), then (300 ms later) rank 0 calls MPI_Abort, as a rank does that
+ * finds its peer lost.  Both start when the file named by argv[1] appears, which the test creates
+ * while mpiexec is stopped (SIGSTOP), so mpiexec wakes to both at once: the job's status must
+ * still be rank 2's failure, the first one (11, or 3). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -20,6 +23,8 @@ int main(int argc, char **argv)
     }
     while (argc > 1 && access(argv[1], F_OK) != 0)
         usleep(10000);
+    if (rank == 2 && argc > 3 && strcmp(argv[3], "exit") == 0)
+        exit(3);
     if (rank == 2)
         raise(SIGSEGV);
     usleep(300000);
