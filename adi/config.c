@@ -56,10 +56,11 @@ static cfg_var_t vars[] = {
      "smallest shm rendezvous read its sender shares (0: never, -1: 128K unless oversubscribed)"},
     {"FERRY_SHM_CELL_SIZE", CFG_SIZE, "65536", 1024, 1L << 24, NULL,
      "bytes per shm cell, header included (the shm eager limit follows it)"},
-    {"FERRY_SHM_NUM_CELLS", CFG_INT, "64", 4, 32768, NULL, "shm cells each rank owns"},
+    {"FERRY_SHM_NUM_CELLS", CFG_INT, "64", 4, 32768, NULL,
+     "shm cells each rank owns (unset: 64, fewer when /dev/shm is small)"},
     {"FERRY_SHM_RING_SIZE", CFG_SIZE, "-1", -1, 16L << 20, NULL,
-     "bytes of each per-pair shm ring, a power of two >= 1K (0: none, -1: 64K, less above 16 "
-     "ranks)"},
+     "bytes of each per-pair shm ring, a power of two >= 1K (0: none, -1: 1M, less above 4 "
+     "ranks or when /dev/shm is small)"},
     {"FERRY_SHM_RING_MAX", CFG_SIZE, "-1", -1, 16L << 20, NULL,
      "largest payload sent through a shm ring (-1: what fits a quarter of the ring)"},
     {"FERRY_SHM_RING_PREFAULT", CFG_BOOL, "1", 0, 1, NULL,
@@ -393,6 +394,10 @@ int MPIDI_config_is_set(const char *name)
 long MPIDU_config_int(const char *name)
 {
     return MPIDI_config_int(name);
+}
+int MPIDU_config_is_set(const char *name)
+{
+    return MPIDI_config_is_set(name);
 }
 const char *MPIDU_config_str(const char *name)
 {

@@ -281,6 +281,9 @@ int MPIDU_stat_register_all(const MPIDU_stat_t *table, size_t n);
 /* Configuration values (adi/config.c) a method may read. */
 long MPIDU_config_int(const char *name);
 const char *MPIDU_config_str(const char *name);
+/* 1 when the user set the variable, 0 when it has its default: a method may
+ * then size what is left to it to the host (shm's cells to /dev/shm). */
+int MPIDU_config_is_set(const char *name);
 
 /* The methods compiled in (methods/methods.c). */
 extern const MPIDI_method_ops_t *const MPIDI_methods_all[];

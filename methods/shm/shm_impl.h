@@ -63,10 +63,17 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
 #define MPIDI_SHM_CELL_SIZE_DEFAULT 65536
 #define MPIDI_SHM_CMA_SPLIT_AUTO (128 * 1024) /* FERRY_SHM_CMA_SPLIT=-1 (doc/methods/shm.md) */
 #define MPIDI_SHM_EAGER_AUTO (8 * 1024) /* FERRY_SHM_EAGER_LIMIT=-1 (doc/methods/shm.md) */
-#define MPIDI_SHM_NUM_CELLS_DEFAULT 64
+/* FERRY_SHM_NUM_CELLS unset halves the default down to this while the segment
+ * would take more than MPIDI_SHM_ROOM_SHARE of /dev/shm (shm_init.c). */
+#define MPIDI_SHM_NUM_CELLS_AUTO_MIN 8
+/* The share of /dev/shm's size (in quarters) a node's segment takes at most
+ * when its sizes are left to Ferry; the auto ring sizes take at most a
+ * quarter of that. */
+#define MPIDI_SHM_ROOM_SHARE_QUARTERS 3
 #define MPIDI_SHM_CELL_SIZE_MIN 256
 #define MPIDI_SHM_CELL_SIZE_MAX (1L << 30)
-#define MPIDI_SHM_NUM_CELLS_MAX 65536
+/* A ring entry carries 16 bits of the pair's sequence number (shm.md). */
+#define MPIDI_SHM_NUM_CELLS_MAX 32768
 
 typedef uint64_t MPIDI_SHM_off_t; /* offset from the segment base */
 
@@ -232,6 +239,8 @@ typedef struct MPIDI_SHM_state {
 
     size_t cell_size;
     size_t num_cells;
+    int cells_auto; /* FERRY_SHM_NUM_CELLS unset: num_cells may shrink to fit room */
+    size_t room;    /* bytes the segment may take when left to Ferry; 0: unknown */
     size_t region_size; /* bytes per process region, page aligned */
     size_t roster_off;  /* roster offset inside a region (only region 0's is used) */
     size_t joined_off;  /* joined bitmap offset inside a region: bit s, s has used its ring */

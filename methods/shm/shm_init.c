@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,25 +27,41 @@ static size_t round_up(size_t x, size_t align)
     return (x + align - 1) / align * align;
 }
 
-/* The default size of each per-pair ring: MPIDI_SHM_RING_SIZE_DEFAULT, or
- * less with many ranks on the node (nlocal^2 rings), down to
- * MPIDI_SHM_RING_AUTO_MIN; a power of two. */
-static size_t auto_ring_size(int nlocal)
+/* The bytes a node's segment may take when its sizes are left to Ferry:
+ * MPIDI_SHM_ROOM_SHARE_QUARTERS of the size of /dev/shm, where shm_open puts
+ * it (a container's is often 64 MiB).  Every rank of the node sees the same
+ * size, so all of them choose the same layout.  0 (no bound) when it cannot
+ * be read. */
+static size_t room_for_segment(void)
 {
-    size_t size = MPIDI_SHM_RING_SIZE_DEFAULT;
+    struct statvfs vs;
+    if (statvfs("/dev/shm", &vs) != 0 || vs.f_blocks == 0)
+        return 0;
+    unsigned long long total = (unsigned long long)vs.f_blocks * vs.f_frsize;
+    return (size_t)(total / 4 * MPIDI_SHM_ROOM_SHARE_QUARTERS);
+}
+
+/* The default size of each per-pair ring: MPIDI_SHM_RING_SIZE_DEFAULT, or
+ * less with many ranks on the node (nlocal^2 rings) or a small /dev/shm (the
+ * rings take at most a quarter of the room), down to
+ * MPIDI_SHM_RING_AUTO_MIN; a power of two. */
+static size_t auto_ring_size(int nlocal, size_t room)
+{
+    size_t size = MPIDI_SHM_RING_SIZE_DEFAULT, rings = (size_t)nlocal * (size_t)nlocal;
     while (size > MPIDI_SHM_RING_AUTO_MIN &&
-           size * (size_t)nlocal * (size_t)nlocal > (size_t)MPIDI_SHM_RING_AUTO_TOTAL)
+           (size * rings > (size_t)MPIDI_SHM_RING_AUTO_TOTAL || (room && size * rings > room / 4)))
         size /= 2;
     return size;
 }
 
 /* Reads the tunables and checks their ranges (doc/methods/shm.md).
  *   FERRY_SHM_CELL_SIZE  bytes per cell including its 128-byte header, default 65536
- *   FERRY_SHM_NUM_CELLS  cells each process owns, default 64
+ *   FERRY_SHM_NUM_CELLS  cells each process owns; unset: 64, fewer if /dev/shm is small (init)
  *   FERRY_SHM_CMA        1: offer single-copy rdma_get/put via CMA, 0: pipeline only
  *   FERRY_SHM_CMA_SPLIT  smallest rdma_get shared with the peer (shm_cma.c); 0: none; -1: auto
  *   FERRY_SHM_EAGER_LIMIT  largest eager message, at most a cell's payload; -1: auto
  *   FERRY_SHM_RING_SIZE  bytes of each per-pair ring, a power of two; 0: no rings; -1: auto
+ *                        (auto_ring_size)
  *   FERRY_SHM_RING_MAX   largest payload sent through a ring; -1: auto (a quarter ring)
  *   FERRY_SHM_RING_PREFAULT  1: populate a ring's pages when a pair first uses it */
 static int read_config(int nlocal, int oversubscribed)
@@ -62,6 +79,8 @@ static int read_config(int nlocal, int oversubscribed)
     if (cell_size < MPIDI_SHM_CELL_SIZE_MIN || cell_size > MPIDI_SHM_CELL_SIZE_MAX)
         return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_CELL_SIZE=%ld is outside [%d, %ld]",
                                 cell_size, MPIDI_SHM_CELL_SIZE_MIN, MPIDI_SHM_CELL_SIZE_MAX);
+    st->room = room_for_segment();
+    st->cells_auto = !MPIDU_config_is_set("FERRY_SHM_NUM_CELLS");
     if (num_cells < 1 || num_cells > MPIDI_SHM_NUM_CELLS_MAX)
         return MPIDU_err_create(MPI_ERR_ARG, "FERRY_SHM_NUM_CELLS=%ld is outside [1, %d]",
                                 num_cells, MPIDI_SHM_NUM_CELLS_MAX);
@@ -80,7 +99,7 @@ static int read_config(int nlocal, int oversubscribed)
     st->cma_split = (size_t)cma_split;
 
     if (ring_size == -1)
-        ring_size = (long)auto_ring_size(nlocal);
+        ring_size = (long)auto_ring_size(nlocal, st->room);
     if (ring_size != 0 &&
         (ring_size < MPIDI_SHM_RING_SIZE_MIN || ring_size > MPIDI_SHM_RING_SIZE_MAX ||
          (ring_size & (ring_size - 1)) != 0))
@@ -402,6 +421,41 @@ static void arrive_failed(int fd, size_t size)
     munmap(c0, sizeof(*c0));
 }
 
+/* Gives the new segment its size with every page reserved (fallocate), so
+ * that a /dev/shm too small for it (a container's 64 MiB and 16 ranks, say)
+ * is an error here that names the sizes, not a SIGBUS at the first touch of
+ * a page tmpfs cannot give, maybe long after start-up.  tmpfs sets the size
+ * only once all pages are there, so the other ranks, which wait for the full
+ * size, never map a segment that is still growing.  A file system without
+ * fallocate gets the sparse ftruncate. */
+static int size_segment(int fd)
+{
+    MPIDI_SHM_state_t *st = &MPIDI_SHM_state;
+    int err = 0;
+    if (fallocate(fd, 0, 0, (off_t)st->seg_size) != 0) {
+        err = errno;
+        if ((err == EOPNOTSUPP || err == ENOSYS) && ftruncate(fd, (off_t)st->seg_size) == 0)
+            err = 0;
+    }
+    if (err == 0)
+        return MPI_SUCCESS;
+    if (err == ENOSPC) {
+        struct statvfs vs;
+        unsigned long long avail =
+            fstatvfs(fd, &vs) == 0 ? (unsigned long long)vs.f_bavail * vs.f_frsize : 0;
+        return MPIDU_err_create(
+            MPI_ERR_NO_MEM,
+            "shm: the segment of %d ranks on this node needs %.1f MiB in /dev/shm (each rank "
+            "%zu cells of %zu bytes and %d rings of %zu bytes) but only %.1f MiB are free: give "
+            "/dev/shm more room (docker run --shm-size=...), or set FERRY_SHM_NUM_CELLS or "
+            "FERRY_SHM_RING_SIZE lower, or leave shm out of FERRY_METHODS",
+            st->nlocal, (double)st->seg_size / 1048576.0, st->num_cells, st->cell_size,
+            st->nlocal, st->ring_size, (double)avail / 1048576.0);
+    }
+    return MPIDU_err_create(MPI_ERR_OTHER, "sizing the shm segment %s to %zu bytes on rank %d: %s (errno %d)",
+                            st->name, st->seg_size, world_rank, strerror(err), err);
+}
+
 /* Local rank 0 creates the segment (O_EXCL: never one that exists, whoever
  * made it); the others open it, waiting until it exists with its full size.
  * So once any rank has removed the name (every failure path does, and
@@ -426,11 +480,10 @@ static int open_segment(int *fd_p)
                                                       "someone else); remove it"
                                                     : "");
         st->created = st->opened = 1;
-        if (ftruncate(fd, (off_t)st->seg_size) < 0) {
-            int err = errno;
+        int err = size_segment(fd);
+        if (err) {
             close(fd);
-            return MPIDU_err_create(MPI_ERR_OTHER, "ftruncate(%s, %zu) on rank %d: %s (errno %d)",
-                                    st->name, st->seg_size, world_rank, strerror(err), err);
+            return err;
         }
         *fd_p = fd;
         return MPI_SUCCESS;
@@ -539,8 +592,23 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     if (mpi_errno)
         goto free_state;
     mpi_errno = compute_layout();
+    /* Cells left to Ferry: fewer while the segment would not fit the room
+     * (a container's small /dev/shm), so that a job that fits starts; one
+     * that does not fails in open_segment with the sizes named. */
+    while (!mpi_errno && st->cells_auto && st->room && st->seg_size > st->room &&
+           st->num_cells > MPIDI_SHM_NUM_CELLS_AUTO_MIN) {
+        st->num_cells /= 2;
+        mpi_errno = compute_layout();
+    }
     if (mpi_errno)
         goto free_state;
+    if (st->me == 0 && MPIDU_config_int("FERRY_VERBOSE") >= 2)
+        fprintf(stderr,
+                "ferry: rank %d: shm: segment of %.1f MiB for %d ranks: each %zu cells of %zu "
+                "bytes, rings of %zu bytes; sizes left to Ferry take at most %.1f MiB (3/4 "
+                "of /dev/shm; 0: its size unknown)\n",
+                world_rank, (double)st->seg_size / 1048576.0, st->nlocal, st->num_cells,
+                st->cell_size, st->ring_size, (double)st->room / 1048576.0);
 
     /* Caps: a cell carries the header in its fixed 128-byte head, so the
      * payload limit is the rest of the cell. */

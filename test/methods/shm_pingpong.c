@@ -204,6 +204,8 @@ long MPIDU_config_int(const char *name)
         def = 65536;
     else if (strcmp(name, "FERRY_SHM_NUM_CELLS") == 0)
         def = 64;
+    else if (strcmp(name, "FERRY_VERBOSE") == 0)
+        def = 0;
     else if (strcmp(name, "FERRY_SHM_CMA") == 0 || strcmp(name, "FERRY_SHM_RING_PREFAULT") == 0)
         def = 1;
     else if (strcmp(name, "FERRY_SHM_RING_SIZE") == 0 || strcmp(name, "FERRY_SHM_RING_MAX") == 0 ||
@@ -222,6 +224,11 @@ long MPIDU_config_int(const char *name)
 const char *MPIDU_config_str(const char *name)
 {
     return getenv(name);
+}
+
+int MPIDU_config_is_set(const char *name)
+{
+    return getenv(name) != NULL;
 }
 
 /* The counters the method registers (the core's table, reduced to what the
