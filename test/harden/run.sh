@@ -334,7 +334,8 @@ fi
 # start-up, so 16 ranks whose traffic touches the whole segment run in 16 MiB (before: SIGBUS
 # at the first page tmpfs could not give), and a /dev/shm too small even so is an MPI_Init error
 # that names the sizes.  Needs a mount namespace of our own (root).
-if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+if [ "$(id -u)" = 0 ] &&
+    unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /dev/shm' >/dev/null 2>&1; then
     run 120 unshare -m sh -c 'mount -t tmpfs -o size=16m tmpfs /dev/shm &&
         exec env FERRY_SHM_CMA=0 "$0" -n 16 "$1"' "$MPIEXEC" "$TMP/all_pairs"
     if [ $rc = 0 ] && grep -q '^ No Errors$' "$OUT"; then
@@ -351,8 +352,8 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
         fail small_dev_shm_error "$(details)"
     fi
 else
-    skip small_dev_shm_fits "needs root and unshare -m (a /dev/shm of our own)"
-    skip small_dev_shm_error "needs root and unshare -m (a /dev/shm of our own)"
+    skip small_dev_shm_fits "needs root, unshare -m and mount (a /dev/shm of our own)"
+    skip small_dev_shm_error "needs root, unshare -m and mount (a /dev/shm of our own)"
 fi
 
 summary
