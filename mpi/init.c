@@ -11,9 +11,15 @@ static int thread_level = MPI_THREAD_SINGLE;
 #pragma weak MPI_Init = PMPI_Init
 int PMPI_Init(int *argc, char ***argv)
 {
+    /* A second call goes to MPI_COMM_WORLD's handler, fatal by default, as any
+     * erroneous call does; after MPI_Finalize no handler is left to use. */
+    if (MPIR_initialized == 1)
+        return MPIR_Err_return(NULL, "MPI_Init",
+                               MPIR_Err_create(MPI_ERR_OTHER,
+                                               "MPI_Init or MPI_Init_thread called a second "
+                                               "time (a process initializes MPI once)"));
     if (MPIR_initialized != 0) {
-        fprintf(stderr, "ferry: MPI_Init called %s\n",
-                MPIR_initialized == 1 ? "twice" : "after MPI_Finalize");
+        fprintf(stderr, "ferry: MPI_Init called after MPI_Finalize\n");
         return MPI_ERR_OTHER;
     }
     static const MPID_upcalls_t upcalls = {.comm_release = MPIR_Comm_release};

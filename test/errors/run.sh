@@ -11,7 +11,7 @@ passed=0 failed=0
 mpiexec=$prefix/bin/mpiexec
 
 for p in abort_rank1 segv_rank2 segv_then_abort fatal_truncate fatal_bad_rank before_init hello \
-    unreachable_nb; do
+    unreachable_nb init_twice; do
     "$prefix/bin/mpicc" -o "$tmp/$p" "$here/$p.c" || { echo "FAIL build $p"; failed=$((failed + 1)); }
 done
 
@@ -66,6 +66,16 @@ check fatal_truncate 1 'Fatal error in MPI_Recv: Message truncated: 400 bytes fr
 check fatal_bad_rank 1 'Fatal error in MPI_Send: Invalid rank 99 \(communicator size 2\)' 10 \
     "$mpiexec" -n 2 "$tmp/fatal_bad_rank"
 check before_init 1 'MPI_Comm_rank called before MPI_Init' 5 "$tmp/before_init"
+check init_twice 1 'Fatal error in MPI_Init: MPI_Init or MPI_Init_thread called a second time' 10 \
+    "$mpiexec" -n 2 "$tmp/init_twice"
+# (its first half: under MPI_ERRORS_RETURN the second call returned an error and MPI went on)
+if grep -q '^returned an error$' "$tmp/out"; then
+    echo "PASS init_twice_returns"
+    passed=$((passed + 1))
+else
+    echo "FAIL init_twice_returns: no 'returned an error' on stdout: $(head -c 300 "$tmp/out")"
+    failed=$((failed + 1))
+fi
 check bad_variable 1 'FERRY_RNDV_PROTOCOL="fast" is not one of auto\|read\|write\|pipeline' 10 \
     env FERRY_RNDV_PROTOCOL=fast "$mpiexec" -n 2 "$tmp/hello"
 check bad_size 1 'FERRY_EAGER_LIMIT="12Q" is not a size' 10 \
