@@ -42,13 +42,26 @@ void MPIR_Errhandler_release(MPI_Errhandler eh)
         user_eh[i].ref--;
 }
 
+/* The handler an error in a call on comm goes to (MPI_COMM_WORLD's when comm
+ * is NULL); *comm_p is set to the communicator it belongs to. */
+static MPI_Errhandler handler_of(MPIR_Comm **comm_p)
+{
+    if (!*comm_p)
+        *comm_p = MPIR_Comm_get(MPI_COMM_WORLD);
+    return *comm_p ? (*comm_p)->errhandler : MPI_ERRORS_ARE_FATAL;
+}
+
+/* The predefined fatal handlers (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT). */
+static int is_fatal(MPI_Errhandler eh)
+{
+    return eh != MPI_ERRORS_RETURN && user_index(eh) < 0;
+}
+
 int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code)
 {
     if (code == MPI_SUCCESS)
         return code;
-    if (!comm)
-        comm = MPIR_Comm_get(MPI_COMM_WORLD);
-    MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+    MPI_Errhandler eh = handler_of(&comm);
     if (eh == MPI_ERRORS_RETURN)
         return code;
     int i = user_index(eh);
@@ -73,10 +86,7 @@ int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code)
  * nobody compares, names the first failure. */
 int MPIR_Err_return_in_status(MPIR_Comm *comm, const char *fname, int first_err)
 {
-    if (!comm)
-        comm = MPIR_Comm_get(MPI_COMM_WORLD);
-    MPI_Errhandler eh = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
-    if (eh != MPI_ERRORS_RETURN && user_index(eh) < 0)
+    if (is_fatal(handler_of(&comm)))
         return MPIR_Err_return(comm, fname,
                                MPIR_Err_create(MPI_ERR_IN_STATUS,
                                                "a request failed: %s (see the statuses)",

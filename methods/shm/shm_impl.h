@@ -64,7 +64,7 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
 #define MPIDI_SHM_CMA_SPLIT_AUTO (128 * 1024) /* FERRY_SHM_CMA_SPLIT=-1 (doc/methods/shm.md) */
 #define MPIDI_SHM_EAGER_AUTO (8 * 1024) /* FERRY_SHM_EAGER_LIMIT=-1 (doc/methods/shm.md) */
 /* FERRY_SHM_NUM_CELLS unset halves the default down to this while the segment
- * would take more than MPIDI_SHM_ROOM_SHARE of /dev/shm (shm_init.c). */
+ * would take more than MPIDI_SHM_ROOM_SHARE_QUARTERS of /dev/shm (shm_init.c). */
 #define MPIDI_SHM_NUM_CELLS_AUTO_MIN 8
 /* The share of /dev/shm's size (in quarters) a node's segment takes at most
  * when its sizes are left to Ferry; the auto ring sizes take at most a

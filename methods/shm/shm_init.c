@@ -449,10 +449,11 @@ static int size_segment(int fd)
             "%zu cells of %zu bytes and %d rings of %zu bytes) but only %.1f MiB are free: give "
             "/dev/shm more room (docker run --shm-size=...), or set FERRY_SHM_NUM_CELLS or "
             "FERRY_SHM_RING_SIZE lower, or leave shm out of FERRY_METHODS",
-            st->nlocal, (double)st->seg_size / 1048576.0, st->num_cells, st->cell_size,
-            st->nlocal, st->ring_size, (double)avail / 1048576.0);
+            st->nlocal, (double)st->seg_size / 1048576.0, st->num_cells, st->cell_size, st->nlocal,
+            st->ring_size, (double)avail / 1048576.0);
     }
-    return MPIDU_err_create(MPI_ERR_OTHER, "sizing the shm segment %s to %zu bytes on rank %d: %s (errno %d)",
+    return MPIDU_err_create(MPI_ERR_OTHER,
+                            "sizing the shm segment %s to %zu bytes on rank %d: %s (errno %d)",
                             st->name, st->seg_size, world_rank, strerror(err), err);
 }
 
@@ -605,10 +606,11 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     if (st->me == 0 && MPIDU_config_int("FERRY_VERBOSE") >= 2)
         fprintf(stderr,
                 "ferry: rank %d: shm: segment of %.1f MiB for %d ranks: each %zu cells of %zu "
-                "bytes, rings of %zu bytes; sizes left to Ferry take at most %.1f MiB (3/4 "
+                "bytes, rings of %zu bytes; sizes left to Ferry take at most %.1f MiB (%d/4 "
                 "of /dev/shm; 0: its size unknown)\n",
                 world_rank, (double)st->seg_size / 1048576.0, st->nlocal, st->num_cells,
-                st->cell_size, st->ring_size, (double)st->room / 1048576.0);
+                st->cell_size, st->ring_size, (double)st->room / 1048576.0,
+                MPIDI_SHM_ROOM_SHARE_QUARTERS);
 
     /* Caps: a cell carries the header in its fixed 128-byte head, so the
      * payload limit is the rest of the cell. */

@@ -27,8 +27,7 @@ int main(int argc, char **argv)
                 continue;
             MPI_Irecv(rbuf + ((size_t)r * size + p) * BIG, BIG, MPI_BYTE, p, r, MPI_COMM_WORLD,
                       &reqs[n++]);
-            MPI_Irecv(&small_in[r * size + p], 1, MPI_LONG, p, 100 + r, MPI_COMM_WORLD,
-                      &reqs[n++]);
+            MPI_Irecv(&small_in[r * size + p], 1, MPI_LONG, p, 100 + r, MPI_COMM_WORLD, &reqs[n++]);
             MPI_Isend(sbuf, BIG, MPI_BYTE, p, r, MPI_COMM_WORLD, &reqs[n++]);
             MPI_Isend(&small_out, 1, MPI_LONG, p, 100 + r, MPI_COMM_WORLD, &reqs[n++]);
         }
