@@ -38,6 +38,9 @@ void MPIEXEC_usage(FILE *f)
             "                   slot of them; at most %d in all)\n"
             "  -env K V         set K=V in this section's ranks' environment\n"
             "  -wdir DIR        run this section's ranks in DIR\n"
+            "Every option may also be written with two dashes (--np 4, --bind-to core).\n"
+            "-oversubscribe and -allow-run-as-root (Open MPI's) are accepted: Ferry allows\n"
+            "both anyway.  This program is also installed as mpirun.\n"
             "Hosts named localhost or like this machine run their ranks here; the others\n"
             "are started with the launcher command and reach the PMI server over TCP.\n"
             "environment: MPIEXEC_TIMEOUT=SEC kills the job after SEC seconds (exit 124)\n",
@@ -93,6 +96,13 @@ static int add_env(int argc, char **argv, int i, char ***env_p, int *nenv_p)
     return 0;
 }
 
+/* An option's name as the tables below spell it: every option may also be written with two
+ * dashes (--np 4, --bind-to core), as Hydra takes them.  "--" alone is not an option. */
+static const char *opt_name(const char *word)
+{
+    return word[0] == '-' && word[1] == '-' && word[2] != '\0' ? word + 1 : word;
+}
+
 static MPIEXEC_app_t *new_app(opts_t *o)
 {
     MPIEXEC_app_t *apps = realloc(o->apps, (size_t)(o->napps + 1) * sizeof(*apps));
@@ -112,11 +122,11 @@ static int read_configfile(const char *path, opts_t *o);
  * a is not one, -1 after a message. */
 static int global_option(int argc, char **argv, int i, opts_t *o, int in_configfile)
 {
-    const char *a = argv[i];
+    const char *a = opt_name(argv[i]);
     const char *v;
 
     if (strcmp(a, "-ppn") == 0) {
-        if (parse_count(a, i + 1 < argc ? argv[i + 1] : NULL, &o->ppn) != 0)
+        if (parse_count(argv[i], i + 1 < argc ? argv[i + 1] : NULL, &o->ppn) != 0)
             return -1;
         return 2;
     } else if (strcmp(a, "-hosts") == 0 || strcmp(a, "-host") == 0) {
@@ -174,11 +184,13 @@ static int global_option(int argc, char **argv, int i, opts_t *o, int in_configf
     } else if (strcmp(a, "-v") == 0) {
         job.verbose = 1;
         return 1;
-    } else if (strcmp(a, "--version") == 0 || strcmp(a, "-version") == 0) {
+    } else if (strcmp(a, "-oversubscribe") == 0 || strcmp(a, "-allow-run-as-root") == 0) {
+        return 1; /* Open MPI's permissions: Ferry gives both without being asked */
+    } else if (strcmp(a, "-version") == 0) {
         printf("mpiexec (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
         printf("PMI-1 server: PMI_FD (ranks here), PMI_PORT (other hosts)\n");
         exit(0);
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "-help") == 0) {
         MPIEXEC_usage(stdout);
         exit(0);
     }
@@ -209,7 +221,7 @@ static int parse_words(int argc, char **argv, int first, opts_t *o, int in_confi
             i++;
             continue;
         }
-        const char *a = argv[i];
+        const char *a = opt_name(argv[i]);
         int took = a[0] == '-' ? global_option(argc, argv, i, o, in_configfile) : 0;
         if (took < 0)
             return -1;
@@ -239,7 +251,7 @@ static int parse_words(int argc, char **argv, int first, opts_t *o, int in_confi
             memcpy(app->argv, argv + i, (size_t)(end - i) * sizeof(char *));
             i = end;
         } else if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0) {
-            if (parse_count(a, i + 1 < argc ? argv[i + 1] : NULL, &app->n) != 0)
+            if (parse_count(argv[i], i + 1 < argc ? argv[i + 1] : NULL, &app->n) != 0)
                 return -1;
             app->n_given = 1;
             i += 2;
@@ -252,7 +264,7 @@ static int parse_words(int argc, char **argv, int first, opts_t *o, int in_confi
                 return -1;
             i += 2;
         } else {
-            fprintf(stderr, "mpiexec: unknown option %s\n", a);
+            fprintf(stderr, "mpiexec: unknown option %s\n", argv[i]);
             MPIEXEC_usage(stderr);
             return -1;
         }

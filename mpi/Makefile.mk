@@ -4,10 +4,26 @@ libmpi_la_SOURCES += mpi/mpiimpl.h mpi/init.c mpi/comm.c mpi/comm_from_group.c m
 	mpi/group.c mpi/intercomm.c mpi/attr.c mpi/info.c mpi/compat.c mpi/refused.c mpi/type.c \
 	mpi/pack.c
 
-bin_SCRIPTS += mpicc
-CLEANFILES += mpicc
+bin_SCRIPTS += mpicc mpicxx
+CLEANFILES += mpicc mpicxx
 EXTRA_DIST += mpi/mpicc.in
+# One template for both wrappers: the name, the language, the compiler, the variable and the
+# option that override it.
+wrapper_edit = sed -e 's|@includedir[@]|$(includedir)|g' -e 's|@libdir[@]|$(libdir)|g' \
+	-e 's|@VERSION[@]|$(VERSION)|g'
 mpicc: $(srcdir)/mpi/mpicc.in Makefile
-	$(AM_V_GEN)sed -e 's|@CC[@]|$(CC)|g' -e 's|@includedir[@]|$(includedir)|g' \
-	    -e 's|@libdir[@]|$(libdir)|g' -e 's|@LIBS[@]|$(LIBS)|g' \
+	$(AM_V_GEN)$(wrapper_edit) -e 's|@NAME[@]|mpicc|g' -e 's|@LANG[@]|C|g' -e 's|@CC[@]|$(CC)|g' \
+	    -e 's|@ENVVAR[@]|FERRY_CC|g' -e 's|@CCOPT[@]|cc|g' $(srcdir)/mpi/mpicc.in > $@ && chmod +x $@
+mpicxx: $(srcdir)/mpi/mpicc.in Makefile
+	$(AM_V_GEN)$(wrapper_edit) -e 's|@NAME[@]|mpicxx|g' -e 's|@LANG[@]|C++|g' \
+	    -e 's|@CC[@]|$(WRAPPER_CXX)|g' -e 's|@ENVVAR[@]|FERRY_CXX|g' -e 's|@CCOPT[@]|cxx|g' \
 	    $(srcdir)/mpi/mpicc.in > $@ && chmod +x $@
+
+# The names users type besides ours: mpic++ (MPICH, Open MPI) and mpirun.
+install-exec-hook: install-wrapper-links
+install-wrapper-links:
+	cd $(DESTDIR)$(bindir) && rm -f mpic++ mpirun && $(LN_S) mpicxx mpic++ && $(LN_S) mpiexec mpirun
+uninstall-hook: uninstall-wrapper-links
+uninstall-wrapper-links:
+	rm -f $(DESTDIR)$(bindir)/mpic++ $(DESTDIR)$(bindir)/mpirun
+.PHONY: install-wrapper-links uninstall-wrapper-links

@@ -14,7 +14,7 @@ test_unit_config_test_SOURCES = test/unit/config_test.c
 test_unit_config_test_LDADD = libmpi.la
 test_unit_hmac_test_SOURCES = test/unit/hmac_test.c
 test_unit_hmac_test_LDADD = libmpi.la
-EXTRA_DIST += test/mpi test/profiling test/run-all.sh
+EXTRA_DIST += test/mpi test/profiling test/install test/run-all.sh
 # Every unit test under a time limit, also for a plain "make check" (test/unit/run.sh, which
 # run-all.sh uses, runs them itself and asks for the list with "make print-tests").
 UNIT_TEST_TIMEOUT = 300

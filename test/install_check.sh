@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# install_check.sh: the installed tree is usable: mpicc, mpiexec, headers, both libraries and the
-# pkg-config file, checked by building and running bench/latbw.c both ways; the modules
+# install_check.sh: the installed tree is usable: mpicc, mpicxx, mpiexec (and the names mpic++ and
+# mpirun), headers, both libraries and the pkg-config file, checked by building and running
+# bench/latbw.c in several ways and a C++ program with mpicxx; the wrappers' query options
+# (-showme:*, -compile_info, -link_info) give flags that build a program; the modules
 # (lib/ferry) hold the heavy libraries, libmpi.so none of them.
 #   test/install_check.sh PREFIX
 set -u
@@ -8,7 +10,7 @@ inst=${1:?usage: install_check.sh PREFIX}
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-for f in bin/mpicc bin/mpiexec bin/ferry_info include/mpi.h lib/libmpi.so lib/libmpi.a lib/pkgconfig/ferry.pc; do
+for f in bin/mpicc bin/mpicxx bin/mpic++ bin/mpiexec bin/mpirun bin/ferry_info include/mpi.h lib/libmpi.so lib/libmpi.a lib/pkgconfig/ferry.pc; do
     [ -e "$inst/$f" ] || { echo "missing $inst/$f"; exit 1; }
 done
 # Heavy libraries are in modules (adi/module_open.c), never linked into libmpi itself: a process
@@ -26,3 +28,35 @@ flags=$(PKG_CONFIG_PATH=$inst/lib/pkgconfig pkg-config --cflags --libs ferry) ||
 # shellcheck disable=SC2086
 cc -o "$d/latbw_pc" "$top/bench/latbw.c" $flags || exit 1
 "$inst/bin/mpiexec" -n 2 "$d/latbw_pc" -q -M 64K
+# The query options build systems use (CMake's FindMPI asks -showme:compile and -showme:link, or
+# -show, -compile_info and -link_info): their flags alone must build a program.
+mpicc=$inst/bin/mpicc
+[ "$("$mpicc" -showme:compile)" = "-I$inst/include" ] || { echo "mpicc -showme:compile: $("$mpicc" -showme:compile)"; exit 1; }
+# shellcheck disable=SC2046
+$("$mpicc" -showme:command) $("$mpicc" -showme:compile) -o "$d/latbw_q" "$top/bench/latbw.c" \
+    $("$mpicc" -showme:link) || { echo "a build with mpicc's -showme flags failed"; exit 1; }
+# -link_info is the compiler and the flags of a link; the objects go before the libraries.
+li=$("$mpicc" -link_info)
+# shellcheck disable=SC2086
+${li%% *} -o "$d/latbw_li" "$top/bench/latbw.c" ${li#* } || { echo "a build with mpicc -link_info's flags failed"; exit 1; }
+case "$("$mpicc" -compile_info)" in *" -I$inst/include") ;; *) echo "mpicc -compile_info: $("$mpicc" -compile_info)"; exit 1 ;; esac
+"$mpicc" -showme:nosuch >/dev/null 2>"$d/err" && { echo "mpicc -showme:nosuch succeeded"; exit 1; }
+grep -q 'unknown option -showme:nosuch' "$d/err" || { echo "mpicc -showme:nosuch: $(cat "$d/err")"; exit 1; }
+"$inst/bin/mpirun" -n 2 "$d/latbw_q" -q -M 64 >/dev/null || exit 1
+"$inst/bin/mpiexec" --np 2 "$d/latbw_li" -q -M 64 >/dev/null || exit 1
+# -cc= picks another compiler, where one is installed.
+if command -v clang >/dev/null; then
+    [ "$("$mpicc" -cc=clang -showme:command)" = clang ] || { echo "mpicc -cc=clang is not taken"; exit 1; }
+    "$mpicc" -cc=clang -Wall -Werror -o "$d/latbw_clang" "$top/bench/latbw.c" || exit 1
+    "$inst/bin/mpiexec" -n 2 "$d/latbw_clang" -q -M 64 >/dev/null || exit 1
+fi
+# C++: mpicxx (and mpic++) build a program that uses the C bindings with standard containers.
+if command -v "$("$inst/bin/mpicxx" -showme:command)" >/dev/null; then
+    "$inst/bin/mpicxx" -std=c++11 -Wall -Wextra -pedantic -Werror -o "$d/cxx_ring" "$top/test/install/cxx_ring.cpp" || exit 1
+    "$inst/bin/mpic++" -std=c++17 -O2 -o "$d/cxx_ring17" "$top/test/install/cxx_ring.cpp" || exit 1
+    for p in cxx_ring cxx_ring17; do
+        out=$("$inst/bin/mpirun" -n 3 "$d/$p") && [ "$out" = " No Errors" ] || { echo "$p: $out"; exit 1; }
+    done
+else
+    echo "install_check: no C++ compiler ($("$inst/bin/mpicxx" -showme:command)): mpicxx not tried" >&2
+fi

@@ -367,6 +367,15 @@ else
     fail "version" "rc=$rc stdout='$(show "$OUT")'"
 fi
 
+# Every option with two dashes, as Hydra takes them, and Open MPI's two permissions (no-ops).
+run $GUARD "$MPIEXEC" --genv G g --prepend-rank --bind-to none --oversubscribe --allow-run-as-root \
+    --np 2 sh -c 'echo "$G$PMI_RANK$PMI_SIZE"' : --n 1 --env L l sh -c 'echo "$G$L$PMI_RANK"'
+if [ $rc = 0 ] && [ "$(sort "$OUT" | tr '\n' ' ')" = "[0] g03 [1] g13 [2] gl2 " ]; then
+    pass "double_dash_options"
+else
+    fail "double_dash_options" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+fi
+
 # ---- environment and fds ----
 run $GUARD env PMI_PORT=bogus:1 PMI_ID=9 "$MPIEXEC" -n 2 -genv FERRY_A 1 -env FERRY_B 'x y' \
     sh -c 'echo "$PMI_RANK/$PMI_SIZE/$PMI_SPAWNED/$FERRY_A/$FERRY_B/${PMI_PORT-unset}/${PMI_ID-unset}"'
@@ -502,6 +511,8 @@ check_usage usage_no_program 1 'no program to run' -n 2
 check_usage usage_n_zero 1 '\-n 0: the number of ranks' -n 0 true
 check_usage usage_n_abc 1 '\-n abc: the number of ranks' -n abc true
 check_usage usage_unknown_option 1 'unknown option -frobnicate' -frobnicate true
+check_usage usage_unknown_option_dashes 1 'unknown option --frobnicate' --frobnicate true
+check_usage usage_np_dashes_abc 1 '\-\-np abc: the number of ranks' --np abc true
 check_usage usage_not_found 127 'cannot run ferry_no_such_program: command not found' -n 2 ferry_no_such_program
 check_usage usage_not_executable 127 'not executable' -n 2 "$TMP/not_executable"
 check_usage usage_bad_hostfile 1 'hostfile line 2: expected one' -f "$TMP/bad_hostfile" true
