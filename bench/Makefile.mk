@@ -35,3 +35,9 @@ EXTRA_DIST += bench/knob_ab.c
 noinst_PROGRAMS += bench/knob_ab
 bench_knob_ab_SOURCES = bench/knob_ab.c
 bench_knob_ab_LDADD = libmpi.la
+# idle_probe.c: the idle poll's cost when every local peer has sent once (counted with callgrind;
+# doc/methods/shm.md, "Hot and cold rings").
+EXTRA_DIST += bench/idle_probe.c
+noinst_PROGRAMS += bench/idle_probe
+bench_idle_probe_SOURCES = bench/idle_probe.c
+bench_idle_probe_LDADD = libmpi.la

@@ -49,6 +49,17 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
  * whether one of them failed (it removes the segment's name). */
 #define MPIDI_SHM_READY_CHECK_MS 16
 
+/* Hot and cold rings (shm_progress.c): with more than MPIDI_SHM_HOT_ALL
+ * senders' rings joined, a poll looks at the rings that delivered lately (hot)
+ * on every call and at the others (cold) on every MPIDI_SHM_COLD_POLL_EVERY-th
+ * call, where a ready one turns hot; every MPIDI_SHM_HOT_EPOCH of those full
+ * polls, the hot rings that delivered nothing since the last look turn cold.
+ * An idle poll then costs what it costs with a few peers, however many ranks
+ * the node has sent from once. */
+#define MPIDI_SHM_HOT_ALL 4
+#define MPIDI_SHM_COLD_POLL_EVERY 16
+#define MPIDI_SHM_HOT_EPOCH 256
+
 /* Progress calls between looks at the clock for the liveness check
  * (shm_liveness.c): the busy path pays nothing measurable. */
 #define MPIDI_SHM_LIVENESS_POLL_EVERY 256
@@ -62,7 +73,7 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "shm needs lock-free 32-bit atomics");
 /* Defaults of the tunables (doc/methods/shm.md, doc/tuning.md). */
 #define MPIDI_SHM_CELL_SIZE_DEFAULT 65536
 #define MPIDI_SHM_CMA_SPLIT_AUTO (128 * 1024) /* FERRY_SHM_CMA_SPLIT=-1 (doc/methods/shm.md) */
-#define MPIDI_SHM_EAGER_AUTO (8 * 1024) /* FERRY_SHM_EAGER_LIMIT=-1 (doc/methods/shm.md) */
+#define MPIDI_SHM_EAGER_AUTO (8 * 1024)       /* FERRY_SHM_EAGER_LIMIT=-1 (doc/methods/shm.md) */
 /* FERRY_SHM_NUM_CELLS unset halves the default down to this while the segment
  * would take more than MPIDI_SHM_ROOM_SHARE_QUARTERS of /dev/shm (shm_init.c). */
 #define MPIDI_SHM_NUM_CELLS_AUTO_MIN 8
@@ -211,6 +222,7 @@ typedef struct MPIDI_SHM_ring_rx {
     char *data;
     uint64_t tail;
     uint64_t published;
+    int used; /* delivered since the last look for quiet hot rings */
 } MPIDI_SHM_ring_rx_t;
 
 /* What this process knows about a local peer's life (shm_liveness.c). */
@@ -239,8 +251,8 @@ typedef struct MPIDI_SHM_state {
 
     size_t cell_size;
     size_t num_cells;
-    int cells_auto; /* FERRY_SHM_NUM_CELLS unset: num_cells may shrink to fit room */
-    size_t room;    /* bytes the segment may take when left to Ferry; 0: unknown */
+    int cells_auto;     /* FERRY_SHM_NUM_CELLS unset: num_cells may shrink to fit room */
+    size_t room;        /* bytes the segment may take when left to Ferry; 0: unknown */
     size_t region_size; /* bytes per process region, page aligned */
     size_t roster_off;  /* roster offset inside a region (only region 0's is used) */
     size_t joined_off;  /* joined bitmap offset inside a region: bit s, s has used its ring */
@@ -261,7 +273,10 @@ typedef struct MPIDI_SHM_state {
     MPIDI_SHM_ring_rx_t *ring_rx; /* per local peer: its ring into ours */
     int *ring_active;             /* local indices of the senders whose rings we poll */
     int nring_active;
-    int ring_cursor;          /* where the next sweep of ring_active starts (fairness) */
+    int nring_hot;            /* ring_active[0, nring_hot) are hot, polled on every call */
+    int tick_countdown;       /* calls until the next tick: a full poll, the liveness count */
+    int epoch_countdown;      /* full polls until the next look for quiet hot rings */
+    int ring_cursor;          /* where the next sweep of the hot rings starts (fairness) */
     uint64_t *ring_seen_bits; /* the joined bits already in ring_active */
     uint32_t ring_joins_seen; /* our ctrl's ring_joins when ring_active was last updated */
 
@@ -277,6 +292,8 @@ typedef struct MPIDI_SHM_state {
     unsigned long stat_ring_bytes_max; /* the largest payload sent through a ring */
     unsigned long stat_ring_full;      /* small enough for a ring, but it was full: a cell */
     unsigned long stat_ring_wrap;      /* entries that went back to the start of a ring */
+    unsigned long stat_ring_cooled;    /* hot rings that turned cold (quiet for an epoch) */
+    unsigned long stat_ring_warmed;    /* cold rings that turned hot (a full poll found data) */
     unsigned long stat_cell_sent;      /* messages sent in a cell */
     unsigned long stat_cma_split;      /* reads whose second part we asked the peer to write */
     unsigned long stat_cma_taken_back; /* ... which the peer did not join in time: read alone */
@@ -295,7 +312,7 @@ typedef struct MPIDI_SHM_state {
     MPIDI_SHM_off_t *drain_mark; /* DRAINING: the cell to dequeue before failing; 0: done */
     int ndraining;
     int nfailed;        /* peers in MPIDI_SHM_PEER_FAILED: am_send checks only when non-zero */
-    int live_countdown; /* progress calls until the next liveness look */
+    int live_countdown; /* ticks (shm_progress.c) until the next liveness look */
     long long next_check_ms;
 } MPIDI_SHM_state_t;
 

@@ -577,11 +577,15 @@ int MPIDI_SHM_init(const MPIDI_job_t *job, MPIDI_method_caps_t *caps_p)
     st->world_size = job->size;
     st->node_id = job->node_id;
     st->doorbell = job->oversubscribed;
+    st->tick_countdown = MPIDI_SHM_COLD_POLL_EVERY;
+    st->epoch_countdown = MPIDI_SHM_HOT_EPOCH;
     /* The counters that tell tests which path messages took (doc/methods/shm.md). */
     if ((mpi_errno = MPIDU_stat_register("shm_ring_sent", &st->stat_ring_sent)) ||
         (mpi_errno = MPIDU_stat_register("shm_ring_bytes_max", &st->stat_ring_bytes_max)) ||
         (mpi_errno = MPIDU_stat_register("shm_ring_full", &st->stat_ring_full)) ||
         (mpi_errno = MPIDU_stat_register("shm_ring_wrap", &st->stat_ring_wrap)) ||
+        (mpi_errno = MPIDU_stat_register("shm_ring_cooled", &st->stat_ring_cooled)) ||
+        (mpi_errno = MPIDU_stat_register("shm_ring_warmed", &st->stat_ring_warmed)) ||
         (mpi_errno = MPIDU_stat_register("shm_cell_sent", &st->stat_cell_sent)) ||
         (mpi_errno = MPIDU_stat_register("shm_cma_split", &st->stat_cma_split)) ||
         (mpi_errno = MPIDU_stat_register("shm_cma_taken_back", &st->stat_cma_taken_back)) ||

@@ -67,8 +67,10 @@ static int poll_ring(int s, int budget, int *count_p)
         deliver_ring(s, e, payload_len, need);
         n++;
     }
-    if (n)
+    if (n) {
         MPIDI_SHM_ring_release(s);
+        st->ring_rx[s].used = 1;
+    }
     *count_p += n;
     return mpi_errno;
 }
@@ -119,8 +121,51 @@ static int deliver_cell(MPIDI_SHM_cell_t *cell, int *count_p)
     return MPI_SUCCESS;
 }
 
+/* Hot and cold rings.  ring_active lists the senders that have joined; its
+ * first nring_hot entries are hot and polled on every call, the rest cold and
+ * polled on every MPIDI_SHM_COLD_POLL_EVERY-th call (a full poll).  While at
+ * most MPIDI_SHM_HOT_ALL have joined every ring stays hot, so a job with few
+ * local peers polls as before.  A joining sender is hot (it just sent); a full
+ * poll that finds a cold ring ready makes it hot; every MPIDI_SHM_HOT_EPOCH
+ * full polls the hot rings that delivered nothing since the last look turn
+ * cold.  The first message on a cold ring waits at most the calls up to the
+ * next full poll; the doorbell's last poll before sleeping is a full one
+ * (MPIDI_SHM_wait_word), so no message is slept through. */
+static inline void ring_swap(MPIDI_SHM_state_t *st, int a, int b)
+{
+    int t = st->ring_active[a];
+    st->ring_active[a] = st->ring_active[b];
+    st->ring_active[b] = t;
+}
+
+/* A full poll: the cold rings that hold an entry turn hot. */
+static void warm_ready_rings(MPIDI_SHM_state_t *st)
+{
+    for (int k = st->nring_hot; k < st->nring_active; k++)
+        if (MPIDI_SHM_ring_ready(&st->ring_rx[st->ring_active[k]])) {
+            ring_swap(st, k, st->nring_hot++);
+            st->stat_ring_warmed++;
+        }
+}
+
+/* The hot rings that delivered nothing since the last look turn cold. */
+static void cool_quiet_rings(MPIDI_SHM_state_t *st)
+{
+    for (int k = 0; k < st->nring_hot;) {
+        MPIDI_SHM_ring_rx_t *rx = &st->ring_rx[st->ring_active[k]];
+        if (rx->used) {
+            rx->used = 0;
+            k++;
+        } else {
+            ring_swap(st, k, --st->nring_hot);
+            st->stat_ring_cooled++;
+        }
+    }
+}
+
 /* Adds to ring_active the senders that have joined since the last look
- * (MPIDI_SHM_ring_join): only they can have written to their rings. */
+ * (MPIDI_SHM_ring_join): only they can have written to their rings.  They
+ * join hot. */
 static void take_joins(MPIDI_SHM_state_t *st)
 {
     /* Acquire: pairs with the joins' release increments, so the bits set
@@ -139,6 +184,7 @@ static void take_joins(MPIDI_SHM_state_t *st)
             int s = w * 64 + __builtin_ctzll(fresh);
             if (s < st->nlocal && s != st->me) {
                 st->ring_active[st->nring_active++] = s;
+                ring_swap(st, st->nring_active - 1, st->nring_hot++);
                 if (st->ring_prefault)
                     MPIDI_SHM_ring_prefault(st->ring_rx[s].ring, 0);
             }
@@ -148,11 +194,11 @@ static void take_joins(MPIDI_SHM_state_t *st)
 
 /* Is there anything to do?  The idle case of every progress call, kept to a
  * few loads of lines that stay in our cache until a peer writes them and no
- * call, so polling costs little when nothing arrives: the rings of the
- * senders that have used theirs, the count of new ones, the queues. */
+ * call, so polling costs little when nothing arrives: the hot rings, the
+ * count of new ones, the queues. */
 static inline int shm_idle(const MPIDI_SHM_state_t *st)
 {
-    for (int k = 0; k < st->nring_active; k++)
+    for (int k = 0; k < st->nring_hot; k++)
         if (MPIDI_SHM_ring_ready(&st->ring_rx[st->ring_active[k]]))
             return 0;
     const MPIDI_SHM_ctrl_t *ctrl = MPIDI_SHM_ctrl(st->me);
@@ -163,7 +209,29 @@ static inline int shm_idle(const MPIDI_SHM_state_t *st)
            !MPIDI_SHM_queue_maybe_nonempty((MPIDI_SHM_queue_t *)&ctrl->freeq, st->freeq_shadow);
 }
 
-/* Not inlined: its register saves would otherwise be paid by every idle poll. */
+/* Every MPIDI_SHM_COLD_POLL_EVERY-th call (a tick): the throttled liveness
+ * watch (shm_liveness.c: idle polls count too, a dead peer is what an idle
+ * rank may be waiting for), the periodic look for quiet hot rings, and a full
+ * poll, where the cold rings that hold an entry turn hot. */
+static void shm_tick(MPIDI_SHM_state_t *st)
+{
+    st->tick_countdown = MPIDI_SHM_COLD_POLL_EVERY;
+    if (--st->live_countdown <= 0) {
+        st->live_countdown = MPIDI_SHM_LIVENESS_POLL_EVERY / MPIDI_SHM_COLD_POLL_EVERY;
+        if (st->liveness_ms)
+            MPIDI_SHM_liveness_check();
+    }
+    if (st->nring_active <= MPIDI_SHM_HOT_ALL)
+        return;
+    if (--st->epoch_countdown <= 0) {
+        st->epoch_countdown = MPIDI_SHM_HOT_EPOCH;
+        cool_quiet_rings(st);
+    }
+    warm_ready_rings(st);
+}
+
+/* Not inlined: its register saves would otherwise be paid by every idle poll.
+ * Also reached on a tick with nothing to deliver. */
 __attribute__((noinline)) static int shm_progress_busy(MPIDI_SHM_state_t *st, int *made_progress_p)
 {
     MPIDI_SHM_queue_t *recvq;
@@ -173,6 +241,11 @@ __attribute__((noinline)) static int shm_progress_busy(MPIDI_SHM_state_t *st, in
      * before the one it is handling; it gets nothing instead. */
     if (st->in_progress)
         return MPI_SUCCESS;
+    if (st->tick_countdown <= 0) {
+        shm_tick(st);
+        if (shm_idle(st) && !st->nhelp_wait)
+            return MPI_SUCCESS;
+    }
     st->in_progress = 1;
 
     /* Rings first: they carry the small, latency-critical messages.  At
@@ -180,13 +253,14 @@ __attribute__((noinline)) static int shm_progress_busy(MPIDI_SHM_state_t *st, in
      * the sweep starts where the last one stopped, for fairness. */
     if (st->ring_size) {
         take_joins(st);
-        int a = st->ring_cursor < st->nring_active ? st->ring_cursor : 0;
-        for (int k = 0; k < st->nring_active && count < MPIDI_SHM_POLL_BUDGET / 2; k++) {
+        int nhot = st->nring_hot;
+        int a = st->ring_cursor < nhot ? st->ring_cursor : 0;
+        for (int k = 0; k < nhot && count < MPIDI_SHM_POLL_BUDGET / 2; k++) {
             int s = st->ring_active[a];
             if (MPIDI_SHM_ring_ready(&st->ring_rx[s]) &&
                 (mpi_errno = poll_ring(s, MPIDI_SHM_POLL_BUDGET / 2 - count, &count)))
                 goto fn_exit;
-            if (++a == st->nring_active)
+            if (++a == nhot)
                 a = 0;
         }
         st->ring_cursor = a;
@@ -223,15 +297,11 @@ int MPIDI_SHM_progress(int *made_progress_p)
     *made_progress_p = 0;
     if (st->base == NULL)
         return MPI_SUCCESS;
-    if (!shm_idle(st) || st->nhelp_wait)
+    if (--st->tick_countdown <= 0 || !shm_idle(st) || st->nhelp_wait)
         mpi_errno = shm_progress_busy(st, made_progress_p);
-    /* Idle polls count too: a dead peer is what an idle rank may be waiting
-     * for.  Throttled (shm_liveness.c); every call while a dead peer's
-     * messages drain.  Not from a handler's nested call. */
-    if (--st->live_countdown <= 0 || st->ndraining) {
-        st->live_countdown = MPIDI_SHM_LIVENESS_POLL_EVERY;
-        if (st->liveness_ms && !mpi_errno && !st->in_progress)
-            MPIDI_SHM_liveness_check();
-    }
+    /* While a dead peer's messages drain, the liveness watch runs on every
+     * call.  Not from a handler's nested call. */
+    if (st->ndraining && st->liveness_ms && !mpi_errno && !st->in_progress)
+        MPIDI_SHM_liveness_check();
     return mpi_errno;
 }

@@ -35,6 +35,9 @@ _Atomic uint32_t *MPIDI_SHM_wait_word(uint32_t *seen_p)
         MPIDI_SHM_liveness_check();
     if (st->ndraining)
         return NULL; /* a dead peer's messages drain: keep polling */
+    /* The agent's poll after the arming looks at the cold rings too
+     * (shm_progress.c): a message on one of them must not be slept through. */
+    st->tick_countdown = 1;
     MPIDI_SHM_ctrl_t *ctrl = MPIDI_SHM_ctrl(st->me);
     *seen_p = atomic_load_explicit(&ctrl->bell, memory_order_acquire);
     atomic_store_explicit(&ctrl->sleeping, 1, memory_order_seq_cst);

@@ -131,6 +131,24 @@ else
     skipped=$((skipped + 1))
 fi
 
+# Hot and cold rings (methods/shm/shm_progress.c): with 8 ranks every rank polls 7 rings; those
+# quiet while rank 0 makes 20,000 empty probes turn cold, and warm again when their messages come
+# (the program checks that every message came, in order).  With 4 ranks (3 rings, at most
+# MPIDI_SHM_HOT_ALL) every ring stays hot.
+if "$prefix/bin/mpicc" -O1 -o "$tmp/cold_rings" "$here/../mpi/cold_rings.c" "$here/../mpi/mtest.c" \
+    -I"$here/../mpi" >"$tmp/build.log" 2>&1; then
+    prog_saved=$prog
+    prog=$tmp/cold_rings
+    NP=8 job --
+    expect shm_rings_cool_and_warm eval 'gt 0 shm_ring_cooled 0 && gt 0 shm_ring_warmed 0'
+    NP=4 job --
+    expect shm_rings_all_hot_4_ranks eval 'eq 0 shm_ring_cooled 0 && eq 0 shm_ring_warmed 0'
+    prog=$prog_saved
+else
+    echo "FAIL build of cold_rings.c: $(tr '\n' '|' <"$tmp/build.log" | cut -c1-400)"
+    failed=$((failed + 1))
+fi
+
 # Where the host permits cross-memory attach between sibling processes (an independent probe:
 # two children of one parent, one reading the other), a forced read must read, none refused:
 # so a read variant that reports SKIP on this host would be a bug, not the host.
