@@ -89,6 +89,10 @@ MPIR_Datatype MPIR_Datatype_builtins[MPIR_DT_BUILTIN_COUNT] = {
     PT(MPI_2INT, int, MPI_INT, 4),
     PT(MPI_SHORT_INT, short, MPI_SHORT, 2),
     PT(MPI_LONG_DOUBLE_INT, long double, MPI_LONG_DOUBLE, 16),
+    BT(MPI_CXX_BOOL, bool, 1),
+    BT(MPI_CXX_FLOAT_COMPLEX, float _Complex, 8),
+    BT(MPI_CXX_DOUBLE_COMPLEX, double _Complex, 16),
+    BT(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, 32),
 };
 
 MPIR_Datatype *MPIR_Datatype_builtin(MPI_Datatype type)

@@ -95,10 +95,11 @@ static void out_one(MPI_Datatype t, MPI_Aint nsize, MPI_Aint esize, const unsign
 {
     if (t == MPI_LONG_DOUBLE) {
         ldouble_out(e, n);
-    } else if (t == MPI_C_LONG_DOUBLE_COMPLEX) {
+    } else if (t == MPI_C_LONG_DOUBLE_COMPLEX || t == MPI_CXX_LONG_DOUBLE_COMPLEX) {
         ldouble_out(e, n);
         ldouble_out(e + 16, n + sizeof(long double));
-    } else if (t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX) {
+    } else if (t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX ||
+               t == MPI_CXX_FLOAT_COMPLEX || t == MPI_CXX_DOUBLE_COMPLEX) {
         to_big(e, n, nsize / 2);
         to_big(e + esize / 2, n + nsize / 2, nsize / 2);
     } else if (nsize == esize) {
@@ -129,10 +130,11 @@ static void in_one(MPI_Datatype t, MPI_Aint nsize, MPI_Aint esize, unsigned char
 {
     if (t == MPI_LONG_DOUBLE) {
         ldouble_in(n, e);
-    } else if (t == MPI_C_LONG_DOUBLE_COMPLEX) {
+    } else if (t == MPI_C_LONG_DOUBLE_COMPLEX || t == MPI_CXX_LONG_DOUBLE_COMPLEX) {
         ldouble_in(n, e);
         ldouble_in(n + sizeof(long double), e + 16);
-    } else if (t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX) {
+    } else if (t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX ||
+               t == MPI_CXX_FLOAT_COMPLEX || t == MPI_CXX_DOUBLE_COMPLEX) {
         to_big(n, e, nsize / 2);
         to_big(n + nsize / 2, e + esize / 2, nsize / 2);
     } else if (nsize == esize) {

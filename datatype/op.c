@@ -251,6 +251,10 @@ static const kernel_fn kernels[MPIR_DT_BUILTIN_COUNT][OP_TABLE_SIZE] = {
     [DTX(MPI_2INT)] = ROW_PAIR(two_int),
     [DTX(MPI_SHORT_INT)] = ROW_PAIR(short_int),
     [DTX(MPI_LONG_DOUBLE_INT)] = ROW_PAIR(long_double_int),
+    [DTX(MPI_CXX_BOOL)] = ROW_LOGICAL,
+    [DTX(MPI_CXX_FLOAT_COMPLEX)] = ROW_COMPLEX(cf),
+    [DTX(MPI_CXX_DOUBLE_COMPLEX)] = ROW_COMPLEX(cd),
+    [DTX(MPI_CXX_LONG_DOUBLE_COMPLEX)] = ROW_COMPLEX(cld),
 };
 
 /* Element sizes, for MPI_REPLACE.  0 marks an index that is no datatype. */
@@ -293,6 +297,10 @@ static const unsigned char elem_size[MPIR_DT_BUILTIN_COUNT] = {
     [DTX(MPI_2INT)] = sizeof(two_int_t),
     [DTX(MPI_SHORT_INT)] = sizeof(short_int_t),
     [DTX(MPI_LONG_DOUBLE_INT)] = sizeof(long_double_int_t),
+    [DTX(MPI_CXX_BOOL)] = sizeof(_Bool),
+    [DTX(MPI_CXX_FLOAT_COMPLEX)] = sizeof(cf_t),
+    [DTX(MPI_CXX_DOUBLE_COMPLEX)] = sizeof(cd_t),
+    [DTX(MPI_CXX_LONG_DOUBLE_COMPLEX)] = sizeof(cld_t),
 };
 
 static int valid_type(MPI_Datatype type)

@@ -120,7 +120,13 @@ typedef struct MPI_Status {
 #define MPI_2INT MPIR_DT(36)
 #define MPI_SHORT_INT MPIR_DT(37)
 #define MPI_LONG_DOUBLE_INT MPIR_DT(38)
-#define MPIR_DT_BUILTIN_COUNT 39
+/* The C++ types, usable from C too (MPI-4.0 3.2.2): bool and std::complex, whose layouts are C's
+ * _Bool and _Complex ones. */
+#define MPI_CXX_BOOL MPIR_DT(39)
+#define MPI_CXX_FLOAT_COMPLEX MPIR_DT(40)
+#define MPI_CXX_DOUBLE_COMPLEX MPIR_DT(41)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX MPIR_DT(42)
+#define MPIR_DT_BUILTIN_COUNT 43
 
 /* Predefined reduction operations. */
 #define MPIR_OPH(i) ((MPI_Op)(MPIR_HANDLE_KIND_OP | (i)))
