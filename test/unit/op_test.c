@@ -462,6 +462,10 @@ static const struct {
     {MPI_2INT, "MPI_2INT", CAT_PAIR, test_2int},
     {MPI_SHORT_INT, "MPI_SHORT_INT", CAT_PAIR, test_short_int},
     {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", CAT_PAIR, test_long_double_int},
+    {MPI_CXX_BOOL, "MPI_CXX_BOOL", CAT_LOGICAL, test_bool},
+    {MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", CAT_COMPLEX, test_cfloat},
+    {MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", CAT_COMPLEX, test_cdouble},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", CAT_COMPLEX, test_cldouble},
 };
 #define NTYPES ((int)(sizeof types / sizeof types[0]))
 
