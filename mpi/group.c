@@ -62,6 +62,7 @@ void MPIR_Group_finalize_all(void)
     for (int i = 1; i < groups_used; i++) {
         if (groups[i]) {
             free(groups[i]->world_ranks);
+            free(groups[i]->rank_of_world);
             free(groups[i]);
             groups[i] = NULL;
         }
@@ -75,6 +76,7 @@ static void group_release(MPIR_Group *g)
         return;
     groups[g->handle & 0x03ffffff] = NULL;
     free(g->world_ranks);
+    free(g->rank_of_world);
     free(g);
 }
 
@@ -174,8 +176,24 @@ int PMPI_Group_free(MPI_Group *group)
     return MPI_SUCCESS;
 }
 
-static int index_of(const MPIR_Group *g, int world_rank)
+/* Groups larger than this get a map from world ranks to their ranks at their first lookup, so
+ * that a translation or a set operation costs the sum of the groups' sizes, not their product
+ * (MPI_Group_translate_ranks of n ranks into a group of m members was O(n m)).  Smaller groups
+ * are searched: their search is as quick, and a map costs a world-sized array. */
+#define MPIR_GROUP_MAP_MIN 8
+
+/* The rank in g of a world rank, -1 if it is not a member. */
+static int index_of(MPIR_Group *g, int world_rank)
 {
+    if (g->size > MPIR_GROUP_MAP_MIN && !g->rank_of_world &&
+        (g->rank_of_world = malloc(sizeof(int) * (size_t)MPIDI_world.size)) != NULL) {
+        for (int r = 0; r < MPIDI_world.size; r++)
+            g->rank_of_world[r] = -1;
+        for (int i = g->size - 1; i >= 0; i--)
+            g->rank_of_world[g->world_ranks[i]] = i;
+    }
+    if (g->rank_of_world)
+        return g->rank_of_world[world_rank];
     for (int i = 0; i < g->size; i++)
         if (g->world_ranks[i] == world_rank)
             return i;

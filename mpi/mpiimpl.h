@@ -298,6 +298,7 @@ typedef struct MPIR_Group {
     int size;
     int rank; /* the caller's, or MPI_UNDEFINED */
     int *world_ranks;
+    int *rank_of_world; /* world rank -> rank here (-1: none); built at first need, or NULL */
 } MPIR_Group;
 MPIR_Group *MPIR_Group_get(MPI_Group group);
 int MPIR_Check_group(MPI_Group group, MPIR_Group **group_p);
