@@ -342,7 +342,6 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
-    MPIR_CHECK_INIT("MPI_Errhandler_free");
     int err = errhandler ? check_errhandler(*errhandler)
                          : MPIR_Err_create(MPI_ERR_ARG, "errhandler is NULL");
     if (err)

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "mpiimpl.h"
 
 typedef struct pair {
@@ -16,9 +17,6 @@ typedef struct {
 
 #define MAX_INFOS 4096
 static info_t infos[MAX_INFOS]; /* index 0 is MPI_INFO_ENV */
-/* One past the highest slot ever used: finalize reads no further, since
- * reading the untouched rest of the table faults in its pages at every exit. */
-static int infos_used;
 
 static info_t *info_get(MPI_Info info)
 {
@@ -100,18 +98,29 @@ static void clear(info_t *p)
     }
 }
 
-/* MPI_INFO_ENV: what the job was started with, as far as Ferry knows it. */
+/* MPI_INFO_ENV: what the job was started with, as far as Ferry knows it.  Before MPI_Init
+ * (an MPI_Info_ call may come first) the size is what the launcher said (PMI_SIZE, else 1) and
+ * the host this one's name; from MPI_Init on, the job's own. */
+static int env_from_job; /* built from the job, after MPI_Init: final */
 static void env_init(void)
 {
-    if (infos[0].in_use)
+    if (infos[0].in_use && (env_from_job || MPIR_initialized == 0))
         return;
+    if (infos[0].in_use)
+        clear(&infos[0]);
     infos[0].in_use = 1;
-    if (infos_used < 1)
-        infos_used = 1;
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%d", MPIDI_world.size);
-    set(&infos[0], "maxprocs", buf);
-    set(&infos[0], "host", MPIDI_world.hostname);
+    char size[32], host[MPI_MAX_PROCESSOR_NAME] = "";
+    if (MPIR_initialized != 0) {
+        snprintf(size, sizeof(size), "%d", MPIDI_world.size);
+        snprintf(host, sizeof(host), "%s", MPIDI_world.hostname);
+        env_from_job = 1;
+    } else {
+        const char *n = getenv("PMI_SIZE");
+        snprintf(size, sizeof(size), "%d", n && atoi(n) > 0 ? atoi(n) : 1);
+        gethostname(host, sizeof(host) - 1);
+    }
+    set(&infos[0], "maxprocs", size);
+    set(&infos[0], "host", host);
     set(&infos[0], "thread_level", "MPI_THREAD_SERIALIZED");
 }
 
@@ -121,8 +130,6 @@ int MPIR_Info_create_impl(MPI_Info *info)
     for (int i = 1; i < MAX_INFOS; i++) {
         if (!infos[i].in_use) {
             infos[i] = (info_t){.in_use = 1};
-            if (infos_used < i + 1)
-                infos_used = i + 1;
             *info = MPIR_HANDLE_KIND_INFO | i;
             return MPI_SUCCESS;
         }
@@ -185,23 +192,9 @@ int MPIR_Info_keep_only(MPI_Info info, const char *const keys[])
     return MPI_SUCCESS;
 }
 
-void MPIR_Info_finalize(void)
-{
-    /* Only the objects in use are written, and only the slots ever used are
-     * read: the whole table would fault in its pages in every process at exit. */
-    for (int i = 0; i < infos_used; i++) {
-        if (infos[i].in_use || infos[i].head) {
-            clear(&infos[i]);
-            infos[i].in_use = 0;
-        }
-    }
-    infos_used = 0;
-}
-
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
-    MPIR_CHECK_INIT("MPI_Info_create");
     int err = info ? MPIR_Info_create_impl(info) : MPIR_Err_create(MPI_ERR_ARG, "info is NULL");
     return MPIR_Err_return(NULL, "MPI_Info_create", err);
 }
@@ -220,7 +213,6 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
-    MPIR_CHECK_INIT("MPI_Info_dup");
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -233,7 +225,6 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 #pragma weak MPI_Info_free = PMPI_Info_free
 int PMPI_Info_free(MPI_Info *info)
 {
-    MPIR_CHECK_INIT("MPI_Info_free");
     info_t *p = NULL;
     int err = info ? check_info(*info, &p) : MPIR_Err_create(MPI_ERR_ARG, "info is NULL");
     if (!err && *info == MPI_INFO_ENV)
@@ -248,7 +239,6 @@ int PMPI_Info_free(MPI_Info *info)
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
-    MPIR_CHECK_INIT("MPI_Info_set");
     info_t *p;
     int err = check_info(info, &p);
     if (!err)
@@ -268,7 +258,6 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
-    MPIR_CHECK_INIT("MPI_Info_delete");
     info_t *p;
     int err = check_info(info, &p);
     if (!err)
@@ -289,7 +278,6 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 #pragma weak MPI_Info_get = PMPI_Info_get
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
-    MPIR_CHECK_INIT("MPI_Info_get");
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -306,7 +294,6 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
-    MPIR_CHECK_INIT("MPI_Info_get_string");
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -331,7 +318,6 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
-    MPIR_CHECK_INIT("MPI_Info_get_valuelen");
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -351,7 +337,6 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
-    MPIR_CHECK_INIT("MPI_Info_get_nkeys");
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -369,7 +354,6 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
-    MPIR_CHECK_INIT("MPI_Info_get_nthkey");
     env_init();
     info_t *p;
     int err = check_info(info, &p);

@@ -87,7 +87,8 @@ int PMPI_Finalize(void)
     MPIR_Comm_finalize_all();
     MPIR_Attr_finalize();
     MPIR_Group_finalize_all();
-    MPIR_Info_finalize();
+    /* Info objects outlive MPI_Finalize: the MPI_Info_ calls may be made at any time, before
+     * MPI_Init and after MPI_Finalize too (MPI-4.0 sec. 11.4.1), on objects made earlier. */
     MPIR_Op_finalize();
     MPIR_Sched_finalize();
     MPIR_initialized = 2;

@@ -329,7 +329,6 @@ int MPIR_Check_info_or_null(MPI_Info info);
 int MPIR_Info_get_impl(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
 /* Drops every key of info not in the NULL-terminated list keys. */
 int MPIR_Info_keep_only(MPI_Info info, const char *const keys[]);
-void MPIR_Info_finalize(void);
 
 /* ---- Error handlers (mpi/errhandler.c) ---- */
 void MPIR_Errhandler_add_ref(MPI_Errhandler eh);
