@@ -7,7 +7,7 @@
 #include "mpidi_config.h"
 #include "pmi.h"
 
-MPIDI_world_t MPIDI_world;
+MPIDI_world_t MPIDI_world = {.rank = -1}; /* -1 until PMI says (MPID_Abort names the pid) */
 MPID_upcalls_t MPIDI_upcalls;
 static int *node_of, *local_ranks;
 void MPIDI_progress_init(void);

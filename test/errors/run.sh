@@ -11,7 +11,7 @@ passed=0 failed=0
 mpiexec=$prefix/bin/mpiexec
 
 for p in abort_rank1 segv_rank2 segv_then_abort fatal_truncate fatal_bad_rank before_init hello \
-    unreachable_nb init_twice; do
+    unreachable_nb init_twice info_error_outside; do
     "$prefix/bin/mpicc" -o "$tmp/$p" "$here/$p.c" || { echo "FAIL build $p"; failed=$((failed + 1)); }
 done
 
@@ -66,6 +66,10 @@ check fatal_truncate 1 'Fatal error in MPI_Recv: Message truncated: 400 bytes fr
 check fatal_bad_rank 1 'Fatal error in MPI_Send: Invalid rank 99 \(communicator size 2\)' 10 \
     "$mpiexec" -n 2 "$tmp/fatal_bad_rank"
 check before_init 1 'MPI_Comm_rank called before MPI_Init' 5 "$tmp/before_init"
+check info_error_before_init 1 'pid [0-9]+ \(rank not known yet\): Fatal error in MPI_Info_get: Invalid info object' 10 \
+    "$mpiexec" -n 2 "$tmp/info_error_outside"
+check info_error_after_finalize 1 'rank 1: Fatal error in MPI_Info_get: Invalid info object' 10 \
+    "$mpiexec" -n 2 "$tmp/info_error_outside" after
 check init_twice 1 'Fatal error in MPI_Init: MPI_Init or MPI_Init_thread called a second time' 10 \
     "$mpiexec" -n 2 "$tmp/init_twice"
 # (its first half: under MPI_ERRORS_RETURN the second call returned an error and MPI went on)
