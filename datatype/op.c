@@ -128,14 +128,9 @@ PAIR_KERNELS(long_double_int, long double)
         [OPX(MPI_LXOR)] = w##_lxor, [OPX(MPI_BAND)] = w##_band,                \
         [OPX(MPI_BOR)] = w##_bor, [OPX(MPI_BXOR)] = w##_bxor,                  \
     }
-/* MPI_AINT, MPI_OFFSET, MPI_COUNT: no logical operations. */
-#define ROW_MULTI_LANGUAGE(w)                                                  \
-    {                                                                          \
-        [OPX(MPI_MAX)] = w##_max, [OPX(MPI_MIN)] = w##_min,                    \
-        [OPX(MPI_SUM)] = w##_sum, [OPX(MPI_PROD)] = w##_prod,                  \
-        [OPX(MPI_BAND)] = w##_band, [OPX(MPI_BOR)] = w##_bor,                  \
-        [OPX(MPI_BXOR)] = w##_bxor,                                            \
-    }
+/* MPI_AINT, MPI_OFFSET, MPI_COUNT: integers, with every integer operation
+ * (the logical ones an extension, see op.h). */
+#define ROW_MULTI_LANGUAGE(w) ROW_C_INTEGER(w)
 #define ROW_FLOATING(w)                                                        \
     {                                                                          \
         [OPX(MPI_MAX)] = w##_max, [OPX(MPI_MIN)] = w##_min,                    \

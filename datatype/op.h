@@ -18,8 +18,9 @@
  * MPI_AINT, MPI_OFFSET, MPI_COUNT.  Floating point: MPI_FLOAT, MPI_DOUBLE,
  * MPI_LONG_DOUBLE.  Complex: the three MPI_C_*_COMPLEX types.
  *
- * One extension, shared with MPICH and Open MPI: MPI_CHAR counts as a C
- * integer.  MPI_WCHAR (a character type) has no reduction, as in the standard
+ * Two extensions, shared with MPICH and Open MPI: MPI_CHAR counts as a C
+ * integer, and the multi-language types take the logical operations too
+ * (MPICH's coll/allred test applies them; both libraries accept them).  MPI_WCHAR (a character type) has no reduction, as in the standard
  * and in both of those libraries; it takes MPI_REPLACE and MPI_NO_OP only.
  * MPI_PACKED takes no operation at all.
  *

@@ -84,8 +84,8 @@ static int allowed(enum cat c, MPI_Op op)
     case CAT_C_INTEGER:
     case CAT_CHAR:
         return maxmin || arith || logical || bitwise;
-    case CAT_MULTI:
-        return maxmin || arith || bitwise;
+    case CAT_MULTI: /* logical too: an extension, as in MPICH and Open MPI */
+        return maxmin || arith || logical || bitwise;
     case CAT_FLOATING:
         return maxmin || arith;
     case CAT_COMPLEX:
