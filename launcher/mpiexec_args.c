@@ -25,6 +25,8 @@ void MPIEXEC_usage(FILE *f)
             "  -localhost ADDR  address the remote ranks reach this mpiexec at (default: found\n"
             "                   from the route toward the first remote host)\n"
             "  -genv K V        set K=V in every rank's environment\n"
+            "  -genvlist A,B    pass these variables of mpiexec's environment to every rank\n"
+            "                   (ranks started here inherit all of it; ssh carries none)\n"
             "  -gwdir DIR       working directory of every section without -wdir\n"
             "  -l, -prepend-rank  prefix every output line with \"[rank] \"\n"
             "  -bind-to core|none  bind each rank started here to one core (default none;\n"
@@ -37,6 +39,7 @@ void MPIEXEC_usage(FILE *f)
             "  -n, -np N        start N ranks (default 1, or with hosts and one section every\n"
             "                   slot of them; at most %d in all)\n"
             "  -env K V         set K=V in this section's ranks' environment\n"
+            "  -envlist A,B     pass these variables to this section's ranks\n"
             "  -wdir DIR        run this section's ranks in DIR\n"
             "Every option may also be written with two dashes (--np 4, --bind-to core).\n"
             "-oversubscribe and -allow-run-as-root (Open MPI's) are accepted: Ferry allows\n"
@@ -103,6 +106,35 @@ static const char *opt_name(const char *word)
     return word[0] == '-' && word[1] == '-' && word[2] != '\0' ? word + 1 : word;
 }
 
+/* "-genvlist A,B" at argv[i]: appends each listed variable that mpiexec's own environment has,
+ * with its value (Hydra's option: what ssh would not carry to remote ranks); -1 after a
+ * message. */
+static int add_envlist(int argc, char **argv, int i, char ***env_p, int *nenv_p)
+{
+    const char *v = opt_value(argc, argv, i);
+    char *list = v ? strdup(v) : NULL, *save = NULL;
+    if (!list)
+        return v ? (fprintf(stderr, "mpiexec: out of memory for %s\n", argv[i]), -1) : -1;
+    for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        if (strchr(name, '=')) {
+            fprintf(stderr, "mpiexec: %s %s: '%s' is not a variable name\n", argv[i], v, name);
+            return -1;
+        }
+        const char *value = getenv(name);
+        if (!value)
+            continue;
+        char **env = realloc(*env_p, (size_t)(*nenv_p + 2) * sizeof(char *));
+        if (env == NULL) {
+            fprintf(stderr, "mpiexec: out of memory for %s\n", argv[i]);
+            return -1;
+        }
+        env[(*nenv_p)++] = name;
+        env[(*nenv_p)++] = (char *)value;
+        *env_p = env;
+    }
+    return 0; /* list stays allocated: the names point into it */
+}
+
 static MPIEXEC_app_t *new_app(opts_t *o)
 {
     MPIEXEC_app_t *apps = realloc(o->apps, (size_t)(o->napps + 1) * sizeof(*apps));
@@ -158,6 +190,8 @@ static int global_option(int argc, char **argv, int i, opts_t *o, int in_configf
         return 1;
     } else if (strcmp(a, "-genv") == 0) {
         return add_env(argc, argv, i, &o->genv, &o->ngenv) ? -1 : 3;
+    } else if (strcmp(a, "-genvlist") == 0) {
+        return add_envlist(argc, argv, i, &o->genv, &o->ngenv) ? -1 : 2;
     } else if (strcmp(a, "-l") == 0 || strcmp(a, "-prepend-rank") == 0) {
         job.prepend_rank = 1;
         return 1;
@@ -259,6 +293,10 @@ static int parse_words(int argc, char **argv, int first, opts_t *o, int in_confi
             if (add_env(argc, argv, i, &app->env, &app->nenv) != 0)
                 return -1;
             i += 3;
+        } else if (strcmp(a, "-envlist") == 0) {
+            if (add_envlist(argc, argv, i, &app->env, &app->nenv) != 0)
+                return -1;
+            i += 2;
         } else if (strcmp(a, "-wdir") == 0 || strcmp(a, "-dir") == 0) {
             if (!(app->wdir = opt_value(argc, argv, i)))
                 return -1;

@@ -433,6 +433,20 @@ else
     fail "hosts_exec_style_pmi_port" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
 fi
 
+# -genvlist and -envlist carry variables of mpiexec's environment to remote ranks, which ssh
+# would not: cleanssh starts them with an empty environment, as a real ssh login would.
+printf '%s\n' '#!/bin/sh' 'while [ "${1#-}" != "$1" ]; do shift; done' 'shift' \
+    'exec env -i PATH="$PATH" sh -c "$*"' > "$TMP/cleanssh"
+chmod +x "$TMP/cleanssh"
+run $GUARD env FOO='a b' BAR=bar "$MPIEXEC" -hosts ha,hb $HOSTS_OPTS -launcher ssh \
+    -launcher-exec "$TMP/cleanssh" -genvlist FOO,UNSET_FERRY_X -n 1 sh -c 'echo "1[$FOO][$BAR]"' : \
+    -n 1 -envlist BAR sh -c 'echo "2[$FOO][$BAR]"'
+if [ $rc = 0 ] && [ "$(sort "$OUT" | tr '\n' '|')" = "1[a b][]|2[a b][bar]|" ]; then
+    pass "hosts_genvlist_envlist"
+else
+    fail "hosts_genvlist_envlist" "rc=$rc stdout='$(show "$OUT")' stderr='$(show "$ERR")'"
+fi
+
 # Arguments with blanks and quotes survive the shell string; placement cycles through the
 # hosts (-ppn 2 overrides their slots); each rank learns its place on its host.
 run $GUARD "$MPIEXEC" -hosts ha:5,hb $HOSTS_OPTS -ppn 2 -n 5 -launcher ssh \
@@ -512,6 +526,7 @@ check_usage usage_n_zero 1 '\-n 0: the number of ranks' -n 0 true
 check_usage usage_n_abc 1 '\-n abc: the number of ranks' -n abc true
 check_usage usage_unknown_option 1 'unknown option -frobnicate' -frobnicate true
 check_usage usage_unknown_option_dashes 1 'unknown option --frobnicate' --frobnicate true
+check_usage usage_genvlist_bad_name 1 "\-genvlist A=B: 'A=B' is not a variable name" -genvlist A=B true
 check_usage usage_np_dashes_abc 1 '\-\-np abc: the number of ranks' --np abc true
 check_usage usage_not_found 127 'cannot run ferry_no_such_program: command not found' -n 2 ferry_no_such_program
 check_usage usage_not_executable 127 'not executable' -n 2 "$TMP/not_executable"
