@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include "mpiimpl.h"
 
 /* ---- MPI-1 names: the MPI-2 function of the same meaning ---- */
@@ -104,6 +105,42 @@ MPIR_HANDLE_CONVERSIONS(Message, MPI_Message)
 MPIR_HANDLE_CONVERSIONS(Win, MPI_Win)
 MPIR_HANDLE_CONVERSIONS(File, MPI_File)
 MPIR_HANDLE_CONVERSIONS(Session, MPI_Session)
+
+/* A status to Fortran's INTEGER array and back (MPI-4.1 sec. 19.3.5): the three public fields,
+ * then the byte count as its low and high 32 bits, then the cancelled flag. */
+#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    if (!c_status || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE || !f_status)
+        return MPIR_Err_return(NULL, "MPI_Status_c2f",
+                               MPIR_Err_create(MPI_ERR_ARG, "c_status is NULL or an ignore "
+                                                            "constant, or f_status is NULL"));
+    uint64_t count = (uint64_t)c_status->count_bytes_;
+    f_status[MPI_F_SOURCE] = c_status->MPI_SOURCE;
+    f_status[MPI_F_TAG] = c_status->MPI_TAG;
+    f_status[MPI_F_ERROR] = c_status->MPI_ERROR;
+    f_status[3] = (MPI_Fint)(uint32_t)count;
+    f_status[4] = (MPI_Fint)(uint32_t)(count >> 32);
+    f_status[5] = c_status->cancelled_;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_f2c = PMPI_Status_f2c
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    if (!f_status || !c_status || c_status == MPI_STATUS_IGNORE ||
+        c_status == MPI_STATUSES_IGNORE)
+        return MPIR_Err_return(NULL, "MPI_Status_f2c",
+                               MPIR_Err_create(MPI_ERR_ARG, "f_status is NULL, or c_status is "
+                                                            "NULL or an ignore constant"));
+    c_status->MPI_SOURCE = f_status[MPI_F_SOURCE];
+    c_status->MPI_TAG = f_status[MPI_F_TAG];
+    c_status->MPI_ERROR = f_status[MPI_F_ERROR];
+    c_status->count_bytes_ =
+        (MPI_Count)((uint64_t)(uint32_t)f_status[3] | (uint64_t)(uint32_t)f_status[4] << 32);
+    c_status->cancelled_ = f_status[5];
+    return MPI_SUCCESS;
+}
 
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 int PMPI_Get_library_version(char *version, int *resultlen)
