@@ -193,6 +193,36 @@ static int check_buf(const void *buf, MPI_Aint count, MPI_Datatype type)
     return MPIR_Check_typed_buf(buf, count, type);
 }
 
+/* A receive buffer: MPI_IN_PLACE stands only for a send buffer (or Scatter's receive buffer at
+ * the root, which its caller allows). */
+static int check_rbuf(const void *buf, MPI_Aint count, MPI_Datatype type)
+{
+    if (buf == MPI_IN_PLACE)
+        return MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE as the receive buffer (it stands "
+                                               "for the send buffer only)");
+    return check_buf(buf, count, type);
+}
+
+/* The send and receive buffers of one rank must not be the same memory (MPI's rule for OUT
+ * arguments); the way to say "my data is in the receive buffer already" is MPI_IN_PLACE.  An
+ * erroneous call MPICH refuses too: caught where the two are the same address and data is sent. */
+static int check_alias(const void *sendbuf, const void *recvbuf, int sends)
+{
+    if (sends && sendbuf && sendbuf != MPI_IN_PLACE && sendbuf == recvbuf)
+        return MPIR_Err_create(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer "
+                                               "(use MPI_IN_PLACE)");
+    return MPI_SUCCESS;
+}
+
+/* Whether any of n counts is positive (the data a v-form sends or receives). */
+static int any_positive(const int *counts, int n)
+{
+    for (int r = 0; counts && r < n; r++)
+        if (counts[r] > 0)
+            return 1;
+    return 0;
+}
+
 typedef enum {
     DATA_GATHER,
     DATA_GATHERV,
@@ -241,6 +271,8 @@ static int blocks(const char *what, const int *counts, const int *displs, const 
     int err = MPI_SUCCESS;
     if (!counts || !displs)
         return MPIR_Err_create(MPI_ERR_ARG, "%s counts or displs is NULL", what);
+    if (buf == MPI_IN_PLACE && strcmp(what, "recv") == 0)
+        return check_rbuf(buf, 0, type);
     b->n = widen(counts, c->size);
     b->d = widen(displs, c->size);
     if (!b->n || !b->d)
@@ -261,9 +293,11 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
             err = check_buf(a->sendbuf == MPI_IN_PLACE ? NULL : a->sendbuf, a->sendcount,
                             a->sendtype);
         if (!err && is_root && kind == DATA_GATHER)
-            err = check_buf(a->recvbuf, a->recvcount, a->recvtype);
+            err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
         if (!err && is_root && kind == DATA_GATHERV)
             err = blocks("recv", a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
+        if (!err && is_root)
+            err = check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
         if (!err)
             gatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n, rb.d,
                           a->recvcount, a->recvtype, root, c);
@@ -276,8 +310,9 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err && is_root && kind == DATA_SCATTERV)
             err = blocks("send", a->sendcounts, a->sdispls, a->sendbuf, a->sendtype, c, &sb);
         if (!err && (a->recvbuf != MPI_IN_PLACE || !is_root))
-            err = check_buf(a->recvbuf == MPI_IN_PLACE ? NULL : a->recvbuf, a->recvcount,
-                            a->recvtype);
+            err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
+        if (!err && is_root)
+            err = check_alias(a->recvbuf, a->sendbuf, a->recvcount > 0);
         if (!err)
             MPIR_Scatterv_build(s, a->sendbuf, sb.n, sb.d, a->sendcount, a->sendtype, a->recvbuf,
                                 a->recvcount, a->recvtype, root, c);
@@ -286,16 +321,20 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
     case DATA_ALLGATHERV:
         err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
         if (!err && kind == DATA_ALLGATHER)
-            err = check_buf(a->recvbuf, a->recvcount, a->recvtype);
+            err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
         if (!err && kind == DATA_ALLGATHERV)
             err = blocks("recv", a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
+        if (!err)
+            err = check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
         if (!err)
             allgatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n, rb.d,
                              a->recvcount, a->recvtype, c);
         break;
     case DATA_ALLTOALL:
         if (!(err = check_buf(a->sendbuf, a->sendcount, a->sendtype)))
-            err = check_buf(a->recvbuf, a->recvcount, a->recvtype);
+            err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
+        if (!err)
+            err = check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
         if (!err)
             alltoallv_build(s, a->sendbuf, NULL, NULL, a->sendcount, a->sendtype, a->recvbuf, NULL,
                             NULL, a->recvcount, a->recvtype, c);
@@ -306,6 +345,8 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err)
             err = blocks("recv", a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
         if (!err)
+            err = check_alias(a->sendbuf, a->recvbuf, any_positive(a->sendcounts, c->size));
+        if (!err)
             alltoallv_build(s, a->sendbuf, sb.n, sb.d, 0, a->sendtype, a->recvbuf, rb.n, rb.d, 0,
                             a->recvtype, c);
         break;
@@ -314,6 +355,10 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if ((!in_place && (!a->sendcounts || !a->sdispls || !a->sendtypes)) || !a->recvcounts ||
             !a->rdispls || !a->recvtypes)
             err = MPIR_Err_create(MPI_ERR_ARG, "a count, displacement or datatype array is NULL");
+        if (!err && a->recvbuf == MPI_IN_PLACE)
+            err = check_rbuf(a->recvbuf, 0, MPI_DATATYPE_NULL);
+        if (!err && !in_place)
+            err = check_alias(a->sendbuf, a->recvbuf, any_positive(a->sendcounts, c->size));
         for (int r = 0; !err && r < c->size; r++) {
             if (!in_place)
                 err = check_buf((const char *)a->sendbuf + a->sdispls[r], a->sendcounts[r],

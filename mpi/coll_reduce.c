@@ -112,6 +112,9 @@ static int check_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_
         return err;
     if (count > 0 && sendbuf != MPI_IN_PLACE && !sendbuf)
         return MPIR_Err_create(MPI_ERR_BUFFER, "NULL sendbuf with count %ld", (long)count);
+    if (need_recvbuf && recvbuf == MPI_IN_PLACE)
+        return MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE as the receive buffer (it stands "
+                                               "for the send buffer only)");
     if (need_recvbuf && count > 0) {
         if (!recvbuf)
             return MPIR_Err_create(MPI_ERR_BUFFER, "NULL recvbuf with count %ld", (long)count);

@@ -54,10 +54,11 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 #pragma weak MPI_Type_ub = PMPI_Type_ub
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    MPI_Aint lb, extent;
-    int err = PMPI_Type_get_extent(datatype, &lb, &extent);
+    MPI_Aint lb;
+    /* The extent lands in displacement, so a NULL one is MPI_Type_get_extent's error. */
+    int err = PMPI_Type_get_extent(datatype, &lb, displacement);
     if (!err)
-        *displacement = lb + extent;
+        *displacement += lb;
     return err;
 }
 
@@ -128,8 +129,7 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    if (!f_status || !c_status || c_status == MPI_STATUS_IGNORE ||
-        c_status == MPI_STATUSES_IGNORE)
+    if (!f_status || !c_status || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE)
         return MPIR_Err_return(NULL, "MPI_Status_f2c",
                                MPIR_Err_create(MPI_ERR_ARG, "f_status is NULL, or c_status is "
                                                             "NULL or an ignore constant"));

@@ -214,6 +214,10 @@ int MPIR_Check_comm_type(MPI_Datatype type)
 
 int MPIR_Check_typed_buf(const void *buf, MPI_Aint count, MPI_Datatype type)
 {
+    /* MPI_IN_PLACE stands only for the send buffer of a collective, which its
+     * callers let through before this check. */
+    if (buf == MPI_IN_PLACE)
+        return MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE where a buffer is needed");
     /* A derived type may hold absolute addresses (MPI_Get_address) and be
      * used with MPI_BOTTOM, which is NULL. */
     if (!buf && count > 0 && MPIR_Datatype_is_builtin(type))

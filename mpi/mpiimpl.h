@@ -54,7 +54,8 @@ int MPIR_Check_pt2pt_slow(const void *buf, MPI_Aint count, MPI_Datatype type, in
 static inline int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype type, int rank,
                                    int tag, MPIR_Comm *comm, int is_recv)
 {
-    if (MPIR_Datatype_is_builtin(type) && count >= 0 && (buf || count == 0) &&
+    /* buf + 1 > 1: neither NULL nor MPI_IN_PLACE ((void *)-1), in one comparison. */
+    if (MPIR_Datatype_is_builtin(type) && count >= 0 && ((uintptr_t)buf + 1 > 1 || count == 0) &&
         ((unsigned)rank < (unsigned)MPIR_Comm_peer_size(comm) || rank == MPI_PROC_NULL ||
          (is_recv && rank == MPI_ANY_SOURCE)) &&
         (tag >= 0 || (is_recv && tag == MPI_ANY_TAG)))
