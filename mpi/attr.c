@@ -145,16 +145,24 @@ static void unlink_attr(attr_t **pp)
     free(a);
 }
 
+/* The error a failing callback makes the call return: a code or class the program added
+ * (MPI_Add_error_code/class) as it is, so that the program can tell its own failure (as MPICH
+ * does); any other value as MPI_ERR_OTHER naming the callback and what it returned. */
+static int callback_error(int rc, const char *which, int keyval)
+{
+    if ((rc & MPIR_ERR_USER_BIT) && MPIR_Err_user_class(rc) >= 0)
+        return rc;
+    return MPIR_Err_create(MPI_ERR_OTHER, "the %s callback of keyval %#x returned %d", which,
+                           (unsigned)keyval, rc);
+}
+
 static int call_delete(const attr_t *a)
 {
     keyval_t *k = &keyvals[KEYVAL_INDEX(a->keyval)];
     if (!k->del)
         return MPI_SUCCESS;
     int rc = k->del(a->handle, a->keyval, a->value, k->extra_state);
-    return rc == MPI_SUCCESS
-               ? rc
-               : MPIR_Err_create(MPI_ERR_OTHER, "the delete callback of keyval %#x returned %d",
-                                 (unsigned)a->keyval, rc);
+    return rc == MPI_SUCCESS ? rc : callback_error(rc, "delete", a->keyval);
 }
 
 static int set_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *value, int is_copy)
@@ -265,9 +273,7 @@ int MPIR_Attr_copy_all(MPIR_Attr_kind_t kind, int old_handle, int new_handle)
             if (k->copy) {
                 int rc = k->copy(old_handle, a->keyval, k->extra_state, a->value, &out, &flag);
                 if (rc != MPI_SUCCESS)
-                    return MPIR_Err_create(MPI_ERR_OTHER,
-                                           "the copy callback of keyval %#x returned %d",
-                                           (unsigned)a->keyval, rc);
+                    return callback_error(rc, "copy", a->keyval);
             }
             if (flag) {
                 int err = set_attr(kind, new_handle, a->keyval, out, 1);
