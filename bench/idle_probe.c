@@ -5,9 +5,9 @@
  * Counted, not timed (doc/methods/shm.md, "Hot and cold rings"): instructions per MPI_Iprobe
  * of rank 0 under callgrind, e.g. with 16 ranks
  *   mpiexec -n 16 sh -c 'if [ $PMI_RANK = 0 ]; then exec valgrind --tool=callgrind \
- *       --collect-atstart=no --toggle-collect=PMPI_Iprobe --callgrind-out-file=cg ./idle_probe 20000 0;
- *       else exec ./idle_probe 20000 0; fi'
- * and callgrind_annotate cg (the total over 20,000 calls). */
+ *       --collect-atstart=no --toggle-collect=PMPI_Iprobe --callgrind-out-file=cg ./idle_probe
+ * 20000 0; else exec ./idle_probe 20000 0; fi' and callgrind_annotate cg (the total over 20,000
+ * calls). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,8 @@ int main(int argc, char **argv)
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (r == 0) printf("done %d\n", n);
+    if (r == 0)
+        printf("done %d\n", n);
     MPI_Finalize();
     return 0;
 }

@@ -68,8 +68,8 @@ int main(int argc, char **argv)
             if (me == 0) {
                 MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, TAG_DATA, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE);
-                MTEST_CHECK_INT(errs, r * 100 + round, got, "round %d: value from rank %d",
-                                round, r);
+                MTEST_CHECK_INT(errs, r * 100 + round, got, "round %d: value from rank %d", round,
+                                r);
             } else if (me == r) {
                 mtest_sleep(0.02);
                 int v = r * 100 + round;

@@ -89,7 +89,8 @@ int main(int argc, char **argv)
     gs[6].n = 0;
     gs[6].g = MPI_GROUP_EMPTY;
 
-    int *out = malloc(sizeof(int) * (size_t)(2 * N + 1)), *idx = malloc(sizeof(int) * (size_t)(N + 1));
+    int *out = malloc(sizeof(int) * (size_t)(2 * N + 1)),
+        *idx = malloc(sizeof(int) * (size_t)(N + 1));
     int *want = malloc(sizeof(int) * (size_t)(2 * N + 1));
     for (int a = 0; a < NG; a++) {
         int n;
@@ -146,7 +147,10 @@ int main(int argc, char **argv)
                 same_order = same_order && gs[b].w[i] == gs[a].w[i];
             }
             MPI_Group_compare(gs[a].g, gs[b].g, &res);
-            MTEST_CHECK_INT(errs, same_order ? MPI_IDENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL,
+            MTEST_CHECK_INT(errs,
+                            same_order ? MPI_IDENT
+                            : same_set ? MPI_SIMILAR
+                                       : MPI_UNEQUAL,
                             res, "compare %s with %s", gs[a].name, gs[b].name);
         }
     }

@@ -58,8 +58,7 @@ int main(int argc, char **argv)
                  MPI_ERR_BUFFER, "Alltoallw");
     expect_class(MPI_Bcast(ip, N, MPI_INT, 0, w), MPI_ERR_BUFFER, "Bcast");
     MPI_Request req;
-    expect_class(MPI_Iallreduce(a, ip, N, MPI_INT, MPI_SUM, w, &req), MPI_ERR_BUFFER,
-                 "Iallreduce");
+    expect_class(MPI_Iallreduce(a, ip, N, MPI_INT, MPI_SUM, w, &req), MPI_ERR_BUFFER, "Iallreduce");
     expect_class(MPI_Ibcast(ip, N, MPI_INT, 0, w, &req), MPI_ERR_BUFFER, "Ibcast");
 
     /* A send buffer that is the receive buffer, every rank. */
@@ -80,8 +79,7 @@ int main(int argc, char **argv)
     expect_class(MPI_Gather(a, N, MPI_INT, ip, N, MPI_INT, 0, self), MPI_ERR_BUFFER, "Gather");
     expect_class(MPI_Gatherv(a, N, MPI_INT, ip, counts, displs, MPI_INT, 0, self), MPI_ERR_BUFFER,
                  "Gatherv");
-    expect_class(MPI_Gather(a, N, MPI_INT, a, N, MPI_INT, 0, self), MPI_ERR_BUFFER,
-                 "Gather alias");
+    expect_class(MPI_Gather(a, N, MPI_INT, a, N, MPI_INT, 0, self), MPI_ERR_BUFFER, "Gather alias");
     expect_class(MPI_Scatter(a, N, MPI_INT, a, N, MPI_INT, 0, self), MPI_ERR_BUFFER,
                  "Scatter alias");
     expect_class(MPI_Scatterv(a, counts, displs, MPI_INT, a, N, MPI_INT, 0, self), MPI_ERR_BUFFER,

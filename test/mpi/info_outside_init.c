@@ -91,8 +91,8 @@ int main(int argc, char **argv)
     MPI_Info_get_string(env, "maxprocs", &buflen, value, &flag);
     const char *pmi_size = getenv("PMI_SIZE");
     CHECK(flag && (!pmi_size || strcmp(value, pmi_size) == 0),
-          "before MPI_Init: MPI_Info_create_env's maxprocs is '%s' (PMI_SIZE %s)", flag ? value : "",
-          pmi_size ? pmi_size : "unset");
+          "before MPI_Init: MPI_Info_create_env's maxprocs is '%s' (PMI_SIZE %s)",
+          flag ? value : "", pmi_size ? pmi_size : "unset");
     MPI_Info_free(&env);
 
     MPI_Init(&argc, &argv);
