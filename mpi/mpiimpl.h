@@ -63,6 +63,14 @@ static inline int MPIR_Check_pt2pt(const void *buf, MPI_Aint count, MPI_Datatype
     return MPIR_Check_pt2pt_slow(buf, count, type, rank, tag, comm, is_recv);
 }
 
+/* A status argument: MPI_STATUS_IGNORE or a status to fill.  NULL is the program's error
+ * (MPI_ERR_ARG, as in MPICH), which would otherwise crash where the status is written. */
+static inline int MPIR_Check_status(const MPI_Status *status)
+{
+    return status ? MPI_SUCCESS
+                  : MPIR_Err_create(MPI_ERR_ARG, "status is NULL (MPI_STATUS_IGNORE ignores it)");
+}
+
 /* Context agreements and collective schedules under way: the agent calls the
  * MPI layer's progress hook only while this is not 0 (mpi/comm.c). */
 extern int MPIR_upper_work;

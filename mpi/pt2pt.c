@@ -74,7 +74,10 @@ static int recv(const char *fname, void *buf, MPI_Aint count, MPI_Datatype type,
                 int tag, MPI_Comm comm, MPI_Status *status)
 {
     MPI_Request r;
-    int err = irecv(fname, buf, count, type, source, tag, comm, &r);
+    int err = MPIR_Check_status(status);
+    if (err)
+        return MPIR_Err_return(MPIR_Comm_get(comm), fname, err);
+    err = irecv(fname, buf, count, type, source, tag, comm, &r);
     return err ? err : wait_one(fname, comm, &r, status);
 }
 
@@ -224,8 +227,11 @@ static int sendrecv(const char *fname, const void *sendbuf, MPI_Aint sendcount,
                     MPI_Status *status)
 {
     MPIR_Request *req;
-    int err = isendrecv(fname, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                        recvtype, source, recvtag, comm, replace, &req);
+    int err = MPIR_Check_status(status);
+    if (err)
+        return MPIR_Err_return(MPIR_Comm_get(comm), fname, err);
+    err = isendrecv(fname, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                    recvtype, source, recvtag, comm, replace, &req);
     if (err)
         return err;
     MPI_Request h = req->handle;
@@ -327,11 +333,11 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 
 /* ---- Probes ---- */
 
-static int check_probe(MPI_Comm comm, int source, int tag, MPIR_Comm **c)
+static int check_probe(MPI_Comm comm, int source, int tag, const MPI_Status *status, MPIR_Comm **c)
 {
     int err = MPIR_Check_comm(comm, c);
-    if (!err && !(err = MPIR_Check_recv_rank(*c, source)))
-        err = MPIR_Check_recv_tag(tag);
+    if (!err && !(err = MPIR_Check_recv_rank(*c, source)) && !(err = MPIR_Check_recv_tag(tag)))
+        err = MPIR_Check_status(status);
     return err;
 }
 
@@ -350,7 +356,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 {
     MPIR_CHECK_INIT("MPI_Iprobe");
     MPIR_Comm *c;
-    int err = check_probe(comm, source, tag, &c);
+    int err = check_probe(comm, source, tag, status, &c);
     if (!err && !flag)
         err = MPIR_Err_create(MPI_ERR_ARG, "flag is NULL");
     if (err)
@@ -394,7 +400,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     MPIR_CHECK_INIT("MPI_Probe");
     MPIR_Comm *c;
-    int err = check_probe(comm, source, tag, &c);
+    int err = check_probe(comm, source, tag, status, &c);
     if (err)
         return MPIR_Err_return(c, "MPI_Probe", err);
     probe_arg_t p = {.source = source, .tag = tag, .comm = c};
@@ -411,7 +417,7 @@ static int mprobe(const char *fname, int source, int tag, MPI_Comm comm, int *fl
                   MPI_Message *message, MPI_Status *status, int wait)
 {
     MPIR_Comm *c;
-    int err = check_probe(comm, source, tag, &c);
+    int err = check_probe(comm, source, tag, status, &c);
     if (!err && (!message || (!wait && !flag)))
         err = MPIR_Err_create(MPI_ERR_ARG, "message or flag is NULL");
     if (err)
@@ -495,7 +501,10 @@ static int mrecv(const char *fname, void *buf, MPI_Aint count, MPI_Datatype type
                  MPI_Message *message, MPI_Status *status)
 {
     MPIR_Request *req;
-    int err = imrecv(fname, buf, count, type, message, &req);
+    int err = MPIR_Check_status(status);
+    if (err)
+        return MPIR_Err_return(NULL, fname, err);
+    err = imrecv(fname, buf, count, type, message, &req);
     if (err)
         return err;
     MPIR_Comm *c = req->comm;

@@ -148,12 +148,16 @@ static void array_free(req_array_t *a)
         free(a->objs);
 }
 
-static int check_array(const char *fname, int count, MPI_Request reqs[], req_array_t *a)
+static int check_array(const char *fname, int count, MPI_Request reqs[], const MPI_Status *statuses,
+                       req_array_t *a)
 {
     if (count < 0)
         return MPIR_Err_create(MPI_ERR_COUNT, "Negative count %d", count);
     if (count > 0 && !reqs)
         return MPIR_Err_create(MPI_ERR_ARG, "array_of_requests is NULL");
+    if (count > 0 && !statuses)
+        return MPIR_Err_create(MPI_ERR_ARG, "the statuses are NULL (MPI_STATUSES_IGNORE ignores "
+                                            "them)");
     a->objs = count <= MPIR_REQ_ARRAY_STACK ? a->stack : malloc(sizeof(*a->objs) * count);
     if (!a->objs)
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in %s", fname);
@@ -200,6 +204,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     MPIR_CHECK_INIT("MPI_Wait");
     MPIR_Request *req = NULL;
     int err = request ? check_req(*request, &req) : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
+    if (!err)
+        err = MPIR_Check_status(status);
     if (err)
         return MPIR_Err_return(NULL, "MPI_Wait", err);
     if (is_inactive(req)) {
@@ -217,6 +223,8 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     MPIR_Request *req = NULL;
     int err = request && flag ? check_req(*request, &req)
                               : MPIR_Err_create(MPI_ERR_ARG, "request or flag is NULL");
+    if (!err)
+        err = MPIR_Check_status(status);
     if (err)
         return MPIR_Err_return(NULL, "MPI_Test", err);
     if (is_inactive(req)) {
@@ -238,6 +246,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     MPIR_CHECK_INIT("MPI_Request_get_status");
     MPIR_Request *req = NULL;
     int err = flag ? check_req(request, &req) : MPIR_Err_create(MPI_ERR_ARG, "flag is NULL");
+    if (!err)
+        err = MPIR_Check_status(status);
     if (err)
         return MPIR_Err_return(NULL, "MPI_Request_get_status", err);
     if (is_inactive(req)) {
@@ -340,7 +350,7 @@ int PMPI_Waitall(int count, MPI_Request *array_of_requests, MPI_Status *array_of
 {
     MPIR_CHECK_INIT("MPI_Waitall");
     req_array_t arr;
-    int err = check_array("MPI_Waitall", count, array_of_requests, &arr);
+    int err = check_array("MPI_Waitall", count, array_of_requests, array_of_statuses, &arr);
     if (err)
         return MPIR_Err_return(NULL, "MPI_Waitall", err);
     all_arg_t a = {count, arr.objs, 0};
@@ -356,7 +366,7 @@ int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
 {
     MPIR_CHECK_INIT("MPI_Testall");
     req_array_t arr;
-    int err = flag ? check_array("MPI_Testall", count, array_of_requests, &arr)
+    int err = flag ? check_array("MPI_Testall", count, array_of_requests, array_of_statuses, &arr)
                    : MPIR_Err_create(MPI_ERR_ARG, "flag is NULL");
     if (err)
         return MPIR_Err_return(NULL, "MPI_Testall", err);
@@ -401,8 +411,9 @@ static int complete_any(const char *fname, int count, MPI_Request reqs[], int *i
                         MPI_Status *status, int wait)
 {
     req_array_t arr;
-    int err = index ? check_array(fname, count, reqs, &arr)
-                    : MPIR_Err_create(MPI_ERR_ARG, "index is NULL");
+    int err = !index ? MPIR_Err_create(MPI_ERR_ARG, "index is NULL") : MPIR_Check_status(status);
+    if (!err)
+        err = check_array(fname, count, reqs, status, &arr);
     if (err)
         return MPIR_Err_return(NULL, fname, err);
     MPIR_Request **objs = arr.objs;
@@ -453,7 +464,7 @@ static int complete_some(const char *fname, int incount, MPI_Request reqs[], int
 {
     req_array_t arr;
     int err = outcount && (incount == 0 || indices)
-                  ? check_array(fname, incount, reqs, &arr)
+                  ? check_array(fname, incount, reqs, statuses, &arr)
                   : MPIR_Err_create(MPI_ERR_ARG, "outcount or array_of_indices is NULL");
     if (err)
         return MPIR_Err_return(NULL, fname, err);
