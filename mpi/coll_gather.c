@@ -265,20 +265,24 @@ typedef struct {
     MPI_Aint *n, *d;
 } blocks_t;
 
-static int blocks(const char *what, const int *counts, const int *displs, const void *buf,
+typedef enum { SIDE_SEND, SIDE_RECV } side_t;
+
+/* The blocks of a v-form's send or receive side, each checked as that side's buffers are (a
+ * receive side refuses MPI_IN_PLACE). */
+static int blocks(side_t side, const int *counts, const int *displs, const void *buf,
                   MPI_Datatype type, const MPIR_Comm *c, blocks_t *b)
 {
+    int (*check)(const void *, MPI_Aint, MPI_Datatype) = side == SIDE_RECV ? check_rbuf : check_buf;
     int err = MPI_SUCCESS;
     if (!counts || !displs)
-        return MPIR_Err_create(MPI_ERR_ARG, "%s counts or displs is NULL", what);
-    if (buf == MPI_IN_PLACE && strcmp(what, "recv") == 0)
-        return check_rbuf(buf, 0, type);
+        return MPIR_Err_create(MPI_ERR_ARG, "%s counts or displs is NULL",
+                               side == SIDE_RECV ? "recv" : "send");
     b->n = widen(counts, c->size);
     b->d = widen(displs, c->size);
     if (!b->n || !b->d)
         err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
     for (int r = 0; !err && r < c->size; r++)
-        err = check_buf(buf, counts[r], type);
+        err = check(buf, counts[r], type);
     return err;
 }
 
@@ -295,7 +299,7 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err && is_root && kind == DATA_GATHER)
             err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
         if (!err && is_root && kind == DATA_GATHERV)
-            err = blocks("recv", a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
+            err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
         if (!err && is_root)
             err = check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
         if (!err)
@@ -308,9 +312,10 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err && is_root && kind == DATA_SCATTER)
             err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
         if (!err && is_root && kind == DATA_SCATTERV)
-            err = blocks("send", a->sendcounts, a->sdispls, a->sendbuf, a->sendtype, c, &sb);
+            err = blocks(SIDE_SEND, a->sendcounts, a->sdispls, a->sendbuf, a->sendtype, c, &sb);
         if (!err && (a->recvbuf != MPI_IN_PLACE || !is_root))
             err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
+        /* recvbuf first: it is the root's side that may be MPI_IN_PLACE. */
         if (!err && is_root)
             err = check_alias(a->recvbuf, a->sendbuf, a->recvcount > 0);
         if (!err)
@@ -323,7 +328,7 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err && kind == DATA_ALLGATHER)
             err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
         if (!err && kind == DATA_ALLGATHERV)
-            err = blocks("recv", a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
+            err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
         if (!err)
             err = check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
         if (!err)
@@ -341,9 +346,9 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         break;
     case DATA_ALLTOALLV:
         if (a->sendbuf != MPI_IN_PLACE)
-            err = blocks("send", a->sendcounts, a->sdispls, a->sendbuf, a->sendtype, c, &sb);
+            err = blocks(SIDE_SEND, a->sendcounts, a->sdispls, a->sendbuf, a->sendtype, c, &sb);
         if (!err)
-            err = blocks("recv", a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
+            err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
         if (!err)
             err = check_alias(a->sendbuf, a->recvbuf, any_positive(a->sendcounts, c->size));
         if (!err)
