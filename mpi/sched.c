@@ -46,6 +46,13 @@ struct MPIR_Sched {
     MPIR_Coll_mode_t mode;
     int tag; /* with the communicator's coll_tag_base added */
     int err; /* the first error met while building: the schedule is not run */
+    /* The first mismatch of sizes while running (a receive got more or fewer bytes than its
+     * count and type call for: the ranks' counts or types differ, an erroneous program).
+     * Unlike err it does not stop the schedule: a rank that stopped would leave its partners
+     * waiting for good.  It runs on, skipping its reductions, and each of its later sends
+     * carries one byte more than asked (poison_send), so the ranks downstream of it see a
+     * mismatch too instead of a quiet wrong result.  Every rank that sees one returns it. */
+    int data_err;
     step_t *steps;
     int nsteps, cap;
     void **tmp;      /* temporary buffers, freed with the schedule (the cached one keeps them) */
@@ -81,7 +88,7 @@ int MPIR_Sched_create(MPIR_Comm *comm, MPIR_Coll_mode_t mode, int kind, MPIR_Sch
     if (mode == MPIR_COLL_BLOCKING && !blocking_busy) {
         blocking_busy = 1;
         s = &blocking_sched;
-        s->err = MPI_SUCCESS;
+        s->err = s->data_err = MPI_SUCCESS;
         s->nsteps = s->ntmp = s->next = s->npending = 0;
     } else if (!(s = calloc(1, sizeof(*s)))) {
         *s_p = NULL;
@@ -344,6 +351,21 @@ static int copy(const step_t *st)
     return MPIR_Local_copy(st->src, st->scount, st->stype, st->dst, st->dcount, st->dtype);
 }
 
+/* After a mismatch (data_err): the send's data, packed, and one byte more, from a buffer the
+ * schedule frees. */
+static int poison_send(MPIR_Sched_t *s, const step_t *st, MPIR_Request **r)
+{
+    MPI_Aint bytes = st->scount * MPIR_Datatype_get(st->stype)->size;
+    char *buf = MPIR_Sched_tmp(s, bytes + 1, MPI_BYTE);
+    if (!buf)
+        return s->err;
+    int err = MPIR_Local_copy(st->src, st->scount, st->stype, buf, bytes, MPI_BYTE);
+    buf[bytes] = 0;
+    return err ? err
+               : MPID_Isend(buf, bytes + 1, MPI_BYTE, st->peer, s->tag, st->comm,
+                            MPIR_CONTEXT_COLL_OFFSET, 0, r);
+}
+
 /* Starts one step; a failed step is the schedule's error, and it starts nothing more. */
 static void start_step(MPIR_Sched_t *s, const step_t *st)
 {
@@ -351,8 +373,11 @@ static void start_step(MPIR_Sched_t *s, const step_t *st)
     int err = MPI_SUCCESS;
     switch (st->kind) {
     case SCHED_SEND:
-        err = MPID_Isend(st->src, st->scount, st->stype, st->peer, s->tag, st->comm,
-                         MPIR_CONTEXT_COLL_OFFSET, 0, &r);
+        if (s->data_err)
+            err = poison_send(s, st, &r);
+        else
+            err = MPID_Isend(st->src, st->scount, st->stype, st->peer, s->tag, st->comm,
+                             MPIR_CONTEXT_COLL_OFFSET, 0, &r);
         break;
     case SCHED_RECV:
         err = MPID_Irecv(st->dst, st->scount, st->stype, st->peer, s->tag, st->comm,
@@ -361,8 +386,8 @@ static void start_step(MPIR_Sched_t *s, const step_t *st)
     case SCHED_COPY:
         err = copy(st);
         break;
-    case SCHED_REDUCE:
-        if (st->scount > 0)
+    case SCHED_REDUCE: /* after a mismatch its input may be partly unset: no result is due */
+        if (st->scount > 0 && !s->data_err)
             MPIR_Reduce_apply(st->op, st->stype, st->src, st->dst, st->scount);
         break;
     case SCHED_FENCE:
@@ -373,6 +398,26 @@ static void start_step(MPIR_Sched_t *s, const step_t *st)
         MPIR_Request_release(r);
     }
     if (err && !s->err)
+        s->err = err;
+}
+
+/* A finished send's or receive's error is the schedule's, but a receive's size mismatch only
+ * its data_err (see there): a truncated one, or one shorter than its count and type. */
+static void note_completion(MPIR_Sched_t *s, const MPIR_Request *r)
+{
+    int err = r->status.MPI_ERROR;
+    if (r->kind == MPIR_REQ_RECV && !r->cancelled && !err && r->msg_size < r->seg.size)
+        err = MPIR_Err_create(MPI_ERR_COUNT,
+                              "%zu bytes came from rank %d where this rank's count and type call "
+                              "for %zu: the ranks' counts or types do not match",
+                              r->msg_size, r->status.MPI_SOURCE, r->seg.size);
+    if (!err)
+        return;
+    int mismatch = r->kind == MPIR_REQ_RECV && (MPIR_Err_class(err) == MPI_ERR_TRUNCATE ||
+                                                MPIR_Err_class(err) == MPI_ERR_COUNT);
+    if (mismatch && !s->data_err)
+        s->data_err = err;
+    else if (!mismatch && !s->err)
         s->err = err;
 }
 
@@ -405,8 +450,7 @@ static int run_steps(MPIR_Sched_t *s, int *made)
                 s->pending[left++] = r;
                 continue;
             }
-            if (r->status.MPI_ERROR && !s->err)
-                s->err = r->status.MPI_ERROR;
+            note_completion(s, r);
             MPIR_Request_release(r);
             *made = 1;
         }
@@ -436,7 +480,7 @@ static int advance(MPIR_Sched_t *s)
     unlink_running(s);
     MPIR_Request *req = s->req;
     s->req = NULL;
-    MPIR_Request_set_error(req, s->err);
+    MPIR_Request_set_error(req, s->err ? s->err : s->data_err);
     if (s->mode != MPIR_COLL_PERSISTENT)
         MPIR_Sched_free(s);
     MPIDI_Request_complete_one(req); /* may free a persistent s with its request */
@@ -470,7 +514,7 @@ void MPIR_Sched_start(MPIR_Sched_t *s, MPIR_Request *req)
     s->req = req;
     s->next = 0;
     s->npending = 0;
-    s->err = MPI_SUCCESS;
+    s->err = s->data_err = MPI_SUCCESS;
     s->run_prev = NULL;
     s->run_next = running;
     if (running)
@@ -506,7 +550,7 @@ int MPIR_Sched_finish(MPIR_Sched_t *s, MPI_Request *request)
     if (!err && s->mode == MPIR_COLL_BLOCKING) {
         /* Run to the end here, without a request: nothing outlives the call. */
         MPID_Progress_wait(blocking_done, s);
-        err = s->err;
+        err = s->err ? s->err : s->data_err;
         MPIR_Sched_free(s);
         return err;
     }
