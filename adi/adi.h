@@ -71,6 +71,14 @@ void MPID_Progress_wait(int (*done)(void *arg), void *arg);
  * nonblocking communicator constructors, collective schedules): fn is called on every pass
  * while *work is not 0, and returns 1 if anything happened.  NULL removes it. */
 void MPID_Progress_set_hook(int (*fn)(void), const int *work);
+/* MPI_THREAD_MULTIPLE: the MPI layer holds one lock around every call.  A wait must let other
+ * threads in, or a thread waiting for a message another thread of its process sends would wait
+ * for good: between idle polls MPID_Progress_wait calls yield(0), which lets the lock go only
+ * when another thread waits for it, and past the spinning yield(1), which lets it go and gives
+ * the CPU away (instead of sleeping in the methods' wait objects or on the doorbell, where the
+ * lock would be held, or a message another thread took for this one would not ring).  NULL:
+ * single-threaded waits, as before. */
+void MPID_Progress_set_yield(void (*yield)(int idle));
 /* Waits for one request. */
 void MPID_Wait(MPIR_Request *req);
 

@@ -171,7 +171,7 @@ int PMPI_Is_thread_main(int *flag)
     if (!flag)
         return MPIR_Err_return(NULL, "MPI_Is_thread_main",
                                MPIR_Err_create(MPI_ERR_ARG, "flag is NULL"));
-    *flag = 1; /* MPI_THREAD_SERIALIZED at most: the calling thread is the one */
+    *flag = MPIR_Is_thread_main();
     return MPI_SUCCESS;
 }
 

@@ -105,6 +105,7 @@ int MPIR_Err_not_initialized(const char *fname)
 #pragma weak MPI_Error_class = PMPI_Error_class
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     int cls = MPIR_Err_class(errorcode);
     if (errorcode < 0 || !MPIR_Err_class_string(cls))
         return MPIR_Err_return(NULL, "MPI_Error_class",
@@ -119,6 +120,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 #pragma weak MPI_Error_string = PMPI_Error_string
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     const char *s = errorcode >= 0 ? MPIR_Err_string(errorcode) : NULL;
     if (!s)
         return MPIR_Err_return(NULL, "MPI_Error_string",
@@ -346,6 +348,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     int err = errhandler ? check_errhandler(*errhandler)
                          : MPIR_Err_create(MPI_ERR_ARG, "errhandler is NULL");
     if (err)

@@ -121,7 +121,7 @@ static void env_init(void)
     }
     set(&infos[0], "maxprocs", size);
     set(&infos[0], "host", host);
-    set(&infos[0], "thread_level", "MPI_THREAD_SERIALIZED");
+    set(&infos[0], "thread_level", "MPI_THREAD_MULTIPLE"); /* the highest provided */
 }
 
 int MPIR_Info_create_impl(MPI_Info *info)
@@ -195,6 +195,7 @@ int MPIR_Info_keep_only(MPI_Info info, const char *const keys[])
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     int err = info ? MPIR_Info_create_impl(info) : MPIR_Err_create(MPI_ERR_ARG, "info is NULL");
     return MPIR_Err_return(NULL, "MPI_Info_create", err);
 }
@@ -202,6 +203,7 @@ int PMPI_Info_create(MPI_Info *info)
 #pragma weak MPI_Info_create_env = PMPI_Info_create_env
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     (void)argc;
     (void)argv;
     env_init();
@@ -213,6 +215,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -225,6 +228,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 #pragma weak MPI_Info_free = PMPI_Info_free
 int PMPI_Info_free(MPI_Info *info)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     info_t *p = NULL;
     int err = info ? check_info(*info, &p) : MPIR_Err_create(MPI_ERR_ARG, "info is NULL");
     if (!err && *info == MPI_INFO_ENV)
@@ -239,6 +243,7 @@ int PMPI_Info_free(MPI_Info *info)
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     info_t *p;
     int err = check_info(info, &p);
     if (!err)
@@ -258,6 +263,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     info_t *p;
     int err = check_info(info, &p);
     if (!err)
@@ -278,6 +284,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 #pragma weak MPI_Info_get = PMPI_Info_get
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -294,6 +301,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -318,6 +326,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -337,6 +346,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     env_init();
     info_t *p;
     int err = check_info(info, &p);
@@ -354,6 +364,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     env_init();
     info_t *p;
     int err = check_info(info, &p);

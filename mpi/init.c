@@ -1,12 +1,15 @@
 /* init.c: MPI_Init/Finalize, Abort, version, processor name and the timers. */
 #include <stdio.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 #include "mpiimpl.h"
 
 int MPIR_initialized;
 /* What MPI_Init_thread provided; MPI_Init acts as MPI_Init_thread(MPI_THREAD_SINGLE). */
 static int thread_level = MPI_THREAD_SINGLE;
+/* The thread that initialized MPI (MPI_Is_thread_main). */
+static pthread_t main_thread;
 
 #pragma weak MPI_Init = PMPI_Init
 int PMPI_Init(int *argc, char ***argv)
@@ -33,7 +36,13 @@ int PMPI_Init(int *argc, char ***argv)
         MPID_Abort(1, msg);
     }
     MPIR_initialized = 1;
+    main_thread = pthread_self();
     return MPI_SUCCESS;
+}
+
+int MPIR_Is_thread_main(void)
+{
+    return pthread_equal(main_thread, pthread_self());
 }
 
 #pragma weak MPI_Init_thread = PMPI_Init_thread
@@ -48,9 +57,11 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
                                                provided ? "required=%d is not a thread level"
                                                         : "provided is NULL (required=%d)",
                                                required));
-    /* The device is single-threaded; calls from one thread at a time work.  The level asked
-     * for when it is one of those, else the highest (MPI-4.1 11.6.3). */
-    thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    /* Every level is provided; MPI_THREAD_MULTIPLE by one lock around the library
+     * (mpi/thread.c), which the lower levels do not take. */
+    thread_level = required;
+    if (required == MPI_THREAD_MULTIPLE)
+        MPIR_Thread_multiple_start();
     *provided = thread_level;
     return MPI_SUCCESS;
 }

@@ -18,11 +18,35 @@ int MPIR_Err_return_in_status(MPIR_Comm *comm, const char *fname, int first_err)
 /* Reports use of MPI outside Init..Finalize and ends the process. */
 int MPIR_Err_not_initialized(const char *fname) __attribute__((noreturn));
 
+/* MPI_THREAD_MULTIPLE (mpi/thread.c): one lock around the library, taken at the entry of every
+ * call and let go when the call returns, by whichever return (the guard variable's cleanup).
+ * A call made from inside a call on the same thread (a user function Ferry calls: a reduction,
+ * an attribute callback, an error handler) nests without taking it again.  Waits let it go
+ * between polls (MPID_Progress_set_yield).  At the lower levels the cost is a test and a
+ * branch at entry and one at exit. */
+extern int MPIR_thread_multiple __attribute__((visibility("hidden"))); /* (read without the GOT) */
+void MPIR_Thread_multiple_start(void); /* MPI_Init_thread, for MPI_THREAD_MULTIPLE */
+int MPIR_Is_thread_main(void);         /* whether the calling thread initialized MPI */
+int MPIR_Cs_enter_slow(void);
+void MPIR_Cs_exit_slow(void);
+static inline int MPIR_Cs_enter(void)
+{
+    return __builtin_expect(MPIR_thread_multiple, 0) ? MPIR_Cs_enter_slow() : 0;
+}
+static inline void MPIR_Cs_exit(const int *held)
+{
+    if (__builtin_expect(*held, 0))
+        MPIR_Cs_exit_slow();
+}
+#define MPIR_CS_GUARD                                                                              \
+    int mpir_cs_held_ __attribute__((cleanup(MPIR_Cs_exit), unused)) = MPIR_Cs_enter()
+
+/* Every call begins with it (or with MPIR_CS_GUARD alone where it may be made outside
+ * MPI_Init..MPI_Finalize): the lock, then the check. */
 #define MPIR_CHECK_INIT(fname)                                                                     \
-    do {                                                                                           \
-        if (MPIR_initialized != 1)                                                                 \
-            MPIR_Err_not_initialized(fname);                                                       \
-    } while (0)
+    MPIR_CS_GUARD;                                                                                 \
+    if (MPIR_initialized != 1)                                                                     \
+    MPIR_Err_not_initialized(fname)
 
 /* Each check returns MPI_SUCCESS or an error code whose message names the
  * bad value. */

@@ -72,9 +72,9 @@ static MPIR_Sched_t *running; /* schedules under way, advanced by MPIR_Sched_pro
 /* A blocking collective runs to its end inside its call, so one schedule object, kept with its
  * arrays and temporary buffers between calls, serves them all: a small Allreduce or Barrier
  * then allocates nothing (issue 12: each call used to cost a schedule, its steps, buffers and
- * a request, ~1,700 instructions).  The thread levels Ferry provides (at most SERIALIZED)
- * leave one call in the library at a time; a blocking collective started while the cached
- * schedule runs (from a user's reduction function, say) gets a schedule of its own. */
+ * a request, ~1,700 instructions).  A blocking collective started while the cached schedule
+ * runs (from a user's reduction function, or by another thread under MPI_THREAD_MULTIPLE while
+ * this one waits with the library's lock let go) gets a schedule of its own. */
 static MPIR_Sched_t blocking_sched = {.cached = 1};
 static int blocking_busy;
 

@@ -21,6 +21,13 @@ void MPID_Progress_set_hook(int (*fn)(void), const int *work)
     upper_work = fn ? work : &no_work;
 }
 
+static void (*thread_yield)(int idle); /* see MPID_Progress_set_yield */
+
+void MPID_Progress_set_yield(void (*yield)(int idle))
+{
+    thread_yield = yield;
+}
+
 void MPIDI_progress_init(void)
 {
     long spins = MPIDI_config_int("FERRY_POLL_SPINS");
@@ -185,6 +192,10 @@ void MPID_Progress_wait(int (*done)(void *arg), void *arg)
     while (!done(arg)) {
         if (MPID_Progress_test()) {
             idle = 0;
+            continue;
+        }
+        if (thread_yield) {
+            thread_yield(++idle > spins_before_yield);
             continue;
         }
         if (++idle > spins_before_yield) {
