@@ -162,8 +162,11 @@ typedef struct MPI_Status {
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)
-#define MPI_UNWEIGHTED ((int *)1)
-#define MPI_WEIGHTS_EMPTY ((int *)2)
+/* Addresses in the library rather than small integers cast to pointers: GCC (12 on) warns
+ * where a constant like ((int *)1) is passed for an array parameter, as these are. */
+extern int MPIR_weights_markers[];
+#define MPI_UNWEIGHTED (&MPIR_weights_markers[0])
+#define MPI_WEIGHTS_EMPTY (&MPIR_weights_markers[1])
 
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 512

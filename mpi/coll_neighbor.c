@@ -145,8 +145,9 @@ static int check_arrays(nbr_kind_t kind, const nbr_args_t *a, const MPIR_Topo *t
 static int nbr_check(nbr_kind_t kind, const nbr_args_t *a, const MPIR_Topo *t)
 {
     if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
-        return MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE as the %s buffer (the neighbourhood "
-                                               "collectives have no in-place form)",
+        return MPIR_Err_create(MPI_ERR_BUFFER,
+                               "MPI_IN_PLACE as the %s buffer (the neighbourhood "
+                               "collectives have no in-place form)",
                                a->sendbuf == MPI_IN_PLACE ? "send" : "receive");
     int err = check_arrays(kind, a, t);
     /* The forms with one type per side check it also without neighbours (and before a block's
@@ -171,8 +172,7 @@ static int nbr_call(const char *fname, nbr_kind_t kind, const nbr_args_t *a, MPI
     MPIR_Sched_t *s;
     int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
     if (!err && c->is_inter)
-        err = MPIR_Err_create(MPI_ERR_COMM, "%s needs an intracommunicator with a topology",
-                              fname);
+        err = MPIR_Err_create(MPI_ERR_COMM, "%s needs an intracommunicator with a topology", fname);
     if (!err && !c->topo)
         err = MPIR_Err_create(MPI_ERR_TOPOLOGY,
                               "the communicator has no topology (MPI_Cart_create, "

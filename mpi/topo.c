@@ -9,6 +9,9 @@
 #include <string.h>
 #include "mpiimpl.h"
 
+/* What MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY point at (mpi.h). */
+int MPIR_weights_markers[2];
+
 static const char *kind_name(int kind)
 {
     switch (kind) {
@@ -67,8 +70,7 @@ static int get_topo(MPI_Comm comm, int kind, MPIR_Comm **c_p, MPIR_Topo **t_p)
         return MPIR_Err_create(MPI_ERR_TOPOLOGY, "the communicator has no topology (%s needed)",
                                kind_name(kind));
     if (kind && t->kind != kind)
-        return MPIR_Err_create(MPI_ERR_TOPOLOGY,
-                               "the communicator has a %s topology, not a %s one",
+        return MPIR_Err_create(MPI_ERR_TOPOLOGY, "the communicator has a %s topology, not a %s one",
                                kind_name(t->kind), kind_name(kind));
     *t_p = t;
     return MPI_SUCCESS;
@@ -163,9 +165,8 @@ static int check_grid(int ndims, const int *dims, const int *periods, int size, 
         if (dims[i] <= 0)
             return MPIR_Err_create(MPI_ERR_DIMS, "dims[%d] = %d (must be > 0)", i, dims[i]);
         if ((n *= dims[i]) > size)
-            return MPIR_Err_create(MPI_ERR_ARG,
-                                   "the grid needs more processes than the communicator's %d",
-                                   size);
+            return MPIR_Err_create(
+                MPI_ERR_ARG, "the grid needs more processes than the communicator's %d", size);
     }
     *nnodes_p = (int)n;
     return MPI_SUCCESS;
@@ -233,8 +234,8 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     MPIR_Topo *t = NULL;
     int err = get_topo(comm, MPI_CART, &c, &t);
     if (!err && (rank < 0 || rank >= c->size))
-        err = MPIR_Err_create(MPI_ERR_RANK, "Invalid rank %d (communicator size %d)", rank,
-                              c->size);
+        err =
+            MPIR_Err_create(MPI_ERR_RANK, "Invalid rank %d (communicator size %d)", rank, c->size);
     if (!err && maxdims < t->cart.ndims)
         err = MPIR_Err_create(MPI_ERR_ARG, "maxdims %d is less than the %d dimensions", maxdims,
                               t->cart.ndims);
@@ -379,15 +380,15 @@ static int check_graph(int nnodes, const int *index, const int *edges, int size)
         return MPIR_Err_create(MPI_ERR_ARG, "index is NULL");
     for (int i = 0; i < nnodes; i++)
         if (index[i] < (i ? index[i - 1] : 0))
-            return MPIR_Err_create(MPI_ERR_ARG, "index[%d] = %d is less than the one before",
-                                   i, index[i]);
+            return MPIR_Err_create(MPI_ERR_ARG, "index[%d] = %d is less than the one before", i,
+                                   index[i]);
     int nedges = nnodes ? index[nnodes - 1] : 0;
     if (nedges > 0 && !edges)
         return MPIR_Err_create(MPI_ERR_ARG, "edges is NULL");
     for (int j = 0; j < nedges; j++)
         if (edges[j] < 0 || edges[j] >= nnodes)
-            return MPIR_Err_create(MPI_ERR_ARG, "edges[%d] = %d is not a node (0..%d)", j,
-                                   edges[j], nnodes - 1);
+            return MPIR_Err_create(MPI_ERR_ARG, "edges[%d] = %d is not a node (0..%d)", j, edges[j],
+                                   nnodes - 1);
     return MPI_SUCCESS;
 }
 
@@ -458,8 +459,8 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
     MPIR_Topo *t = NULL;
     int err = get_topo(comm, MPI_GRAPH, &c, &t);
     if (!err && (maxindex < 0 || maxedges < 0))
-        err = MPIR_Err_create(MPI_ERR_ARG, "Invalid maxindex %d or maxedges %d", maxindex,
-                              maxedges);
+        err =
+            MPIR_Err_create(MPI_ERR_ARG, "Invalid maxindex %d or maxedges %d", maxindex, maxedges);
     int ni = 0, ne = 0;
     if (!err) {
         ni = maxindex < t->graph.nnodes ? maxindex : t->graph.nnodes;
@@ -838,8 +839,8 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
     MPIR_Topo *t = NULL;
     int err = get_topo(comm, MPI_DIST_GRAPH, &c, &t);
     if (!err && (maxindegree < 0 || maxoutdegree < 0))
-        err = MPIR_Err_create(MPI_ERR_ARG, "Invalid maxindegree %d or maxoutdegree %d",
-                              maxindegree, maxoutdegree);
+        err = MPIR_Err_create(MPI_ERR_ARG, "Invalid maxindegree %d or maxoutdegree %d", maxindegree,
+                              maxoutdegree);
     int nin = 0, nout = 0;
     if (!err) {
         nin = maxindegree < t->indegree ? maxindegree : t->indegree;

@@ -98,8 +98,8 @@ static int check_queries(MPI_Comm cart, const shape_t *s, int me, const char *wh
                 c[i] += k * s->dims[i];
                 back = -1;
                 MPI_Cart_rank(cart, c, &back);
-                MTEST_CHECK_INT(errs, r, back, "%s: Cart_rank(%d) wrapped %d times in dim %d",
-                                what, r, k, i);
+                MTEST_CHECK_INT(errs, r, back, "%s: Cart_rank(%d) wrapped %d times in dim %d", what,
+                                r, k, i);
             }
         }
     }
@@ -113,8 +113,8 @@ static int check_queries(MPI_Comm cart, const shape_t *s, int me, const char *wh
             MTEST_CHECK_INT(errs, rank_of(s, c), src, "%s: Cart_shift(dim %d, disp %d) source",
                             what, d, disp);
             c[d] = coords[d] + disp;
-            MTEST_CHECK_INT(errs, rank_of(s, c), dst, "%s: Cart_shift(dim %d, disp %d) dest",
-                            what, d, disp);
+            MTEST_CHECK_INT(errs, rank_of(s, c), dst, "%s: Cart_shift(dim %d, disp %d) dest", what,
+                            d, disp);
         }
     return errs;
 }
@@ -263,10 +263,17 @@ int main(int argc, char **argv)
         }
     /* Smaller grids, some ranks left out; dimensions of size 1 and 2, periodic or not. */
     shape_t fixed[] = {
-        {1, {1}, {0}},          {1, {1}, {1}},          {2, {2, 1}, {1, 1}},
-        {2, {1, 2}, {1, 0}},    {3, {1, 2, 1}, {0, 1, 1}}, {2, {2, 2}, {1, 1}},
-        {2, {3, 1}, {0, 1}},    {3, {2, 3, 1}, {1, 0, 1}}, {4, {1, 2, 2, 2}, {1, 0, 1, 0}},
-        {1, {5}, {1}},          {2, {5, 2}, {0, 0}},
+        {1, {1}, {0}},
+        {1, {1}, {1}},
+        {2, {2, 1}, {1, 1}},
+        {2, {1, 2}, {1, 0}},
+        {3, {1, 2, 1}, {0, 1, 1}},
+        {2, {2, 2}, {1, 1}},
+        {2, {3, 1}, {0, 1}},
+        {3, {2, 3, 1}, {1, 0, 1}},
+        {4, {1, 2, 2, 2}, {1, 0, 1, 0}},
+        {1, {5}, {1}},
+        {2, {5, 2}, {0, 0}},
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         shapes[n++] = fixed[i];
