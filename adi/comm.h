@@ -29,6 +29,7 @@ typedef struct MPIR_Comm {
     MPI_Errhandler errhandler;
     MPI_Info info; /* hints given with MPI_Comm_set_info (kept, not acted on) */
     char name[MPI_MAX_OBJECT_NAME];
+    struct MPIR_Topo *topo; /* a process topology (mpi/topo.c), or NULL */
 } MPIR_Comm;
 
 #define MPIR_CONTEXT_COLL_OFFSET 1

@@ -61,6 +61,7 @@ static void comm_destroy(MPIR_Comm *c)
     free(c->local_world_ranks);
     MPIR_Info_release(c->info);
     MPIR_Errhandler_release(c->errhandler);
+    free(c->topo);
     free(c);
 }
 
@@ -167,6 +168,12 @@ static int dup_groups(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
     }
     c->errhandler = comm->errhandler;
     MPIR_Errhandler_add_ref(c->errhandler);
+    /* A duplicate has its original's topology (MPI-4.1 sec. 7.4.2); the topology constructors
+     * that start from a duplicate replace it. */
+    if (comm->topo && !(c->topo = MPIR_Topo_dup(comm->topo))) {
+        MPIR_Comm_release(c);
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory duplicating a topology");
+    }
     *newcomm_p = c;
     return MPI_SUCCESS;
 }

@@ -189,20 +189,6 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
 
 /* No communicator carries a topology (they are refused), so every one has
  * none. */
-#pragma weak MPI_Topo_test = PMPI_Topo_test
-int PMPI_Topo_test(MPI_Comm comm, int *status)
-{
-    MPIR_CHECK_INIT("MPI_Topo_test");
-    MPIR_Comm *c;
-    int err = MPIR_Check_comm(comm, &c);
-    if (!err && !status)
-        err = MPIR_Err_create(MPI_ERR_ARG, "status is NULL");
-    if (err)
-        return MPIR_Err_return(c, "MPI_Topo_test", err);
-    *status = MPI_UNDEFINED;
-    return MPI_SUCCESS;
-}
-
 /* A balanced factorization of nnodes over the dimensions left 0 in dims,
  * in non-increasing order (MPI-4.1 sec. 8.5.2): the largest prime factors
  * go, one at a time, to the currently smallest free dimension. */

@@ -165,6 +165,7 @@ enum {
     MPIR_TAG_CONTEXT,   /* leaders agreeing on a context id */
     MPIR_TAG_INTERCOMM, /* leaders exchanging their groups */
     MPIR_TAG_SCAN,
+    MPIR_TAG_NEIGHBOR, /* the neighbourhood collectives */
     MPIR_TAG_KINDS = 16
 };
 #define MPIR_TAG_FROM_USER(tag) (-MPIR_TAG_KINDS * (2 + ((tag)&0x03ffffff)))
@@ -323,6 +324,35 @@ int MPIR_Intercomm_create_impl(MPIR_Comm *lc, int local_leader, MPIR_Comm *pc, i
 int MPIR_Comm_set_hints(MPIR_Comm *comm, MPI_Info info);
 int MPIR_Comm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);
 int MPIR_Intercomm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcomm_p);
+
+/* ---- Process topologies (mpi/topo.c) ----
+ * A communicator's topology, copied by MPI_Comm_dup and freed with the communicator.  One
+ * allocation: every array points into data, so a copy is one memcpy and a rebase. */
+typedef struct MPIR_Topo {
+    int kind; /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+    struct {
+        int ndims, nnodes;
+        int *dims, *periods, *coords; /* periods 0 or 1; coords: the caller's */
+    } cart;
+    struct {
+        int nnodes, nedges;
+        int *index, *edges; /* as given to MPI_Graph_create */
+    } graph;
+    struct {
+        int weighted;
+        int *sweights, *dweights; /* of the in- and out-edges (1 each when unweighted) */
+    } dist;
+    /* What the neighbourhood collectives follow, in the standard's order (MPI-4.1 sec. 8.6):
+     * the in-neighbours (a receive buffer's blocks) and out-neighbours (a send buffer's), with
+     * MPI_PROC_NULL at a non-periodic Cartesian edge.  Cartesian and graph topologies have
+     * in == out. */
+    int indegree, outdegree;
+    int *in, *out;
+    size_t nints;
+    int data[];
+} MPIR_Topo;
+/* A copy of t (NULL when out of memory). */
+MPIR_Topo *MPIR_Topo_dup(const MPIR_Topo *t);
 
 /* ---- Groups (mpi/group.c) ---- */
 typedef struct MPIR_Group {

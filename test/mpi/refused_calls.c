@@ -31,9 +31,6 @@ int main(int argc, char **argv)
     /* One of each family. */
     MPI_Win win;
     errs += check(MPI_Win_create(out, sizeof(out), 1, info, comm, &win), "MPI_Win_create");
-    MPI_Comm cart;
-    int dims[1] = {1}, periods[1] = {0};
-    errs += check(MPI_Cart_create(comm, 1, dims, periods, 0, &cart), "MPI_Cart_create");
     MPI_File fh;
     errs += check(MPI_File_open(comm, "refused_calls.tmp", MPI_MODE_RDONLY, info, &fh),
                   "MPI_File_open");
