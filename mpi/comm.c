@@ -121,6 +121,17 @@ int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Com
     return MPI_SUCCESS;
 }
 
+/* A new communicator takes its parent's error handler (MPI-4.1 sec. 9.3: "a newly created
+ * communicator inherits the error handler that is associated with the parent"). */
+void MPIR_Comm_inherit_errhandler(MPIR_Comm *n, const MPIR_Comm *parent)
+{
+    if (!n)
+        return;
+    MPIR_Errhandler_add_ref(parent->errhandler);
+    MPIR_Errhandler_release(n->errhandler);
+    n->errhandler = parent->errhandler;
+}
+
 /* A copy of the world ranks of comm's local group. */
 int *MPIR_Comm_local_ranks(const MPIR_Comm *comm)
 {
@@ -476,6 +487,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
                           : MPIR_Comm_split_impl(c, color, key, &n);
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_split", err);
+    MPIR_Comm_inherit_errhandler(n, c);
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -543,6 +555,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         err = MPIR_Comm_split_impl(c, color, key, &n);
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_split_type", err);
+    MPIR_Comm_inherit_errhandler(n, c);
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -620,6 +633,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         err = comm_from_group(ctx, g, &n);
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_create", err);
+    MPIR_Comm_inherit_errhandler(n, c);
     *newcomm = n ? n->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -647,6 +661,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         err = MPIR_Comm_create_group_impl(c, g, MPIR_TAG_FROM_USER(tag), &n);
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_create_group", err);
+    MPIR_Comm_inherit_errhandler(n, c);
     *newcomm = n->handle;
     return MPI_SUCCESS;
 }

@@ -91,6 +91,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                                          MPIR_TAG_FROM_USER(tag), &n);
     if (err)
         return MPIR_Err_return(lc, "MPI_Intercomm_create", err);
+    MPIR_Comm_inherit_errhandler(n, lc);
     *newintercomm = n->handle;
     return MPI_SUCCESS;
 }
@@ -184,6 +185,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     free(theirs);
     if (err)
         return MPIR_Err_return(c, "MPI_Intercomm_merge", err);
+    MPIR_Comm_inherit_errhandler(nc, c);
     *newintracomm = nc->handle;
     return MPI_SUCCESS;
 }

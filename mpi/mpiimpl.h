@@ -287,6 +287,7 @@ void MPIR_Op_finalize(void);
 int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Comm **comm_p);
 /* A malloc'ed copy of the world ranks of comm's local group. */
 int *MPIR_Comm_local_ranks(const MPIR_Comm *comm);
+void MPIR_Comm_inherit_errhandler(MPIR_Comm *n, const MPIR_Comm *parent);
 /* ---- Context ids (mpi/contextid.c) ---- */
 void MPIR_Context_init(void);
 /* Marks ctx's block used (by a new communicator) or free again; ids that do not start a

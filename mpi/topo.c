@@ -101,9 +101,7 @@ static int topo_split(MPIR_Comm *c, int color, int key, MPIR_Topo *t, MPIR_Comm 
         return err;
     }
     n->topo = t;
-    MPIR_Errhandler_add_ref(c->errhandler);
-    MPIR_Errhandler_release(n->errhandler);
-    n->errhandler = c->errhandler;
+    MPIR_Comm_inherit_errhandler(n, c);
     return MPI_SUCCESS;
 }
 
