@@ -2,8 +2,8 @@
  * to the next (itself alone at 1 rank) with MPI_Psend_init and receives from the previous with
  * MPI_Precv_init, over several rounds of Start / Pready / Parrived / Wait.  Cases: equal and
  * different partition counts on the two sides, partitions readied in order, in reverse, at
- * random, by MPI_Pready_range and MPI_Pready_list; partitions of 256 KiB (past every eager
- * limit); noncontiguous datatypes on either side, including a receive type whose elements
+ * random, by MPI_Pready_range and MPI_Pready_list; partitions of 8 KB, 160 KB (eager only with
+ * large shm cells) and 256 KiB (past every eager limit); noncontiguous datatypes on either side, including a receive type whose elements
  * straddle the sender's partitions; zero-size partitions and zero partitions; MPI_PROC_NULL.
  * The receiver polls MPI_Parrived alone until every partition is in and checks each one's data
  * as soon as it is reported, then completes with MPI_Wait, MPI_Test, MPI_Waitall (after
@@ -79,7 +79,8 @@ static const case_t cases[] = {
     {"by list", T_INT, 9, 5, T_INT, 3, 15, R_LIST, C_WAIT},
     {"one partition", T_INT, 1, 100, T_INT, 4, 25, R_FORWARD, C_WAIT},
     {"large partitions", T_INT, 4, 65536, T_INT, 2, 131072, R_RANDOM, C_WAITALL},
-    {"large, receiver finer", T_INT, 2, 131072, T_INT, 8, 32768, R_REVERSE, C_WAIT},
+    {"medium partitions", T_INT, 6, 2000, T_INT, 4, 3000, R_REVERSE, C_TEST},
+    {"160 KB, receiver finer", T_INT, 2, 40000, T_INT, 8, 10000, R_REVERSE, C_WAIT},
     {"noncontiguous sender", T_VEC2, 6, 4, T_INT, 4, 12, R_RANDOM, C_WAIT},
     {"noncontiguous receiver", T_INT, 4, 12, T_VEC2, 6, 4, R_LIST, C_TEST},
     {"receive elements straddle", T_CONT4, 3, 2, T_VEC3, 4, 2, R_RANDOM, C_WAITALL},
