@@ -120,16 +120,16 @@ typedef struct MPIR_Part {
     int queued;      /* on the agent's list (MPIR_Part_progress) */
     struct MPIR_Part *next_queued;
     /* Send side. */
-    int send_base;              /* its range of data tags [send_base, send_base + partitions) */
-    unsigned char *send_state;  /* per partition, this round: MPIR_PART_* */
-    int ready_in;               /* the receiver's ready message of this round is in */
-    int ready_waiting;          /* partitions marked ready, not yet sent */
+    int send_base;             /* its range of data tags [send_base, send_base + partitions) */
+    unsigned char *send_state; /* per partition, this round: MPIR_PART_* */
+    int ready_in;              /* the receiver's ready message of this round is in */
+    int ready_waiting;         /* partitions marked ready, not yet sent */
     /* Receive side. */
-    int init_in;                /* the pairing message is in (init holds the sender's numbers) */
-    int init_err;               /* it failed: every round fails with this */
-    int post_waiting;           /* started before init_in: the agent posts the round */
-    unsigned char *arrived;     /* per *sender* partition, this round */
-    size_t bytes_in;            /* bytes received this round */
+    int init_in;            /* the pairing message is in (init holds the sender's numbers) */
+    int init_err;           /* it failed: every round fails with this */
+    int post_waiting;       /* started before init_in: the agent posts the round */
+    unsigned char *arrived; /* per *sender* partition, this round */
+    size_t bytes_in;        /* bytes received this round */
 } MPIR_Part;
 /* Starts a round of an inactive partitioned request (MPI_Start, MPI_Startall). */
 void MPIR_Part_start(MPIR_Request *req);

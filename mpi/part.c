@@ -241,9 +241,9 @@ static void post_partition(MPIR_Request *req, int k)
         count = (MPI_Aint)(len / (size_t)dt->size);
         type = p->type;
     } else if (len && !(buf = tmp = malloc(len))) {
-        MPIR_Request_set_error(req, MPIR_Err_create(MPI_ERR_NO_MEM,
-                                                    "out of memory for %zu bytes of partition %d",
-                                                    len, k));
+        MPIR_Request_set_error(
+            req,
+            MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for %zu bytes of partition %d", len, k));
         /* The message must still be taken, lest a later round's receive take it. */
         count = 0;
     }
@@ -364,8 +364,7 @@ static void init_arrived(MPIR_Request *child)
         err = MPIR_Err_create(MPI_ERR_INTERN, "a partitioned pairing message of %lld bytes",
                               (long long)child->status.count_bytes_);
     MPIR_Request_release(child);
-    if (!err && p->init.partitions > 0 &&
-        !(p->arrived = malloc((size_t)p->init.partitions)))
+    if (!err && p->init.partitions > 0 && !(p->arrived = malloc((size_t)p->init.partitions)))
         err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for %lld partitions",
                               (long long)p->init.partitions);
     p->init_err = err;
@@ -401,8 +400,9 @@ static int part_init(const char *fname, const void *buf, int partitions, MPI_Cou
     if (!err && count < 0)
         err = MPIR_Err_create(MPI_ERR_COUNT, "Negative count %lld", (long long)count);
     if (!err && is_recv && rank == MPI_ANY_SOURCE)
-        err = MPIR_Err_create(MPI_ERR_RANK, "MPI_ANY_SOURCE in %s (MPI-4.0 sec. 4.2.1 forbids "
-                                            "it)",
+        err = MPIR_Err_create(MPI_ERR_RANK,
+                              "MPI_ANY_SOURCE in %s (MPI-4.0 sec. 4.2.1 forbids "
+                              "it)",
                               fname);
     if (!err && is_recv && tag == MPI_ANY_TAG)
         err = MPIR_Err_create(MPI_ERR_TAG, "MPI_ANY_TAG in %s (MPI-4.0 sec. 4.2.1 forbids it)",
@@ -495,8 +495,8 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Precv_init");
-    return part_init("MPI_Precv_init", buf, partitions, count, datatype, source, tag, comm, info,
-                     1, request);
+    return part_init("MPI_Precv_init", buf, partitions, count, datatype, source, tag, comm, info, 1,
+                     request);
 }
 
 /* ---- Pready, Parrived ---- */
@@ -529,8 +529,9 @@ static int pready(const char *fname, int low, int n, const int *list, MPI_Reques
     int err = check_part(handle, 0, &req);
     MPIR_Part *p = req ? req->u.part : NULL;
     if (!err && !p->active)
-        err = MPIR_Err_create(MPI_ERR_REQUEST, "Partitioned send request %#x is not active "
-                                               "(MPI_Start it first)",
+        err = MPIR_Err_create(MPI_ERR_REQUEST,
+                              "Partitioned send request %#x is not active "
+                              "(MPI_Start it first)",
                               (unsigned)handle);
     int i = 0;
     for (; i < n && !err; i++) {

@@ -636,9 +636,9 @@ int PMPI_Cancel(MPI_Request *request)
         return MPIR_Err_return(NULL, "MPI_Cancel", err);
     /* Erroneous (MPI-4.0 sec. 4.2.1): the peer's round would never end. */
     if (req->kind == MPIR_REQ_PART)
-        return MPIR_Err_return(req->comm, "MPI_Cancel",
-                               MPIR_Err_create(MPI_ERR_REQUEST,
-                                               "MPI_Cancel of an active partitioned request"));
+        return MPIR_Err_return(
+            req->comm, "MPI_Cancel",
+            MPIR_Err_create(MPI_ERR_REQUEST, "MPI_Cancel of an active partitioned request"));
     return MPIR_Err_return(req_comm(req), "MPI_Cancel", MPIR_Request_cancel(req));
 }
 

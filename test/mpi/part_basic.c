@@ -3,11 +3,12 @@
  * MPI_Precv_init, over several rounds of Start / Pready / Parrived / Wait.  Cases: equal and
  * different partition counts on the two sides, partitions readied in order, in reverse, at
  * random, by MPI_Pready_range and MPI_Pready_list; partitions of 8 KB, 160 KB (eager only with
- * large shm cells) and 256 KiB (past every eager limit); noncontiguous datatypes on either side, including a receive type whose elements
- * straddle the sender's partitions; zero-size partitions and zero partitions; MPI_PROC_NULL.
- * The receiver polls MPI_Parrived alone until every partition is in and checks each one's data
- * as soon as it is reported, then completes with MPI_Wait, MPI_Test, MPI_Waitall (after
- * MPI_Startall) or MPI_Testall, and checks the status and that bytes outside the data stayed. */
+ * large shm cells) and 256 KiB (past every eager limit); noncontiguous datatypes on either side,
+ * including a receive type whose elements straddle the sender's partitions; zero-size partitions
+ * and zero partitions; MPI_PROC_NULL. The receiver polls MPI_Parrived alone until every partition
+ * is in and checks each one's data as soon as it is reported, then completes with MPI_Wait,
+ * MPI_Test, MPI_Waitall (after MPI_Startall) or MPI_Testall, and checks the status and that bytes
+ * outside the data stayed. */
 #include "mtest.h"
 
 #include <stdlib.h>
@@ -15,6 +16,36 @@
 
 #define ROUNDS 3
 #define GUARD (-7)
+
+/* MPICH before 4.1 refuses MPI_Parrived of an inactive request, which the standard answers with
+ * flag = true (pmodels/mpich#6361, fixed in 4.1): against those versions it is not called. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+#define KNOWN_PARRIVED_INACTIVE_BUG 1
+#else
+#define KNOWN_PARRIVED_INACTIVE_BUG 0
+#endif
+/* Debian's MPICH 4.0.2 ends an MPI_Testall of partitioned requests that all succeeded with
+ * MPI_ERR_IN_STATUS (every status says MPI_SUCCESS; MPI_Waitall is right).  Seen in 4.0.2, not
+ * checked in later versions: against 4.0.x the Testall cases use MPI_Waitall, with a note. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+#define KNOWN_TESTALL_BUG 1
+#else
+#define KNOWN_TESTALL_BUG 0
+#endif
+/* MPICH 4.0.2 refuses 0 partitions ("must be positive"); the standard's partitions is a
+ * non-negative integer.  Against 4.0.x that case is left out, with a note. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+#define KNOWN_ZERO_PARTITIONS_BUG 1
+#else
+#define KNOWN_ZERO_PARTITIONS_BUG 0
+#endif
+/* MPICH 4.0.2 crashes in MPI_Psend_init toward MPI_PROC_NULL (inside UCX's ucp_am_send_nb):
+ * against 4.0.x that part is left out, with a note. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+#define KNOWN_PROC_NULL_BUG 1
+#else
+#define KNOWN_PROC_NULL_BUG 0
+#endif
 
 /* The element types of the cases, each described by how many ints it carries and where its
  * j-th int of the packed stream lies, counted in ints from the buffer's start. */
@@ -142,7 +173,8 @@ static int check_partition(const case_t *c, const int *rbuf, int p, int round, i
     for (long j = p * per; j < (p + 1) * per; j++) {
         int want = value(j, round, src), got = rbuf[pos(c->rkind, j)];
         if (got != want) {
-            MTEST_FAIL(errs, "%s, round %d: partition %d, int %ld of the stream: expected %d, saw %d",
+            MTEST_FAIL(errs,
+                       "%s, round %d: partition %d, int %ld of the stream: expected %d, saw %d",
                        c->name, round, p, j, want, got);
             break;
         }
@@ -154,6 +186,11 @@ static int run_case(const case_t *cp, MPI_Comm comm, int tag)
 {
     case_t c = *cp;
     int errs = 0, rank, size;
+    if (KNOWN_ZERO_PARTITIONS_BUG && (c.spart == 0 || c.rpart == 0)) {
+        if (mtest_rank == 0 && tag != 100)
+            printf("note: case \"%s\" left out: MPICH 4.0.2 refuses 0 partitions\n", c.name);
+        return 0;
+    }
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
@@ -168,12 +205,14 @@ static int run_case(const case_t *cp, MPI_Comm comm, int tag)
     char *seen = mtest_malloc(c.rpart ? c.rpart : 1);
     MPI_Datatype stype = make_type(c.skind), rtype = make_type(c.rkind);
     MPI_Request req[2]; /* receive, send */
-    MTEST_CHECK_RC(errs, MPI_Precv_init(rbuf, c.rpart, c.rcount, rtype, prev, tag, comm,
-                                        MPI_INFO_NULL, &req[0]),
-                   "%s: MPI_Precv_init", c.name);
-    MTEST_CHECK_RC(errs, MPI_Psend_init(sbuf, c.spart, c.scount, stype, next, tag, comm,
-                                        MPI_INFO_NULL, &req[1]),
-                   "%s: MPI_Psend_init", c.name);
+    MTEST_CHECK_RC(
+        errs,
+        MPI_Precv_init(rbuf, c.rpart, c.rcount, rtype, prev, tag, comm, MPI_INFO_NULL, &req[0]),
+        "%s: MPI_Precv_init", c.name);
+    MTEST_CHECK_RC(
+        errs,
+        MPI_Psend_init(sbuf, c.spart, c.scount, stype, next, tag, comm, MPI_INFO_NULL, &req[1]),
+        "%s: MPI_Psend_init", c.name);
     for (int round = 0; round < ROUNDS && !errs; round++) {
         for (long i = 0; i < slen; i++)
             sbuf[i] = GUARD;
@@ -225,6 +264,15 @@ static int run_case(const case_t *cp, MPI_Comm comm, int tag)
             MPI_Waitall(2, req, st);
             break;
         case C_TESTALL:
+            if (KNOWN_TESTALL_BUG) {
+                static int noted;
+                if (!noted++)
+                    printf("[%d] note: MPI_Waitall for MPI_Testall: known bug of MPICH 4.0.2 "
+                           "(MPI_ERR_IN_STATUS with every status MPI_SUCCESS)\n",
+                           mtest_rank);
+                MPI_Waitall(2, req, st);
+                break;
+            }
             while (!flag)
                 MPI_Testall(2, req, &flag, st);
             break;
@@ -246,7 +294,7 @@ static int run_case(const case_t *cp, MPI_Comm comm, int tag)
             }
         }
         /* Inactive now: Parrived says true, Request_get_status says done with an empty status. */
-        if (c.rpart > 0) {
+        if (c.rpart > 0 && !KNOWN_PARRIVED_INACTIVE_BUG) {
             flag = 0;
             MPI_Parrived(req[0], 0, &flag);
             MTEST_CHECK_INT(errs, 1, flag, "%s: MPI_Parrived on the inactive request", c.name);
@@ -308,7 +356,10 @@ int main(int argc, char **argv)
         errs += run_case(&cases[i], i % 2 ? dup : MPI_COMM_WORLD, (int)i);
         errs += run_case(&cases[i], MPI_COMM_WORLD, 100);
     }
-    errs += run_proc_null();
+    if (KNOWN_PROC_NULL_BUG && mtest_rank == 0)
+        printf("note: MPI_PROC_NULL left out: MPICH 4.0.2 crashes in MPI_Psend_init toward it\n");
+    if (!KNOWN_PROC_NULL_BUG)
+        errs += run_proc_null();
     MPI_Comm_free(&dup);
     return MTest_Finalize(errs);
 }

@@ -9,8 +9,10 @@
  * request give flag true.  MPI_Start of an active request, MPI_Request_free and MPI_Cancel of an
  * active one (erroneous, sec. 4.2.1).  A receive smaller than the sender's data: MPI_ERR_TRUNCATE.
  *
- * Against MPICH 4.0.2 the checks it does not make (it accepts these erroneous calls) are
- * printed as notes and not counted; under Ferry every one counts. */
+ * Under another library (MPICH 4.0.2 validates the test) a different class, or a success, is
+ * printed as a note and not counted, and the erroneous calls that a library may accept and act
+ * on (mark partitions, free or cancel the request, so that the rest of the round means nothing)
+ * are made only against Ferry, which promises to refuse them; under Ferry every check counts. */
 #include "mtest.h"
 
 #include <stdlib.h>
@@ -25,6 +27,19 @@
 #else
 #define STRICT 0
 #endif
+#define STRICT_ONLY(stmt)                                                                          \
+    do {                                                                                           \
+        if (STRICT)                                                                                \
+            stmt;                                                                                  \
+    } while (0)
+/* MPICH before 4.1 refuses MPI_Parrived of an inactive request and crashes on MPI_REQUEST_NULL
+ * (the standard says flag = true for both; pmodels/mpich#6361, fixed in 4.1): against those
+ * versions the two calls are not made, and a note says so. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+#define KNOWN_PARRIVED_INACTIVE_BUG 1
+#else
+#define KNOWN_PARRIVED_INACTIVE_BUG 0
+#endif
 
 /* One error if rc's class is not cls; "lax": under another library, a success is a note. */
 static int expect(int rc, int cls, int lax, const char *what)
@@ -35,8 +50,8 @@ static int expect(int rc, int cls, int lax, const char *what)
     if (got == cls)
         return 0;
     if (lax && !STRICT) {
-        printf("[%d] note: %s: %s instead of %s (this library does not check it), not counted\n",
-               mtest_rank, what, mtest_classname(got), mtest_classname(cls));
+        printf("[%d] note: %s: %s instead of %s (this library's choice), not counted\n", mtest_rank,
+               what, mtest_classname(got), mtest_classname(cls));
         return 0;
     }
     MTEST_FAIL(errs, "%s: error class %s, expected %s", what, mtest_classname(got),
@@ -54,8 +69,8 @@ static int init_errors(int next, int prev)
                    MPI_ERR_RANK, 1, "MPI_Precv_init from MPI_ANY_SOURCE");
     errs += expect(MPI_Precv_init(buf, N, CNT, MPI_INT, prev, MPI_ANY_TAG, w, none, &req),
                    MPI_ERR_TAG, 1, "MPI_Precv_init with MPI_ANY_TAG");
-    errs += expect(MPI_Psend_init(buf, -1, CNT, MPI_INT, next, TAG, w, none, &req), MPI_ERR_ARG,
-                   0, "MPI_Psend_init with -1 partitions");
+    errs += expect(MPI_Psend_init(buf, -1, CNT, MPI_INT, next, TAG, w, none, &req), MPI_ERR_ARG, 0,
+                   "MPI_Psend_init with -1 partitions");
     errs += expect(MPI_Precv_init(buf, N, -1, MPI_INT, prev, TAG, w, none, &req), MPI_ERR_COUNT, 0,
                    "MPI_Precv_init with count -1");
     errs += expect(MPI_Psend_init(buf, N, CNT, MPI_INT, mtest_size, TAG, w, none, &req),
@@ -84,12 +99,20 @@ static int request_errors(int next, int prev, int round)
 
     /* Inactive. */
     errs += expect(MPI_Pready(0, s), MPI_ERR_REQUEST, 1, "MPI_Pready before MPI_Start");
-    flag = 0;
-    MTEST_CHECK_RC(errs, MPI_Parrived(r, 0, &flag), "MPI_Parrived before MPI_Start");
-    MTEST_CHECK_INT(errs, 1, flag, "MPI_Parrived before MPI_Start: flag");
-    flag = 0;
-    MTEST_CHECK_RC(errs, MPI_Parrived(MPI_REQUEST_NULL, 0, &flag), "MPI_Parrived(REQUEST_NULL)");
-    MTEST_CHECK_INT(errs, 1, flag, "MPI_Parrived(MPI_REQUEST_NULL): flag");
+    if (KNOWN_PARRIVED_INACTIVE_BUG) {
+        if (round == 0)
+            printf("[%d] note: MPI_Parrived of an inactive request and of MPI_REQUEST_NULL not "
+                   "called: known bug of MPICH < 4.1 (pmodels/mpich#6361)\n",
+                   mtest_rank);
+    } else {
+        flag = 0;
+        MTEST_CHECK_RC(errs, MPI_Parrived(r, 0, &flag), "MPI_Parrived before MPI_Start");
+        MTEST_CHECK_INT(errs, 1, flag, "MPI_Parrived before MPI_Start: flag");
+        flag = 0;
+        MTEST_CHECK_RC(errs, MPI_Parrived(MPI_REQUEST_NULL, 0, &flag),
+                       "MPI_Parrived(MPI_REQUEST_NULL)");
+        MTEST_CHECK_INT(errs, 1, flag, "MPI_Parrived(MPI_REQUEST_NULL): flag");
+    }
 
     for (int i = 0; i < N * CNT; i++) {
         sbuf[i] = round * 1000 + mtest_rank * 100 + i;
@@ -105,29 +128,33 @@ static int request_errors(int next, int prev, int round)
     errs += expect(MPI_Pready(0, MPI_REQUEST_NULL), MPI_ERR_REQUEST, 1,
                    "MPI_Pready of MPI_REQUEST_NULL");
     errs += expect(MPI_Pready_range(2, 1, s), MPI_ERR_ARG, 1, "MPI_Pready_range(2, 1)");
-    errs += expect(MPI_Pready_range(1, N, s), MPI_ERR_ARG, 1, "MPI_Pready_range(1, N)");
     int dup[3] = {1, 2, 1}, neg[2] = {0, -2};
-    errs += expect(MPI_Pready_list(3, dup, s), MPI_ERR_ARG, 1, "MPI_Pready_list {1, 2, 1}");
-    errs += expect(MPI_Pready_list(2, neg, s), MPI_ERR_ARG, 1, "MPI_Pready_list {0, -2}");
+    /* These may mark the partitions before the bad one elsewhere. */
+    STRICT_ONLY(errs +=
+                expect(MPI_Pready_range(1, N, s), MPI_ERR_ARG, 0, "MPI_Pready_range(1, N)"));
+    STRICT_ONLY(errs +=
+                expect(MPI_Pready_list(3, dup, s), MPI_ERR_ARG, 0, "MPI_Pready_list {1, 2, 1}"));
+    STRICT_ONLY(errs +=
+                expect(MPI_Pready_list(2, neg, s), MPI_ERR_ARG, 0, "MPI_Pready_list {0, -2}"));
     errs += expect(MPI_Pready_list(-1, dup, s), MPI_ERR_ARG, 1, "MPI_Pready_list of length -1");
     errs += expect(MPI_Parrived(s, 0, &flag), MPI_ERR_REQUEST, 1, "MPI_Parrived of a send");
     errs += expect(MPI_Parrived(ord, 0, &flag), MPI_ERR_REQUEST, 1,
                    "MPI_Parrived of an MPI_Irecv request");
     errs += expect(MPI_Parrived(r, N, &flag), MPI_ERR_ARG, 1, "MPI_Parrived(N)");
-    errs += expect(MPI_Request_free(&s), MPI_ERR_REQUEST, 1, "MPI_Request_free of an active send");
-    errs += expect(MPI_Cancel(&r), MPI_ERR_REQUEST, 1, "MPI_Cancel of an active receive");
-    if (!STRICT && (s == MPI_REQUEST_NULL || r == MPI_REQUEST_NULL)) {
-        /* The library freed or cancelled it: nothing more can be checked of this pair. */
-        printf("[%d] note: the pair was freed or cancelled; its round is not checked\n",
+    STRICT_ONLY(errs += expect(MPI_Request_free(&s), MPI_ERR_REQUEST, 0,
+                               "MPI_Request_free of an active send"));
+    STRICT_ONLY(errs +=
+                expect(MPI_Cancel(&r), MPI_ERR_REQUEST, 0, "MPI_Cancel of an active receive"));
+    if (!STRICT && round == 0)
+        printf("[%d] note: not tried here (erroneous calls another library may act on): "
+               "MPI_Pready_range and _list with a bad partition among good ones, MPI_Pready of a "
+               "ready partition, MPI_Request_free and MPI_Cancel of an active request, a "
+               "receive smaller than the data\n",
                mtest_rank);
-        MPI_Cancel(&ord);
-        MPI_Wait(&ord, MPI_STATUS_IGNORE);
-        return errs;
-    }
 
     /* None of the refused calls marked a partition: each one is ready exactly once now. */
     MTEST_CHECK_RC(errs, MPI_Pready(1, s), "MPI_Pready(1) after the refused calls");
-    errs += expect(MPI_Pready(1, s), MPI_ERR_ARG, 1, "MPI_Pready(1) a second time");
+    STRICT_ONLY(errs += expect(MPI_Pready(1, s), MPI_ERR_ARG, 0, "MPI_Pready(1) a second time"));
     int rest[2] = {3, 2};
     MTEST_CHECK_RC(errs, MPI_Pready_list(2, rest, s), "MPI_Pready_list {3, 2}");
     MTEST_CHECK_RC(errs, MPI_Pready_range(0, 0, s), "MPI_Pready_range(0, 0)");
@@ -177,7 +204,7 @@ int main(int argc, char **argv)
     errs += init_errors(next, prev);
     for (int round = 0; round < 2; round++)
         errs += request_errors(next, prev, round);
-    errs += truncation(next, prev);
+    STRICT_ONLY(errs += truncation(next, prev));
     errs += request_errors(next, prev, 2);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     return MTest_Finalize(errs);

@@ -7,9 +7,10 @@
  * every rank), readies the partitions of all of them interleaved at random, and meanwhile
  * ordinary MPI_Isend messages with the same tag go to every rank, received by MPI_Irecv posted
  * before anything else, with the source and tag in even rounds and with MPI_ANY_SOURCE /
- * MPI_ANY_TAG in odd ones: they must receive only the ordinary messages, and each partitioned receive only its own pair's data.  The pairs are
- * then freed and made again (the second time the receives are made before the sends), so the
- * library's reuse of its own names for pairs is crossed too. */
+ * MPI_ANY_TAG in odd ones: they must receive only the ordinary messages, and each partitioned
+ * receive only its own pair's data.  The pairs are then freed and made again (the second time the
+ * receives are made before the sends), so the library's reuse of its own names for pairs is crossed
+ * too. */
 #include "mtest.h"
 
 #include <stdlib.h>
@@ -166,9 +167,11 @@ static int run_phase(int phase)
                 continue;
             }
             int d = -msg[0] - value(src, rank, NPAIR, round, phase, 0), seq = d / 10007;
-            if (d % 10007 || seq < 0 || seq >= NORD || msg[1] != -value(src, rank, NPAIR + seq, round, phase, 1))
-                MTEST_FAIL(errs, "ordinary receive %d from %d: not an ordinary message of this "
-                                 "round (%d %d ...)",
+            if (d % 10007 || seq < 0 || seq >= NORD ||
+                msg[1] != -value(src, rank, NPAIR + seq, round, phase, 1))
+                MTEST_FAIL(errs,
+                           "ordinary receive %d from %d: not an ordinary message of this "
+                           "round (%d %d ...)",
                            m, src, msg[0], msg[1]);
         }
     }
