@@ -545,7 +545,8 @@ static int pready(const char *fname, int low, int n, const int *list, MPI_Reques
     }
     for (int j = 0; j < i; j++) {
         int k = list ? list[j] : low + j;
-        if (p->send_state[k] != MPIR_PART_LISTED)
+        /* (The refused one may be out of range.) */
+        if (k < 0 || k >= p->partitions || p->send_state[k] != MPIR_PART_LISTED)
             continue;
         p->send_state[k] = err ? MPIR_PART_IDLE : MPIR_PART_READY;
         if (err || req->rank == MPI_PROC_NULL)
