@@ -267,6 +267,7 @@ static void post_round(MPIR_Request *req)
     p->post_waiting = 0;
     if (p->init_err) {
         MPIR_Request_set_error(req, p->init_err);
+        p->outstanding = 1;
         round_event_done(req);
         return;
     }
