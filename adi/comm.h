@@ -35,6 +35,15 @@ typedef struct MPIR_Comm {
 #define MPIR_CONTEXT_COLL_OFFSET 1
 #define MPIR_CONTEXT_LOCAL_OFFSET 2
 #define MPIR_CONTEXT_BLOCK 4
+/* Every block lies below MPIR_CONTEXT_MAX (mpi/contextid.c hands out that many ids).
+ * Partitioned communication (mpi/part.c) takes three offsets past all of them, one per kind of
+ * its messages, so its traffic never meets a user's or a collective's receive, wildcards
+ * included, and its tags are free for its own use. */
+#define MPIR_CONTEXT_MAX 4096
+#define MPIR_CONTEXT_PART_INIT MPIR_CONTEXT_MAX        /* pairing: the user's tag */
+#define MPIR_CONTEXT_PART_DATA (2 * MPIR_CONTEXT_MAX)  /* partitions: the pair's tags */
+#define MPIR_CONTEXT_PART_READY (3 * MPIR_CONTEXT_MAX) /* receiver started a round */
+_Static_assert(4 * MPIR_CONTEXT_MAX <= 65536, "every context id fits the match header's 16 bits");
 
 /* The communicator table (mpi/comm.c): a handle's low bits index it. */
 #define MPIR_COMM_MAX 4096

@@ -18,6 +18,7 @@ typedef enum {
     MPIR_REQ_PERSISTENT, /* MPI_Send_init ...: inactive, or started with an inner request */
     MPIR_REQ_GREQ,       /* a generalized request: the user completes it */
     MPIR_REQ_COMPOSITE,  /* completes when its child requests have (MPI_Isendrecv ...) */
+    MPIR_REQ_PART,       /* MPI_Psend_init, MPI_Precv_init: inactive, or a round under way */
 } MPIR_Request_kind_t;
 
 /* What an unexpected message or a matched rendezvous receive learnt from its
@@ -79,7 +80,8 @@ typedef struct MPIDI_xfer {
     int fin_sent; /* the read's FIN went out already (fenced) */
 } MPIDI_xfer_t;
 
-/* The MPI layer's state of a persistent, generalized or composite request. */
+/* The MPI layer's state of a persistent, generalized or composite request (a partitioned
+ * request's is mpi/part.c's MPIR_Part). */
 typedef struct MPIR_Preq {
     int op;         /* MPIR_PREQ_* in mpi/ */
     int active;     /* started and not yet completed by a Wait/Test */
@@ -183,6 +185,7 @@ typedef struct MPIR_Request {
     union {
         MPIR_Preq preq;
         MPIR_Greq greq;
+        struct MPIR_Part *part; /* a partitioned request's state (mpi/part.c) */
     } u;
 } MPIR_Request;
 
@@ -202,7 +205,9 @@ static inline int MPIR_Request_is_rndv(const MPIR_Request *req)
  * kinds that keep their state in u. */
 static inline int MPIR_Request_tail_used(const MPIR_Request *req)
 {
-    _Static_assert(MPIR_REQ_GREQ > MPIR_REQ_PERSISTENT && MPIR_REQ_COMPOSITE > MPIR_REQ_PERSISTENT,
+    _Static_assert(MPIR_REQ_GREQ > MPIR_REQ_PERSISTENT &&
+                       MPIR_REQ_COMPOSITE > MPIR_REQ_PERSISTENT &&
+                       MPIR_REQ_PART > MPIR_REQ_PERSISTENT,
                    "the kinds that keep state in u come last");
     return MPIR_Request_is_rndv(req) || req->kind >= MPIR_REQ_PERSISTENT;
 }

@@ -12,7 +12,7 @@ extern "C" {
 /* MPI 4.0: the calls a program selects by version (matched probes, MPI_Comm_idup,
  * MPI_Isendrecv, the _c large-count forms, MPI_Info_get_string ...) are here and behave as
  * 4.0 says; the chapters Ferry leaves out (one-sided, I/O, topologies, dynamic processes,
- * sessions, partitioned and nonblocking collectives) are declared and refused with
+ * sessions) are declared and refused with
  * MPI_ERR_UNSUPPORTED_OPERATION.  doc/api.md says which and why. */
 #define MPI_VERSION 4
 #define MPI_SUBVERSION 0
@@ -1139,6 +1139,8 @@ int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatyp
 int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int MPI_Pready(int partition, MPI_Request request);
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
 int MPI_Parrived(MPI_Request request, int partition, int *flag);
 /* Sessions */
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
@@ -1582,6 +1584,8 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int PMPI_Pready(int partition, MPI_Request request);
+int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
 int PMPI_Parrived(MPI_Request request, int partition, int *flag);
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
 int PMPI_Session_finalize(MPI_Session *session);

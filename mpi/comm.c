@@ -15,11 +15,12 @@ static int self_rank_map[1];
 
 int MPIR_upper_work;
 
-/* The MPI layer's share of the agent's work: context agreements and collective schedules.  The
- * agent calls it only while MPIR_upper_work is not 0. */
+/* The MPI layer's share of the agent's work: context agreements, collective schedules and
+ * partitioned rounds.  The agent calls it only while MPIR_upper_work is not 0. */
 static int upper_progress(void)
 {
     int made = MPIR_Context_progress();
+    made |= MPIR_Part_progress();
     return MPIR_Sched_progress() | made;
 }
 

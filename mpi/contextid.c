@@ -21,7 +21,7 @@
 
 /* Context ids come in blocks of MPIR_CONTEXT_BLOCK; disjoint results of one MPI_Comm_split
  * share their block, as they have no member in common. */
-#define NBLOCKS 1024
+#define NBLOCKS (MPIR_CONTEXT_MAX / MPIR_CONTEXT_BLOCK)
 #define MASK_WORDS (NBLOCKS / 32)
 /* A combination carries the mask and one word of flags. */
 #define VEC_WORDS (MASK_WORDS + 1)

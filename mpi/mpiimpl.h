@@ -124,6 +124,43 @@ typedef enum {
 /* else preq.op is an MPIR_Send_mode_t */
 enum { MPIR_PREQ_RECV = -1, MPIR_PREQ_COLL = -2 /* a persistent collective (mpi/sched.c) */ };
 
+/* ---- Partitioned communication (mpi/part.c) ----
+ * A partitioned request (MPIR_REQ_PART) keeps its buffer in the request's segment (all
+ * partitions * count elements), its peer and tag in rank and tag, and the rest here.  Each side
+ * has fields of its own; a round is MPI_Start to the completion call that ends it. */
+typedef struct MPIR_Part {
+    struct MPIR_Request *req;
+    int is_recv;
+    int active; /* started and not yet completed by a completion call */
+    int partitions;
+    MPI_Aint count; /* elements per partition */
+    MPI_Datatype type;
+    size_t part_bytes; /* bytes per partition */
+    /* The pairing message: sent from here (send side), received into here (receive side). */
+    struct {
+        int64_t tag_base, partitions, part_bytes;
+    } init;
+    int outstanding; /* events left in this round; it completes at 0 */
+    int queued;      /* on the agent's list (MPIR_Part_progress) */
+    struct MPIR_Part *next_queued;
+    /* Send side. */
+    int send_base;             /* its range of data tags [send_base, send_base + partitions) */
+    unsigned char *send_state; /* per partition, this round: MPIR_PART_* */
+    int ready_in;              /* the receiver's ready message of this round is in */
+    int ready_waiting;         /* partitions marked ready, not yet sent */
+    /* Receive side. */
+    int init_in;            /* the pairing message is in (init holds the sender's numbers) */
+    int init_err;           /* it failed: every round fails with this */
+    int post_waiting;       /* started before init_in: the agent posts the round */
+    unsigned char *arrived; /* per *sender* partition, this round */
+    size_t bytes_in;        /* bytes received this round */
+} MPIR_Part;
+/* Starts a round of an inactive partitioned request (MPI_Start, MPI_Startall). */
+void MPIR_Part_start(MPIR_Request *req);
+/* Advances rounds waiting for the pairing or the ready message (the agent's hook); returns 1 if
+ * anything happened. */
+int MPIR_Part_progress(void);
+
 /* Buffered send (mpi/bsend.c): packs into the attached buffer and sends from
  * there; the returned request is complete at once. */
 int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,

@@ -1,5 +1,6 @@
 /* persist.c: persistent requests: MPI_Send_init and its modes, MPI_Recv_init, Start, Startall
- * (which also start the persistent collectives, whose requests mpi/sched.c makes).
+ * (which also start the persistent collectives, whose requests mpi/sched.c makes, and the
+ * rounds of partitioned requests, mpi/part.c's).
  *
  * A persistent request keeps the arguments (and references to the
  * communicator and datatype).  MPI_Start makes an ordinary request, the
@@ -83,10 +84,10 @@ static int check_prequest(MPI_Request handle, MPIR_Request **req_p)
 {
     MPIR_Request *req = MPIR_Request_get(handle);
     *req_p = req;
-    if (!req || req->kind != MPIR_REQ_PERSISTENT)
+    if (!req || (req->kind != MPIR_REQ_PERSISTENT && req->kind != MPIR_REQ_PART))
         return MPIR_Err_create(MPI_ERR_REQUEST, "Request %#x is not a persistent request",
                                (unsigned)handle);
-    if (req->u.preq.active)
+    if (req->kind == MPIR_REQ_PART ? req->u.part->active : req->u.preq.active)
         return MPIR_Err_create(MPI_ERR_REQUEST, "Persistent request %#x is active already",
                                (unsigned)handle);
     return MPI_SUCCESS;
@@ -94,6 +95,10 @@ static int check_prequest(MPI_Request handle, MPIR_Request **req_p)
 
 static void start(MPIR_Request *req)
 {
+    if (req->kind == MPIR_REQ_PART) {
+        MPIR_Part_start(req);
+        return;
+    }
     MPIR_Preq *p = &req->u.preq;
     req->status.MPI_ERROR = MPI_SUCCESS;
     req->status.MPI_SOURCE = MPI_ANY_SOURCE;

@@ -15,7 +15,6 @@ static int refuse(const char *fname, const char *why)
 static const char why_rma[] = "one-sided communication (windows) is not implemented";
 static const char why_io[] = "parallel I/O (MPI_File) is not implemented";
 static const char why_dyn[] = "dynamic processes (spawn, ports, name service) are not implemented";
-static const char why_part[] = "partitioned communication is not implemented";
 static const char why_sess[] = "the sessions model is not implemented (use MPI_Init)";
 
 /* ---- One-sided communication ---- */
@@ -517,34 +516,6 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     return refuse("MPI_Comm_join", why_dyn);
-}
-
-/* ---- Partitioned communication ---- */
-
-#pragma weak MPI_Psend_init = PMPI_Psend_init
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
-                    int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    return refuse("MPI_Psend_init", why_part);
-}
-
-#pragma weak MPI_Precv_init = PMPI_Precv_init
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
-                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    return refuse("MPI_Precv_init", why_part);
-}
-
-#pragma weak MPI_Pready = PMPI_Pready
-int PMPI_Pready(int partition, MPI_Request request)
-{
-    return refuse("MPI_Pready", why_part);
-}
-
-#pragma weak MPI_Parrived = PMPI_Parrived
-int PMPI_Parrived(MPI_Request request, int partition, int *flag)
-{
-    return refuse("MPI_Parrived", why_part);
 }
 
 /* ---- Sessions ---- */

@@ -31,16 +31,18 @@ void MPIR_Status_set(MPI_Status *status, const MPIR_Request *req)
     if (status == MPI_STATUS_IGNORE)
         return;
     int is_recv = req->kind == MPIR_REQ_RECV || req->kind == MPIR_REQ_COMPOSITE ||
-                  (req->kind == MPIR_REQ_PERSISTENT && req->u.preq.op == MPIR_PREQ_RECV);
+                  (req->kind == MPIR_REQ_PERSISTENT && req->u.preq.op == MPIR_PREQ_RECV) ||
+                  (req->kind == MPIR_REQ_PART && req->u.part->is_recv);
     status_from(status, &req->status, is_recv, req->cancelled);
     /* MPI_ERROR is written only by the -all/-some calls (MPI-4.1 sec. 3.2.5). */
 }
 
 /* A request the completion calls treat as absent: MPI_REQUEST_NULL or an
- * inactive persistent request (MPI-4.1 sec. 3.7.3). */
+ * inactive persistent or partitioned request (MPI-4.1 sec. 3.7.3). */
 static int is_inactive(const MPIR_Request *req)
 {
-    return !req || (req->kind == MPIR_REQ_PERSISTENT && !req->u.preq.active);
+    return !req || (req->kind == MPIR_REQ_PERSISTENT && !req->u.preq.active) ||
+           (req->kind == MPIR_REQ_PART && !req->u.part->active);
 }
 
 static int is_done(const MPIR_Request *req)
@@ -100,6 +102,15 @@ int MPIR_Request_finish(MPI_Request *handle, MPIR_Request *req, MPI_Status *stat
             req->linked = NULL;
             MPIR_Request_release(inner);
         }
+        return req->status.MPI_ERROR;
+    case MPIR_REQ_PART:
+        /* As a persistent request: inactive again, ready for the next round. */
+        if (!req->u.part->active) {
+            MPIR_Status_empty(status);
+            return MPI_SUCCESS;
+        }
+        MPIR_Status_set(status, req);
+        req->u.part->active = 0;
         return req->status.MPI_ERROR;
     case MPIR_REQ_GREQ:
         err = greq_query(req, status);
@@ -517,6 +528,12 @@ int PMPI_Request_free(MPI_Request *request)
         err = MPIR_Err_create(MPI_ERR_REQUEST, "MPI_Request_free of MPI_REQUEST_NULL");
     if (err)
         return MPIR_Err_return(NULL, "MPI_Request_free", err);
+    /* Erroneous (MPI-4.0 sec. 4.2.1): its partitions may still be waiting for MPI_Pready. */
+    if (req->kind == MPIR_REQ_PART && req->u.part->active)
+        return MPIR_Err_return(req->comm, "MPI_Request_free",
+                               MPIR_Err_create(MPI_ERR_REQUEST,
+                                               "MPI_Request_free of an active partitioned "
+                                               "request (complete its round first)"));
     /* The operation goes on: the device (or a started persistent request's
      * inner operation) keeps its own reference until it is over.  A
      * generalized request's free function runs now if it is complete, else
@@ -617,6 +634,11 @@ int PMPI_Cancel(MPI_Request *request)
         err = MPIR_Err_create(MPI_ERR_REQUEST, "MPI_Cancel of an inactive persistent request");
     if (err)
         return MPIR_Err_return(NULL, "MPI_Cancel", err);
+    /* Erroneous (MPI-4.0 sec. 4.2.1): the peer's round would never end. */
+    if (req->kind == MPIR_REQ_PART)
+        return MPIR_Err_return(
+            req->comm, "MPI_Cancel",
+            MPIR_Err_create(MPI_ERR_REQUEST, "MPI_Cancel of an active partitioned request"));
     return MPIR_Err_return(req_comm(req), "MPI_Cancel", MPIR_Request_cancel(req));
 }
 
