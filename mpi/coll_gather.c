@@ -399,7 +399,8 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err)
             err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
         if (!err)
-            err = check_alias(a->sendbuf, a->recvbuf, any_positive(a->sendcounts, MPIR_Comm_peer_size(c)));
+            err = check_alias(a->sendbuf, a->recvbuf,
+                              any_positive(a->sendcounts, MPIR_Comm_peer_size(c)));
         if (!err)
             alltoallv_build(s, a->sendbuf, sb.n, sb.d, 0, a->sendtype, a->recvbuf, rb.n, rb.d, 0,
                             a->recvtype, c);
@@ -412,7 +413,8 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err && a->recvbuf == MPI_IN_PLACE)
             err = check_rbuf(a->recvbuf, 0, MPI_DATATYPE_NULL);
         if (!err && !in_place)
-            err = check_alias(a->sendbuf, a->recvbuf, any_positive(a->sendcounts, MPIR_Comm_peer_size(c)));
+            err = check_alias(a->sendbuf, a->recvbuf,
+                              any_positive(a->sendcounts, MPIR_Comm_peer_size(c)));
         for (int r = 0; !err && r < MPIR_Comm_peer_size(c); r++) {
             if (!in_place)
                 err = check_buf((const char *)a->sendbuf + a->sdispls[r], a->sendcounts[r],
@@ -497,8 +499,8 @@ static int inter_data_build(data_kind_t kind, const data_args_t *a, const MPIR_C
         if (!err)
             err = check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
         if (!err)
-            inter_allgatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n,
-                                   rb.d, a->recvcount, a->recvtype, c);
+            inter_allgatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n, rb.d,
+                                   a->recvcount, a->recvtype, c);
         break;
     case DATA_ALLTOALL:
     case DATA_ALLTOALLV:

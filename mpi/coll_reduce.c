@@ -145,7 +145,6 @@ static int check_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_
     return MPI_SUCCESS;
 }
 
-
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
@@ -269,8 +268,8 @@ static int reduce_scatter_call(const char *fname, const red_args_t *a, MPIR_Comm
     if (!err)
         err = check_reduce(a->sendbuf, a->recvbuf, total, a->type, a->op, counts[c->rank] > 0);
     if (!err && c->is_inter)
-        inter_reduce_scatter_build(s, a->sendbuf, a->recvbuf, counts, displs, total, a->type,
-                                   a->op, c);
+        inter_reduce_scatter_build(s, a->sendbuf, a->recvbuf, counts, displs, total, a->type, a->op,
+                                   c);
     else if (!err)
         reduce_scatter_build(s, a->sendbuf, a->recvbuf, counts, displs, total, a->type, a->op, c);
     free(counts);
@@ -298,8 +297,7 @@ static int check_intra(red_kind_t kind, const red_args_t *a, const MPIR_Comm *c)
  * intracommunicators only): it is refused as a send buffer the call reads.  Reduce reads only the
  * sending group's send buffers and the root's receive buffer; the others are not looked at.  The
  * scans have no intercommunicator form (sec. 6.11: their communicator is an intracommunicator). */
-static int check_inter(const char *fname, red_kind_t kind, const red_args_t *a,
-                       const MPIR_Comm *c)
+static int check_inter(const char *fname, red_kind_t kind, const red_args_t *a, const MPIR_Comm *c)
 {
     int err, sends = 1, receives = 1;
     if (kind == RED_SCAN || kind == RED_EXSCAN)
@@ -340,8 +338,7 @@ static int red_call(const char *fname, red_kind_t kind, const red_args_t *a, MPI
         switch (kind) {
         case RED_REDUCE:
             if (c->is_inter)
-                inter_reduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, a->root,
-                                   c);
+                inter_reduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, a->root, c);
             else
                 reduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, a->root, c);
             break;

@@ -87,17 +87,19 @@ static void complete(form_t form, int round, MPI_Request *req, int rc, const cha
 
 /* One call in the chosen form: the persistent request is made in round 0 only. */
 #define CALL(form, round, req, what, x, BLOCK, NB, INIT)                                           \
-    complete(form, round, &(req), (form) == BLOCKING ? (BLOCK) : (form) == NONBLOCKING ? (NB)     \
-                                  : (round) == 0    ? INIT_FORM(INIT)                              \
-                                                    : MPI_SUCCESS,                                 \
+    complete(form, round, &(req),                                                                  \
+             (form) == BLOCKING      ? (BLOCK)                                                     \
+             : (form) == NONBLOCKING ? (NB)                                                        \
+             : (round) == 0          ? INIT_FORM(INIT)                                             \
+                                     : MPI_SUCCESS,                                                         \
              what, x)
 
 static void check(int want, int seen, const char *what, const ictx_t *x, form_t form, int round,
                   int index)
 {
     if (want != seen)
-        MTEST_FAIL(errs, "%s %s on %s, round %d, [%d]: expected %d, saw %d", form_name[form],
-                   what, x->name, round, index, want, seen);
+        MTEST_FAIL(errs, "%s %s on %s, round %d, [%d]: expected %d, saw %d", form_name[form], what,
+                   x->name, round, index, want, seen);
 }
 
 static void unset(int *buf, int n)
@@ -210,8 +212,7 @@ static void case_gather(const ictx_t *x, form_t form, int vector)
                      MPI_Gatherv_init(sb, scount, MPI_INT, rb, counts, displs, MPI_INT, root, c,
                                       MPI_INFO_NULL, &req));
             else
-                CALL(form, round, req, what, x,
-                     MPI_Gather(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c),
+                CALL(form, round, req, what, x, MPI_Gather(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c),
                      MPI_Igather(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c, &req),
                      MPI_Gather_init(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c, MPI_INFO_NULL, &req));
             if (root != MPI_ROOT)
@@ -257,16 +258,15 @@ static void case_scatter(const ictx_t *x, form_t form, int vector)
                      MPI_Scatterv_init(sb, counts, displs, MPI_INT, rb, rcount, MPI_INT, root, c,
                                        MPI_INFO_NULL, &req));
             else
-                CALL(form, round, req, what, x,
-                     MPI_Scatter(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c),
-                     MPI_Iscatter(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c, &req),
-                     MPI_Scatter_init(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c, MPI_INFO_NULL,
-                                      &req));
+                CALL(
+                    form, round, req, what, x, MPI_Scatter(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c),
+                    MPI_Iscatter(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c, &req),
+                    MPI_Scatter_init(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c, MPI_INFO_NULL, &req));
             if (root < 0)
                 continue;
             for (int j = 0; j < 3; j++)
-                check(j < rcount ? val(other, x->rank, 1, j, round) : UNSET, rbuf[j], what, x,
-                      form, round, j);
+                check(j < rcount ? val(other, x->rank, 1, j, round) : UNSET, rbuf[j], what, x, form,
+                      round, j);
         }
     }
     free(sbuf);
@@ -310,8 +310,8 @@ static void case_allgather(const ictx_t *x, form_t form, int vector)
         for (int r = 0; r < rn; r++) {
             int n = vector ? counts[r] : rcount, d = vector ? displs[r] : rcount * r;
             for (int j = 0; j < (vector ? 3 : n); j++)
-                check(j < n ? val(other, r, 2, j, round) : UNSET, rbuf[d + j], what, x, form,
-                      round, d + j);
+                check(j < n ? val(other, r, 2, j, round) : UNSET, rbuf[d + j], what, x, form, round,
+                      d + j);
         }
     }
     free(rbuf);
