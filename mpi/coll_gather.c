@@ -148,7 +148,7 @@ static void inter_scatterv_build(MPIR_Sched_t *s, const void *sendbuf, const MPI
 /* Intercommunicator allgather(v): each rank receives the other group's blocks (block r from its
  * rank r) and sends its own block to every rank of the other group: one message per pair across
  * the groups, as the intracommunicator form sends one per pair.  (A gather to each leader, a
- * swap and a broadcast would send fewer messages, but each block twice more.) */
+ * swap and a broadcast would send fewer messages, but each block would take three hops or more.) */
 static void inter_allgatherv_build(MPIR_Sched_t *s, const void *sendbuf, MPI_Aint sendcount,
                                    MPI_Datatype sendtype, void *recvbuf, const MPI_Aint *counts,
                                    const MPI_Aint *displs, MPI_Aint recvcount,

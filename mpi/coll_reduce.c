@@ -1,6 +1,6 @@
 /* coll_reduce.c: the reductions over point-to-point: Reduce, Allreduce, Reduce_local, Scan,
  * Exscan, Reduce_scatter_block and Reduce_scatter, with predefined and user-defined operations
- * (mpi/op_user.c), commutative or not.
+ * (mpi/op_user.c), commutative or not; on intercommunicators all but the scans.
  *
  * Simple and correct rather than fast.  A non-commutative operation is applied in rank order,
  * as the standard asks (MPI-4.1 sec. 6.9.5): the trees below always combine "the lower ranks'
