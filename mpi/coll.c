@@ -12,11 +12,19 @@
  * A subset communicator adds its coll_tag_base. */
 #define TAG(comm, kind) ((comm)->coll_tag_base + (kind))
 
-int MPIR_Root_ok(const MPIR_Comm *comm, int root)
+int MPIR_Check_root(const MPIR_Comm *comm, int root)
 {
-    if (comm->is_inter)
-        return root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < comm->remote_size);
-    return root >= 0 && root < comm->size;
+    if (!comm->is_inter)
+        return root >= 0 && root < comm->size
+                   ? MPI_SUCCESS
+                   : MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root,
+                                     comm->size);
+    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < comm->remote_size))
+        return MPI_SUCCESS;
+    return MPIR_Err_create(MPI_ERR_ROOT,
+                           "Invalid root %d on an intercommunicator (MPI_ROOT, MPI_PROC_NULL or a "
+                           "rank of the remote group, whose size is %d)",
+                           root, comm->remote_size);
 }
 
 static int finish(MPIR_Request *req)
@@ -198,9 +206,8 @@ static int bcast_call(const char *fname, void *buffer, int count, MPI_Datatype d
     MPIR_Sched_t *s;
     int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
     if (!err && !(err = MPIR_Check_count(count)) && !(err = MPIR_Check_comm_type(datatype)) &&
-        !(err = MPIR_Check_typed_buf(buffer, count, datatype)) && !MPIR_Root_ok(c, root))
-        err =
-            MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root, c->size);
+        !(err = MPIR_Check_typed_buf(buffer, count, datatype)))
+        err = MPIR_Check_root(c, root);
     if (!err && !(err = MPIR_Sched_create(c, mode, MPIR_TAG_BCAST, &s))) {
         bcast_build(s, buffer, count, datatype, root, c);
         err = MPIR_Sched_finish(s, request);

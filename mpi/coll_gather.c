@@ -1,9 +1,10 @@
-/* coll_gather.c: Gather, Scatter, Allgather, Alltoall and their v forms, over point-to-point.
+/* coll_gather.c: Gather, Scatter, Allgather, Alltoall and their v forms, over point-to-point, on
+ * intra- and intercommunicators.
  *
  * Simple and correct rather than fast: every transfer is one nonblocking
  * message on the collective context, all posted at once and waited for
- * together, so no ordering between ranks can deadlock.  Intracommunicators
- * only (doc/api.md). */
+ * together, so no ordering between ranks can deadlock.  On an intercommunicator the data goes
+ * from one group to the other, still one message per pair (doc/api.md). */
 #include <stdlib.h>
 #include <string.h>
 #include "mpiimpl.h"
@@ -111,6 +112,55 @@ void MPIR_Scatterv_build(MPIR_Sched_t *s, const void *sendbuf, const MPI_Aint *c
     }
 }
 
+/* Intercommunicator gather(v): the root (MPI_ROOT) receives block r from rank r of the other
+ * group, each of whose ranks sends it its block; the root's group's other ranks (MPI_PROC_NULL)
+ * do nothing. */
+static void inter_gatherv_build(MPIR_Sched_t *s, const void *sendbuf, MPI_Aint sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, const MPI_Aint *counts,
+                                const MPI_Aint *displs, MPI_Aint recvcount, MPI_Datatype recvtype,
+                                int root, const MPIR_Comm *comm)
+{
+    if (root == MPI_ROOT) {
+        for (int r = 0; r < comm->remote_size; r++)
+            MPIR_Sched_recv(s, at(recvbuf, displs ? displs[r] : r * recvcount, recvtype),
+                            counts ? counts[r] : recvcount, recvtype, r);
+    } else if (root != MPI_PROC_NULL) {
+        MPIR_Sched_send(s, sendbuf, sendcount, sendtype, root);
+    }
+}
+
+/* Intercommunicator scatter(v): the root (MPI_ROOT) sends block r to rank r of the other group;
+ * the root's group's other ranks (MPI_PROC_NULL) do nothing. */
+static void inter_scatterv_build(MPIR_Sched_t *s, const void *sendbuf, const MPI_Aint *counts,
+                                 const MPI_Aint *displs, MPI_Aint sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                                 const MPIR_Comm *comm)
+{
+    if (root == MPI_ROOT) {
+        for (int r = 0; r < comm->remote_size; r++)
+            MPIR_Sched_send(s, at(sendbuf, displs ? displs[r] : r * sendcount, sendtype),
+                            counts ? counts[r] : sendcount, sendtype, r);
+    } else if (root != MPI_PROC_NULL) {
+        MPIR_Sched_recv(s, recvbuf, recvcount, recvtype, root);
+    }
+}
+
+/* Intercommunicator allgather(v): each rank receives the other group's blocks (block r from its
+ * rank r) and sends its own block to every rank of the other group: one message per pair across
+ * the groups, as the intracommunicator form sends one per pair.  (A gather to each leader, a
+ * swap and a broadcast would send fewer messages, but each block would take three hops or more.) */
+static void inter_allgatherv_build(MPIR_Sched_t *s, const void *sendbuf, MPI_Aint sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf, const MPI_Aint *counts,
+                                   const MPI_Aint *displs, MPI_Aint recvcount,
+                                   MPI_Datatype recvtype, const MPIR_Comm *comm)
+{
+    for (int r = 0; r < comm->remote_size; r++)
+        MPIR_Sched_recv(s, at(recvbuf, displs ? displs[r] : r * recvcount, recvtype),
+                        counts ? counts[r] : recvcount, recvtype, r);
+    for (int r = 0; r < comm->remote_size; r++)
+        MPIR_Sched_send(s, sendbuf, sendcount, sendtype, r);
+}
+
 /* MPI_IN_PLACE for the all-to-alls: the send data is a copy of the first bytes bytes of
  * recvbuf, taken before any receive lands there. */
 static void *in_place_copy(MPIR_Sched_t *s, void *recvbuf, MPI_Aint bytes)
@@ -120,15 +170,18 @@ static void *in_place_copy(MPIR_Sched_t *s, void *recvbuf, MPI_Aint bytes)
     return copy;
 }
 
-/* sdispls/rdispls in elements of the types (Alltoallv); NULL: block r at r * count. */
+/* sdispls/rdispls in elements of the types (Alltoallv); NULL: block r at r * count.  On an
+ * intercommunicator (without MPI_IN_PLACE, refused there) the same exchange with each rank of the
+ * remote group. */
 static void alltoallv_build(MPIR_Sched_t *s, const void *sendbuf, const MPI_Aint *scounts,
                             const MPI_Aint *sdispls, MPI_Aint sendcount, MPI_Datatype sendtype,
                             void *recvbuf, const MPI_Aint *rcounts, const MPI_Aint *rdispls,
                             MPI_Aint recvcount, MPI_Datatype recvtype, const MPIR_Comm *comm)
 {
+    int n = MPIR_Comm_peer_size(comm);
     if (sendbuf == MPI_IN_PLACE) {
         MPI_Aint extent = 0;
-        for (int r = 0; r < comm->size; r++) {
+        for (int r = 0; r < n; r++) {
             MPI_Aint end =
                 (rdispls ? rdispls[r] : r * recvcount) + (rcounts ? rcounts[r] : recvcount);
             if (end > extent)
@@ -140,23 +193,25 @@ static void alltoallv_build(MPIR_Sched_t *s, const void *sendbuf, const MPI_Aint
         sendcount = recvcount;
         sendtype = recvtype;
     }
-    for (int r = 0; r < comm->size; r++)
+    for (int r = 0; r < n; r++)
         MPIR_Sched_recv(s, at(recvbuf, rdispls ? rdispls[r] : r * recvcount, recvtype),
                         rcounts ? rcounts[r] : recvcount, recvtype, r);
-    for (int r = 0; r < comm->size; r++)
+    for (int r = 0; r < n; r++)
         MPIR_Sched_send(s, at(sendbuf, sdispls ? sdispls[r] : r * sendcount, sendtype),
                         scounts ? scounts[r] : sendcount, sendtype, r);
 }
 
-/* Alltoallw: per-peer counts and datatypes, displacements in bytes. */
+/* Alltoallw: per-peer counts and datatypes, displacements in bytes (on an intercommunicator, as
+ * alltoallv_build). */
 static void alltoallw_build(MPIR_Sched_t *s, const void *sendbuf, const int *scounts,
                             const int *sdispls, const MPI_Datatype *stypes, void *recvbuf,
                             const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes,
                             const MPIR_Comm *comm)
 {
+    int n = MPIR_Comm_peer_size(comm);
     if (sendbuf == MPI_IN_PLACE) {
         MPI_Aint end = 0;
-        for (int r = 0; r < comm->size; r++) {
+        for (int r = 0; r < n; r++) {
             MPIR_Datatype *dt = MPIR_Datatype_get(rtypes[r]);
             MPI_Aint e =
                 rcounts[r] > 0 ? rdispls[r] + (rcounts[r] - 1) * dt->extent + dt->true_ub : 0;
@@ -167,21 +222,13 @@ static void alltoallw_build(MPIR_Sched_t *s, const void *sendbuf, const int *sco
         sdispls = rdispls;
         stypes = rtypes;
     }
-    for (int r = 0; r < comm->size; r++)
+    for (int r = 0; r < n; r++)
         MPIR_Sched_recv(s, (char *)recvbuf + rdispls[r], rcounts[r], rtypes[r], r);
-    for (int r = 0; r < comm->size; r++)
+    for (int r = 0; r < n; r++)
         MPIR_Sched_send(s, (const char *)sendbuf + sdispls[r], scounts[r], stypes[r], r);
 }
 
 /* ---- Argument checks and the calls ---- */
-
-static int check_root(const MPIR_Comm *c, int root)
-{
-    return root >= 0 && root < c->size
-               ? MPI_SUCCESS
-               : MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", root,
-                                 c->size);
-}
 
 static int check_buf(const void *buf, MPI_Aint count, MPI_Datatype type)
 {
@@ -267,8 +314,9 @@ typedef struct {
 
 typedef enum { SIDE_SEND, SIDE_RECV } side_t;
 
-/* The blocks of a v-form's send or receive side, each checked as that side's buffers are (a
- * receive side refuses MPI_IN_PLACE). */
+/* The blocks of a v-form's send or receive side, one per rank point-to-point names (the remote
+ * group's on an intercommunicator), each checked as that side's buffers are (a receive side
+ * refuses MPI_IN_PLACE). */
 static int blocks(side_t side, const int *counts, const int *displs, const void *buf,
                   MPI_Datatype type, const MPIR_Comm *c, blocks_t *b)
 {
@@ -277,11 +325,12 @@ static int blocks(side_t side, const int *counts, const int *displs, const void 
     if (!counts || !displs)
         return MPIR_Err_create(MPI_ERR_ARG, "%s counts or displs is NULL",
                                side == SIDE_RECV ? "recv" : "send");
-    b->n = widen(counts, c->size);
-    b->d = widen(displs, c->size);
+    int n = MPIR_Comm_peer_size(c);
+    b->n = widen(counts, n);
+    b->d = widen(displs, n);
     if (!b->n || !b->d)
         err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
-    for (int r = 0; !err && r < c->size; r++)
+    for (int r = 0; !err && r < n; r++)
         err = check(buf, counts[r], type);
     return err;
 }
@@ -293,7 +342,7 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
     switch (kind) {
     case DATA_GATHER:
     case DATA_GATHERV:
-        if (!(err = check_root(c, root)) && (a->sendbuf != MPI_IN_PLACE || !is_root))
+        if (!(err = MPIR_Check_root(c, root)) && (a->sendbuf != MPI_IN_PLACE || !is_root))
             err = check_buf(a->sendbuf == MPI_IN_PLACE ? NULL : a->sendbuf, a->sendcount,
                             a->sendtype);
         if (!err && is_root && kind == DATA_GATHER)
@@ -308,7 +357,7 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         break;
     case DATA_SCATTER:
     case DATA_SCATTERV:
-        err = check_root(c, root);
+        err = MPIR_Check_root(c, root);
         if (!err && is_root && kind == DATA_SCATTER)
             err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
         if (!err && is_root && kind == DATA_SCATTERV)
@@ -350,7 +399,8 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err)
             err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
         if (!err)
-            err = check_alias(a->sendbuf, a->recvbuf, any_positive(a->sendcounts, c->size));
+            err = check_alias(a->sendbuf, a->recvbuf,
+                              any_positive(a->sendcounts, MPIR_Comm_peer_size(c)));
         if (!err)
             alltoallv_build(s, a->sendbuf, sb.n, sb.d, 0, a->sendtype, a->recvbuf, rb.n, rb.d, 0,
                             a->recvtype, c);
@@ -363,8 +413,9 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err && a->recvbuf == MPI_IN_PLACE)
             err = check_rbuf(a->recvbuf, 0, MPI_DATATYPE_NULL);
         if (!err && !in_place)
-            err = check_alias(a->sendbuf, a->recvbuf, any_positive(a->sendcounts, c->size));
-        for (int r = 0; !err && r < c->size; r++) {
+            err = check_alias(a->sendbuf, a->recvbuf,
+                              any_positive(a->sendcounts, MPIR_Comm_peer_size(c)));
+        for (int r = 0; !err && r < MPIR_Comm_peer_size(c); r++) {
             if (!in_place)
                 err = check_buf((const char *)a->sendbuf + a->sdispls[r], a->sendcounts[r],
                                 a->sendtypes[r]);
@@ -377,6 +428,88 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
                             a->recvcounts, a->rdispls, a->recvtypes, c);
         break;
     }
+    }
+    free(sb.n);
+    free(sb.d);
+    free(rb.n);
+    free(rb.d);
+    return err;
+}
+
+/* MPI_IN_PLACE is defined for intracommunicators only (MPI-4.1 sec. 6.5 to 6.8 give it in each
+ * call's intracommunicator text): on an intercommunicator a buffer the call uses may not be it. */
+static int check_not_in_place(const void *buf, const char *which)
+{
+    if (buf == MPI_IN_PLACE)
+        return MPIR_Err_create(MPI_ERR_BUFFER,
+                               "MPI_IN_PLACE as the %s buffer on an intercommunicator (it is "
+                               "defined on intracommunicators only)",
+                               which);
+    return MPI_SUCCESS;
+}
+
+/* The intercommunicator forms (MPI-4.1 sec. 6.5 to 6.8): data goes from one group to the other,
+ * and each array of counts, displacements or types has an entry per rank of the remote group.
+ * The buffers a rank's role leaves unused are not looked at: the root's send buffer in Gather
+ * and receive buffer in Scatter, every buffer of an MPI_PROC_NULL rank. */
+static int inter_data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c,
+                            MPIR_Sched_t *s)
+{
+    int err = MPI_SUCCESS, root = a->root;
+    blocks_t sb = {0}, rb = {0};
+    switch (kind) {
+    case DATA_GATHER:
+    case DATA_GATHERV:
+        if ((err = MPIR_Check_root(c, root)) || root == MPI_PROC_NULL)
+            break;
+        if (root != MPI_ROOT && !(err = check_not_in_place(a->sendbuf, "send")))
+            err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
+        if (root == MPI_ROOT && kind == DATA_GATHER)
+            err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
+        if (root == MPI_ROOT && kind == DATA_GATHERV)
+            err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
+        if (!err)
+            inter_gatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n, rb.d,
+                                a->recvcount, a->recvtype, root, c);
+        break;
+    case DATA_SCATTER:
+    case DATA_SCATTERV:
+        if ((err = MPIR_Check_root(c, root)) || root == MPI_PROC_NULL)
+            break;
+        if (root == MPI_ROOT)
+            err = check_not_in_place(a->sendbuf, "send");
+        if (!err && root == MPI_ROOT && kind == DATA_SCATTER)
+            err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
+        if (!err && root == MPI_ROOT && kind == DATA_SCATTERV)
+            err = blocks(SIDE_SEND, a->sendcounts, a->sdispls, a->sendbuf, a->sendtype, c, &sb);
+        if (root != MPI_ROOT)
+            err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
+        if (!err)
+            inter_scatterv_build(s, a->sendbuf, sb.n, sb.d, a->sendcount, a->sendtype, a->recvbuf,
+                                 a->recvcount, a->recvtype, root, c);
+        break;
+    case DATA_ALLGATHER:
+    case DATA_ALLGATHERV:
+        if (!(err = check_not_in_place(a->sendbuf, "send")))
+            err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
+        if (!err && kind == DATA_ALLGATHER)
+            err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
+        if (!err && kind == DATA_ALLGATHERV)
+            err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
+        if (!err)
+            err = check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
+        if (!err)
+            inter_allgatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n, rb.d,
+                                   a->recvcount, a->recvtype, c);
+        break;
+    case DATA_ALLTOALL:
+    case DATA_ALLTOALLV:
+    case DATA_ALLTOALLW:
+        /* Without MPI_IN_PLACE the all-to-alls are the same exchange on both kinds, with each
+         * rank point-to-point names. */
+        if (!(err = check_not_in_place(a->sendbuf, "send")))
+            err = data_build(kind, a, c, s);
+        break;
     }
     free(sb.n);
     free(sb.d);
@@ -399,11 +532,8 @@ static int data_call(const char *fname, data_kind_t kind, const data_args_t *a, 
     MPIR_Comm *c;
     MPIR_Sched_t *s;
     int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
-    if (!err && c->is_inter)
-        err = MPIR_Err_create(MPI_ERR_COMM,
-                              "%s on an intercommunicator is not implemented (doc/api.md)", fname);
     if (!err && !(err = MPIR_Sched_create(c, mode, data_tag[kind], &s))) {
-        if ((err = data_build(kind, a, c, s)))
+        if ((err = c->is_inter ? inter_data_build(kind, a, c, s) : data_build(kind, a, c, s)))
             MPIR_Sched_fail(s, err);
         err = MPIR_Sched_finish(s, request);
     }

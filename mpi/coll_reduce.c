@@ -1,6 +1,6 @@
 /* coll_reduce.c: the reductions over point-to-point: Reduce, Allreduce, Reduce_local, Scan,
  * Exscan, Reduce_scatter_block and Reduce_scatter, with predefined and user-defined operations
- * (mpi/op_user.c), commutative or not.
+ * (mpi/op_user.c), commutative or not; on intercommunicators all but the scans.
  *
  * Simple and correct rather than fast.  A non-commutative operation is applied in rank order,
  * as the standard asks (MPI-4.1 sec. 6.9.5): the trees below always combine "the lower ranks'
@@ -84,6 +84,26 @@ static void inter_allreduce_build(MPIR_Sched_t *s, const void *sendbuf, void *re
     MPIR_Bcast_build(s, recvbuf, count, type, 0, comm->local_comm);
 }
 
+/* Intercommunicator reduce: the root (MPI_ROOT) receives the reduction of the other group's
+ * data, which that group reduces to its leader (in its rank order, so a non-commutative
+ * operation keeps it) and the leader sends on; the root's group's other ranks (MPI_PROC_NULL)
+ * do nothing. */
+static void inter_reduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf, MPI_Aint count,
+                               MPI_Datatype type, MPI_Op op, int root, MPIR_Comm *comm)
+{
+    if (root == MPI_ROOT) {
+        MPIR_Sched_recv(s, recvbuf, count, type, 0);
+    } else if (root != MPI_PROC_NULL) {
+        void *acc = comm->rank == 0 ? MPIR_Sched_tmp(s, count, type) : NULL;
+        MPIR_Sched_use_comm(s, comm->local_comm);
+        reduce_build(s, sendbuf, acc, count, type, op, 0, comm->local_comm);
+        if (comm->rank == 0) {
+            MPIR_Sched_use_comm(s, comm);
+            MPIR_Sched_send(s, acc, count, type, root);
+        }
+    }
+}
+
 static void any_allreduce_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf, MPI_Aint count,
                                 MPI_Datatype type, MPI_Op op, MPIR_Comm *comm)
 {
@@ -123,15 +143,6 @@ static int check_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_
                                                    "(use MPI_IN_PLACE)");
     }
     return MPI_SUCCESS;
-}
-
-static int check_intra(MPIR_Comm *c, const char *fname)
-{
-    return c->is_inter ? MPIR_Err_create(MPI_ERR_COMM,
-                                         "%s on an intercommunicator is not implemented "
-                                         "(doc/api.md)",
-                                         fname)
-                       : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
@@ -193,6 +204,31 @@ static void reduce_scatter_build(MPIR_Sched_t *s, const void *sendbuf, void *rec
     MPIR_Scatterv_build(s, result, counts, displs, 0, type, recvbuf, counts[c->rank], type, 0, c);
 }
 
+/* Intercommunicator reduce-scatter (MPI-4.1 sec. 6.10): each group's result is the reduction
+ * of the other group's vectors, scattered over the group by its own counts (both groups' vectors
+ * have total elements).  Each group reduces its vectors to its leader, the leaders swap their
+ * results, and each leader scatters the other group's in its group. */
+static void inter_reduce_scatter_build(MPIR_Sched_t *s, const void *sendbuf, void *recvbuf,
+                                       const MPI_Aint *counts, const MPI_Aint *displs,
+                                       MPI_Aint total, MPI_Datatype type, MPI_Op op,
+                                       MPIR_Comm *comm)
+{
+    int leader = comm->rank == 0;
+    void *mine = leader ? MPIR_Sched_tmp(s, total, type) : NULL;
+    void *theirs = leader ? MPIR_Sched_tmp(s, total, type) : NULL;
+    MPIR_Sched_use_comm(s, comm->local_comm);
+    reduce_build(s, sendbuf, mine, total, type, op, 0, comm->local_comm);
+    if (leader) {
+        MPIR_Sched_use_comm(s, comm);
+        MPIR_Sched_recv(s, theirs, total, type, 0);
+        MPIR_Sched_send(s, mine, total, type, 0);
+        MPIR_Sched_fence(s);
+        MPIR_Sched_use_comm(s, comm->local_comm);
+    }
+    MPIR_Scatterv_build(s, theirs, counts, displs, 0, type, recvbuf, counts[comm->rank], type, 0,
+                        comm->local_comm);
+}
+
 /* ---- The calls: blocking, nonblocking (MPI_I...) and persistent (..._init) ---- */
 
 typedef enum {
@@ -231,11 +267,61 @@ static int reduce_scatter_call(const char *fname, const red_args_t *a, MPIR_Comm
     }
     if (!err)
         err = check_reduce(a->sendbuf, a->recvbuf, total, a->type, a->op, counts[c->rank] > 0);
-    if (!err)
+    if (!err && c->is_inter)
+        inter_reduce_scatter_build(s, a->sendbuf, a->recvbuf, counts, displs, total, a->type, a->op,
+                                   c);
+    else if (!err)
         reduce_scatter_build(s, a->sendbuf, a->recvbuf, counts, displs, total, a->type, a->op, c);
     free(counts);
     free(displs);
     return err;
+}
+
+/* Reduce_scatter's arguments are checked with its counts (reduce_scatter_call). */
+static int check_intra(red_kind_t kind, const red_args_t *a, const MPIR_Comm *c)
+{
+    int err;
+    if (kind == RED_REDUCE && (a->root < 0 || a->root >= c->size))
+        return MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", a->root,
+                               c->size);
+    if (kind != RED_REDUCE_SCATTER &&
+        (err = check_reduce(a->sendbuf, a->recvbuf, a->count, a->type, a->op,
+                            kind != RED_REDUCE || c->rank == a->root)))
+        return err;
+    if (kind == RED_REDUCE && a->sendbuf == MPI_IN_PLACE && c->rank != a->root)
+        return MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
+    return MPI_SUCCESS;
+}
+
+/* On an intercommunicator MPI_IN_PLACE means nothing (MPI-4.1 sec. 6.9 and 6.10 define it for
+ * intracommunicators only): it is refused as a send buffer the call reads.  Reduce reads only the
+ * sending group's send buffers and the root's receive buffer; the others are not looked at.  The
+ * scans have no intercommunicator form (sec. 6.11: their communicator is an intracommunicator). */
+static int check_inter(const char *fname, red_kind_t kind, const red_args_t *a, const MPIR_Comm *c)
+{
+    int err, sends = 1, receives = 1;
+    if (kind == RED_SCAN || kind == RED_EXSCAN)
+        return MPIR_Err_create(MPI_ERR_COMM,
+                               "%s on an intercommunicator: the scans are defined on "
+                               "intracommunicators only (MPI-4.1 sec. 6.11)",
+                               fname);
+    if (kind == RED_REDUCE) {
+        if ((err = MPIR_Check_root(c, a->root)))
+            return err;
+        sends = a->root >= 0; /* a rank of the other group: this group's data goes there */
+        receives = a->root == MPI_ROOT;
+    }
+    if (sends && a->sendbuf == MPI_IN_PLACE)
+        return MPIR_Err_create(MPI_ERR_BUFFER,
+                               "MPI_IN_PLACE as the send buffer of %s on an intercommunicator "
+                               "(it is defined on intracommunicators only)",
+                               fname);
+    if (kind == RED_REDUCE_SCATTER)
+        return MPI_SUCCESS;
+    /* A send buffer the rank does not use is passed as MPI_IN_PLACE, which check_reduce
+     * leaves alone. */
+    return check_reduce(sends ? a->sendbuf : MPI_IN_PLACE, a->recvbuf, a->count, a->type, a->op,
+                        receives);
 }
 
 static int red_call(const char *fname, red_kind_t kind, const red_args_t *a, MPI_Comm comm,
@@ -244,24 +330,17 @@ static int red_call(const char *fname, red_kind_t kind, const red_args_t *a, MPI
     MPIR_Comm *c;
     MPIR_Sched_t *s = NULL;
     int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
-    if (!err && kind != RED_ALLREDUCE)
-        err = check_intra(c, fname);
-    if (!err && kind == RED_REDUCE && (a->root < 0 || a->root >= c->size))
-        err = MPIR_Err_create(MPI_ERR_ROOT, "Invalid root %d (communicator size %d)", a->root,
-                              c->size);
     if (!err && a->vector && !a->counts)
         err = MPIR_Err_create(MPI_ERR_ARG, "recvcounts is NULL");
-    if (!err && kind != RED_REDUCE_SCATTER)
-        err = check_reduce(a->sendbuf, a->recvbuf, a->count, a->type, a->op,
-                           kind != RED_REDUCE || c->rank == a->root);
-    if (!err && kind == RED_REDUCE && a->sendbuf == MPI_IN_PLACE && c->rank != a->root)
-        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root");
-    if (!err && c->is_inter && a->sendbuf == MPI_IN_PLACE)
-        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
+    if (!err)
+        err = c->is_inter ? check_inter(fname, kind, a, c) : check_intra(kind, a, c);
     if (!err && !(err = MPIR_Sched_create(c, mode, MPIR_TAG_REDUCE, &s))) {
         switch (kind) {
         case RED_REDUCE:
-            reduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, a->root, c);
+            if (c->is_inter)
+                inter_reduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, a->root, c);
+            else
+                reduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, a->root, c);
             break;
         case RED_ALLREDUCE:
             any_allreduce_build(s, a->sendbuf, a->recvbuf, a->count, a->type, a->op, c);

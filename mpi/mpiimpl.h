@@ -284,8 +284,9 @@ int MPIR_Coll_send(const void *buf, MPI_Aint count, MPI_Datatype type, int dst, 
 int MPIR_Coll_recv(void *buf, MPI_Aint count, MPI_Datatype type, int src, int tag, MPIR_Comm *comm);
 int MPIR_Coll_sendrecv(const void *sendbuf, MPI_Aint sendbytes, void *recvbuf, MPI_Aint recvbytes,
                        int peer, int tag, MPIR_Comm *comm);
-/* A valid root: a rank, or MPI_ROOT / MPI_PROC_NULL on an intercommunicator. */
-int MPIR_Root_ok(const MPIR_Comm *comm, int root);
+/* A valid root: a rank, or on an intercommunicator MPI_ROOT, MPI_PROC_NULL or a rank of the
+ * remote group; else MPI_ERR_ROOT saying which values were allowed. */
+int MPIR_Check_root(const MPIR_Comm *comm, int root);
 int MPIR_Allgather_impl(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, MPIR_Comm *comm);
 int MPIR_Barrier_impl(MPIR_Comm *comm);
