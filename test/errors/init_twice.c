@@ -15,11 +15,13 @@ int main(int argc, char **argv)
         printf("rank %d: the second MPI_Init_thread returned MPI_SUCCESS\n", rank);
         return 2;
     }
-    MPI_Barrier(MPI_COMM_WORLD); /* MPI still works */
     if (rank == 0) {
         printf("returned an error\n");
         fflush(stdout); /* the abort below ends the process */
     }
+    /* MPI still works; and no rank goes on to the fatal call (whose abort ends the job) before
+     * rank 0 has printed. */
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Init(&argc, &argv); /* fatal */
     printf("rank %d: the fatal second MPI_Init returned\n", rank);
