@@ -105,6 +105,19 @@ static int topo_split(MPIR_Comm *c, int color, int key, MPIR_Topo *t, MPIR_Comm 
     return MPI_SUCCESS;
 }
 
+/* The end of a constructor: on error n (if any) goes and the error goes to c's handler;
+ * otherwise *newcomm is n (MPI_COMM_NULL where this process is not in it). */
+static int topo_finish(MPIR_Comm *c, const char *fname, int err, MPIR_Comm *n, MPI_Comm *newcomm)
+{
+    if (err) {
+        if (n)
+            MPIR_Comm_release(n);
+        return MPIR_Err_return(c, fname, err);
+    }
+    *newcomm = n ? n->handle : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
 /* ---- Cartesian ---- */
 
 /* The rank at coords; a coordinate outside a non-periodic dimension is MPI_ERR_ARG. */
@@ -214,14 +227,8 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
         int e = topo_split(c, member ? 0 : MPI_UNDEFINED, c->rank, t, &n);
         err = err ? err : e;
     }
-    if (err) {
-        if (n)
-            MPIR_Comm_release(n);
-        return MPIR_Err_return(c, "MPI_Cart_create", err);
-    }
-    *comm_cart = n ? n->handle : MPI_COMM_NULL;
     (void)reorder;
-    return MPI_SUCCESS;
+    return topo_finish(c, "MPI_Cart_create", err, n, comm_cart);
 }
 
 #pragma weak MPI_Cart_coords = PMPI_Cart_coords
@@ -305,13 +312,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
         err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a Cartesian topology");
     int e = topo_split(c, color, key, sub, &n);
     err = err ? err : e;
-    if (err) {
-        if (n)
-            MPIR_Comm_release(n);
-        return MPIR_Err_return(c, "MPI_Cart_sub", err);
-    }
-    *newcomm = n->handle;
-    return MPI_SUCCESS;
+    return topo_finish(c, "MPI_Cart_sub", err, n, newcomm);
 }
 
 #pragma weak MPI_Cart_get = PMPI_Cart_get
@@ -422,14 +423,8 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
         err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a graph topology");
     int e = topo_split(c, member ? 0 : MPI_UNDEFINED, me, t, &n);
     err = err ? err : e;
-    if (err) {
-        if (n)
-            MPIR_Comm_release(n);
-        return MPIR_Err_return(c, "MPI_Graph_create", err);
-    }
-    *comm_graph = n ? n->handle : MPI_COMM_NULL;
     (void)reorder;
-    return MPI_SUCCESS;
+    return topo_finish(c, "MPI_Graph_create", err, n, comm_graph);
 }
 
 #pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
@@ -634,14 +629,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     /* Every process takes part in the duplicate, also one that failed above. */
     int e = dist_comm(c, t, &n);
     err = err ? err : e;
-    if (err) {
-        if (n)
-            MPIR_Comm_release(n);
-        return MPIR_Err_return(c, "MPI_Dist_graph_create_adjacent", err);
-    }
-    *comm_dist_graph = n->handle;
     (void)reorder;
-    return MPI_SUCCESS;
+    return topo_finish(c, "MPI_Dist_graph_create_adjacent", err, n, comm_dist_graph);
 }
 
 /* MPI_Dist_graph_create's exchange: each edge s -> d given anywhere becomes an out-edge of s
@@ -799,14 +788,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     err = dist_gather(c, n, sources, degrees, destinations, weights, &t);
     if (!err)
         err = dist_comm(c, t, &nc);
-    if (err) {
-        if (nc)
-            MPIR_Comm_release(nc);
-        return MPIR_Err_return(c, "MPI_Dist_graph_create", err);
-    }
-    *comm_dist_graph = nc->handle;
     (void)reorder;
-    return MPI_SUCCESS;
+    return topo_finish(c, "MPI_Dist_graph_create", err, nc, comm_dist_graph);
 }
 
 #pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
