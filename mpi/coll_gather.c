@@ -335,6 +335,19 @@ static int blocks(side_t side, const int *counts, const int *displs, const void 
     return err;
 }
 
+/* Allgather's and Allgatherv's buffers, on both kinds of communicator; rb gets Allgatherv's
+ * receive blocks. */
+static int allgather_checks(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c,
+                            blocks_t *rb)
+{
+    int err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
+    if (!err && kind == DATA_ALLGATHER)
+        err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
+    if (!err && kind == DATA_ALLGATHERV)
+        err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, rb);
+    return err ? err : check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
+}
+
 static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c, MPIR_Sched_t *s)
 {
     int err = MPI_SUCCESS, root = a->root, is_root = c->rank == a->root;
@@ -373,14 +386,7 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         break;
     case DATA_ALLGATHER:
     case DATA_ALLGATHERV:
-        err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
-        if (!err && kind == DATA_ALLGATHER)
-            err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
-        if (!err && kind == DATA_ALLGATHERV)
-            err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
-        if (!err)
-            err = check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
-        if (!err)
+        if (!(err = allgather_checks(kind, a, c, &rb)))
             allgatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n, rb.d,
                              a->recvcount, a->recvtype, c);
         break;
@@ -490,15 +496,8 @@ static int inter_data_build(data_kind_t kind, const data_args_t *a, const MPIR_C
         break;
     case DATA_ALLGATHER:
     case DATA_ALLGATHERV:
-        if (!(err = check_not_in_place(a->sendbuf, "send")))
-            err = check_buf(a->sendbuf, a->sendcount, a->sendtype);
-        if (!err && kind == DATA_ALLGATHER)
-            err = check_rbuf(a->recvbuf, a->recvcount, a->recvtype);
-        if (!err && kind == DATA_ALLGATHERV)
-            err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
-        if (!err)
-            err = check_alias(a->sendbuf, a->recvbuf, a->sendcount > 0);
-        if (!err)
+        if (!(err = check_not_in_place(a->sendbuf, "send")) &&
+            !(err = allgather_checks(kind, a, c, &rb)))
             inter_allgatherv_build(s, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, rb.n, rb.d,
                                    a->recvcount, a->recvtype, c);
         break;
