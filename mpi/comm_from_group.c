@@ -25,8 +25,9 @@ static int check_args(const char *fname, const MPIR_Group *g, const char *string
     if (strlen(stringtag) >= MPI_MAX_STRINGTAG_LEN)
         return MPIR_Err_create(MPI_ERR_ARG, "%s: stringtag is %zu characters (at most %d)", fname,
                                strlen(stringtag), MPI_MAX_STRINGTAG_LEN - 1);
-    if (errhandler == MPI_ERRHANDLER_NULL)
-        return MPIR_Err_create(MPI_ERR_ARG, "%s: errhandler is MPI_ERRHANDLER_NULL", fname);
+    int err = MPIR_Check_errhandler(errhandler, MPIR_EH_FOR_COMM);
+    if (err)
+        return err;
     if (!newcomm)
         return MPIR_Err_create(MPI_ERR_ARG, "%s: the output communicator is NULL", fname);
     if (g->rank == MPI_UNDEFINED)
