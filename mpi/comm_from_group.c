@@ -1,5 +1,6 @@
 /* comm_from_group.c: MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups (MPI-4.0)
- * for groups of the world model (every group in Ferry is a set of MPI_COMM_WORLD's processes).
+ * for groups of the world model or of a session (every group in Ferry is a set of
+ * MPI_COMM_WORLD's processes, mpi://WORLD's too: mpi/session.c).
  *
  * Both are collective over the group(s) only, with no parent communicator: the members agree
  * on a context over MPI_COMM_WORLD's collective context, as MPI_Comm_create_group does, with a

@@ -11,9 +11,9 @@ static int world_state;
 /* The device's users: the world model and each live session (MPIR_Device_acquire). */
 static int device_users;
 /* Device start and end: MPI_Session_init and MPI_Session_finalize may be called from several
- * threads at once whatever the thread level (MPI-4.0 sec. 11.6), so the count and the start
- * are kept under a lock of their own, not the library's lock, which is taken only at
- * MPI_THREAD_MULTIPLE. */
+ * threads at once whatever the thread level (independent libraries each open their session,
+ * MPI-4.0 sec. 11.3), so the count and the start are kept under a lock of their own, not the
+ * library's lock, which is taken only at MPI_THREAD_MULTIPLE. */
 static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The last user is ending the device.  The end (a barrier) runs without device_lock: a wait
  * lets the library's lock go between polls, and a thread that got in meanwhile must not block

@@ -26,8 +26,8 @@ static session_t sessions[MAX_SESSIONS];
  * others, so a finalized session's handle stays invalid (MPI_ERR_SESSION) for a long while. */
 static int next_slot;
 /* MPI_Session_init and MPI_Session_finalize may run in several threads at once whatever the
- * thread level (MPI-4.0 sec. 11.6); the library's lock is taken only at
- * MPI_THREAD_MULTIPLE. */
+ * thread level (independent libraries each open their session, MPI-4.0 sec. 11.3), and the
+ * library's lock is taken only at MPI_THREAD_MULTIPLE. */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The process sets: every process is in both, so every process lists the same names in the
@@ -132,8 +132,10 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     }
     pthread_mutex_unlock(&table_lock);
     if (slot < 0) {
+        /* Not the device's last user (the full table holds others), so this ends nothing. */
+        MPIR_Device_release(MPI_SUCCESS, fname, MPI_SESSION_NULL, errhandler);
         err = MPIR_Err_create(MPI_ERR_OTHER, "out of sessions (%d live at most)", MAX_SESSIONS);
-        return MPIR_Device_release(err, fname, MPI_SESSION_NULL, errhandler);
+        return MPIR_Err_return_session(MPI_SESSION_NULL, errhandler, fname, err);
     }
     MPIR_Errhandler_add_ref(errhandler);
     /* Every level is provided; MPI_THREAD_MULTIPLE by the library's lock (mpi/thread.c),
@@ -221,8 +223,8 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
     return MPI_SUCCESS;
 }
 
-/* The process set named name (exactly as MPI_Session_get_nth_pset gives it: MPI-4.0 sec. 7.3.2
- * says the name is one of those), else MPI_ERR_ARG. */
+/* The process set named name, exactly as MPI_Session_get_nth_pset gives it (MPI-4.0 asks
+ * MPI_Group_from_session_pset for one of those names), else MPI_ERR_ARG. */
 static int find_pset(const char *name, int *pset)
 {
     if (!name)
