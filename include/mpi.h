@@ -11,8 +11,8 @@ extern "C" {
 
 /* MPI 4.0: the calls a program selects by version (matched probes, MPI_Comm_idup,
  * MPI_Isendrecv, the _c large-count forms, MPI_Info_get_string ...) are here and behave as
- * 4.0 says; the chapters Ferry leaves out (one-sided, I/O, topologies, dynamic processes,
- * sessions) are declared and refused with
+ * 4.0 says; the chapters Ferry leaves out (one-sided, I/O, dynamic processes) are declared
+ * and refused with
  * MPI_ERR_UNSUPPORTED_OPERATION.  doc/api.md says which and why. */
 #define MPI_VERSION 4
 #define MPI_SUBVERSION 0
@@ -1149,6 +1149,13 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_nam
 int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
                              char *pset_name);
 int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                  MPI_Errhandler *errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
 int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
                                MPI_Errhandler errhandler, MPI_Comm *newcomm);
 int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
@@ -1592,6 +1599,12 @@ int PMPI_Session_finalize(MPI_Session *session);
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name);
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler);
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm);
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm);
 /* ---- end of PMPI_ prototypes ---- */

@@ -1,5 +1,6 @@
 /* comm_from_group.c: MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups (MPI-4.0)
- * for groups of the world model (every group in Ferry is a set of MPI_COMM_WORLD's processes).
+ * for groups of the world model or of a session (every group in Ferry is a set of
+ * MPI_COMM_WORLD's processes, mpi://WORLD's too: mpi/session.c).
  *
  * Both are collective over the group(s) only, with no parent communicator: the members agree
  * on a context over MPI_COMM_WORLD's collective context, as MPI_Comm_create_group does, with a
@@ -25,8 +26,9 @@ static int check_args(const char *fname, const MPIR_Group *g, const char *string
     if (strlen(stringtag) >= MPI_MAX_STRINGTAG_LEN)
         return MPIR_Err_create(MPI_ERR_ARG, "%s: stringtag is %zu characters (at most %d)", fname,
                                strlen(stringtag), MPI_MAX_STRINGTAG_LEN - 1);
-    if (errhandler == MPI_ERRHANDLER_NULL)
-        return MPIR_Err_create(MPI_ERR_ARG, "%s: errhandler is MPI_ERRHANDLER_NULL", fname);
+    int err = MPIR_Check_errhandler(errhandler, MPIR_EH_FOR_COMM);
+    if (err)
+        return err;
     if (!newcomm)
         return MPIR_Err_create(MPI_ERR_ARG, "%s: the output communicator is NULL", fname);
     if (g->rank == MPI_UNDEFINED)

@@ -5,12 +5,14 @@
 #include <unistd.h>
 #include "mpiimpl.h"
 
-/* User error handlers (MPI_Comm_create_errhandler); handles above the
- * predefined ones index this table. */
+/* User error handlers (MPI_Comm_create_errhandler, MPI_Session_create_errhandler); handles
+ * above the predefined ones index this table.  Both kinds of function take a pointer to an int
+ * handle and a pointer to the code, so one pointer type holds either. */
 #define MAX_ERRHANDLERS 256
 #define FIRST_USER 3
 static struct {
     int ref;
+    MPIR_Eh_kind_t kind;
     MPI_Comm_errhandler_function *fn;
 } user_eh[MAX_ERRHANDLERS];
 
@@ -57,18 +59,15 @@ static int is_fatal(MPI_Errhandler eh)
     return eh != MPI_ERRORS_RETURN && user_index(eh) < 0;
 }
 
-int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code)
+/* Runs handler eh of the object named handle. */
+static int invoke(MPI_Errhandler eh, int handle, const char *fname, int code)
 {
-    if (code == MPI_SUCCESS)
-        return code;
-    MPI_Errhandler eh = handler_of(&comm);
     if (eh == MPI_ERRORS_RETURN)
         return code;
     int i = user_index(eh);
     if (i >= 0) {
         /* The handler gets the handle and the code; the call returns the code. */
-        MPI_Comm h = comm->handle;
-        int c = code;
+        int h = handle, c = code;
         user_eh[i].fn(&h, &c);
         return code;
     }
@@ -77,6 +76,19 @@ int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code)
              MPIR_Err_string(code), MPIR_Err_class(code),
              MPIR_Err_class_string(MPIR_Err_class(code)));
     MPID_Abort(1, msg);
+}
+
+int MPIR_Err_return(MPIR_Comm *comm, const char *fname, int code)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    MPI_Errhandler eh = handler_of(&comm);
+    return invoke(eh, comm ? comm->handle : MPI_COMM_NULL, fname, code);
+}
+
+int MPIR_Err_return_session(MPI_Session handle, MPI_Errhandler eh, const char *fname, int code)
+{
+    return code == MPI_SUCCESS ? code : invoke(eh, handle, fname, code);
 }
 
 /* A Waitall, Testall, Waitsome or Testsome that finished a failed request:
@@ -96,8 +108,11 @@ int MPIR_Err_return_in_status(MPIR_Comm *comm, const char *fname, int first_err)
 
 int MPIR_Err_not_initialized(const char *fname)
 {
-    fprintf(stderr, "ferry: %s called %s MPI_Init; exiting\n", fname,
-            MPIR_initialized == 0 ? "before" : "after MPI_Finalize, outside");
+    fprintf(stderr, "ferry: %s called %s; exiting\n", fname,
+            MPIR_initialized == 0
+                ? "before MPI_Init or MPI_Session_init"
+                : "after MPI has finished in this process (MPI_Finalize, or the last "
+                  "MPI_Session_finalize, ended it)");
     fflush(stderr);
     _exit(1);
 }
@@ -271,25 +286,43 @@ int MPIR_Check_pt2pt_slow(const void *buf, MPI_Aint count, MPI_Datatype type, in
     return (err = MPIR_Check_send_rank(comm, rank)) ? err : MPIR_Check_send_tag(tag);
 }
 
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
-                                MPI_Errhandler *errhandler)
+static int create_errhandler(const char *fname, MPIR_Eh_kind_t kind,
+                             MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    MPIR_CHECK_INIT("MPI_Comm_create_errhandler");
-    if (!comm_errhandler_fn || !errhandler)
-        return MPIR_Err_return(NULL, "MPI_Comm_create_errhandler",
+    if (!fn || !errhandler)
+        return MPIR_Err_return(NULL, fname,
                                MPIR_Err_create(MPI_ERR_ARG, "function or errhandler is NULL"));
     for (int i = 0; i < MAX_ERRHANDLERS; i++) {
         if (user_eh[i].ref == 0) {
             user_eh[i].ref = 1;
-            user_eh[i].fn = comm_errhandler_fn;
+            user_eh[i].kind = kind;
+            user_eh[i].fn = fn;
             *errhandler = MPIR_HANDLE_KIND_ERRHANDLER | (i + FIRST_USER);
             return MPI_SUCCESS;
         }
     }
     return MPIR_Err_return(
-        NULL, "MPI_Comm_create_errhandler",
+        NULL, fname,
         MPIR_Err_create(MPI_ERR_OTHER, "out of error handlers (%d at most)", MAX_ERRHANDLERS));
+}
+
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    MPIR_CHECK_INIT("MPI_Comm_create_errhandler");
+    return create_errhandler("MPI_Comm_create_errhandler", MPIR_EH_FOR_COMM, comm_errhandler_fn,
+                             errhandler);
+}
+
+/* May be called before MPI_Session_init, which takes its result (MPI-4.0 sec. 11.2.1). */
+#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                   MPI_Errhandler *errhandler)
+{
+    MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
+    return create_errhandler("MPI_Session_create_errhandler", MPIR_EH_FOR_SESSION,
+                             session_errhandler_fn, errhandler);
 }
 
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
@@ -310,7 +343,22 @@ static int check_errhandler(MPI_Errhandler eh)
 {
     if (is_predefined(eh) || user_index(eh) >= 0)
         return MPI_SUCCESS;
+    if (eh == MPI_ERRHANDLER_NULL)
+        return MPIR_Err_create(MPI_ERR_ARG, "Invalid error handler: MPI_ERRHANDLER_NULL");
     return MPIR_Err_create(MPI_ERR_ARG, "Invalid error handler %#x", (unsigned)eh);
+}
+
+int MPIR_Check_errhandler(MPI_Errhandler eh, MPIR_Eh_kind_t kind)
+{
+    static const char *const made_by[] = {[MPIR_EH_FOR_COMM] = "MPI_Comm_create_errhandler",
+                                          [MPIR_EH_FOR_SESSION] = "MPI_Session_create_errhandler"};
+    int err = check_errhandler(eh), i = user_index(eh);
+    if (!err && i >= 0 && user_eh[i].kind != kind)
+        err = MPIR_Err_create(MPI_ERR_ARG,
+                              "error handler %#x was made by %s; it cannot be attached to a %s",
+                              (unsigned)eh, made_by[user_eh[i].kind],
+                              kind == MPIR_EH_FOR_COMM ? "communicator" : "session");
+    return err;
 }
 
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
@@ -320,7 +368,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
     if (!err)
-        err = check_errhandler(errhandler);
+        err = MPIR_Check_errhandler(errhandler, MPIR_EH_FOR_COMM);
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_set_errhandler", err);
     MPIR_Errhandler_add_ref(errhandler);

@@ -240,6 +240,13 @@ int PMPI_Info_free(MPI_Info *info)
     return MPI_SUCCESS;
 }
 
+int MPIR_Info_set_impl(MPI_Info info, const char *key, const char *value)
+{
+    info_t *p;
+    int err = check_info(info, &p);
+    return err ? err : set(p, key, value);
+}
+
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {

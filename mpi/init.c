@@ -6,36 +6,119 @@
 #include "mpiimpl.h"
 
 int MPIR_initialized;
+/* The world model: 0 before MPI_Init, 1 during, 2 after MPI_Finalize (MPIR_World_state). */
+static int world_state;
+/* The device's users: the world model and each live session (MPIR_Device_acquire). */
+static int device_users;
+/* Device start and end: MPI_Session_init and MPI_Session_finalize may be called from several
+ * threads at once whatever the thread level (independent libraries each open their session,
+ * MPI-4.0 sec. 11.3), so the count and the start are kept under a lock of their own, not the
+ * library's lock, which is taken only at MPI_THREAD_MULTIPLE. */
+static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The last user is ending the device.  The end (a barrier) runs without device_lock: a wait
+ * lets the library's lock go between polls, and a thread that got in meanwhile must not block
+ * on device_lock while holding the library's lock. */
+static int device_ending;
 /* What MPI_Init_thread provided; MPI_Init acts as MPI_Init_thread(MPI_THREAD_SINGLE). */
 static int thread_level = MPI_THREAD_SINGLE;
 /* The thread that initialized MPI (MPI_Is_thread_main). */
 static pthread_t main_thread;
 
+int MPIR_World_state(void)
+{
+    return world_state;
+}
+
+int MPIR_Device_acquire(const char *fname)
+{
+    pthread_mutex_lock(&device_lock);
+    int err = MPI_SUCCESS;
+    if (MPIR_initialized == 2 || device_ending) {
+        err = MPIR_Err_create(MPI_ERR_OTHER,
+                              "MPI has finished in this process (MPI_Finalize or the last "
+                              "MPI_Session_finalize ended the device) and Ferry cannot start it "
+                              "again (doc/api.md, Sessions)");
+    } else if (MPIR_initialized == 0) {
+        static const MPID_upcalls_t upcalls = {.comm_release = MPIR_Comm_release};
+        err = MPID_Init(&upcalls);
+        if (!err)
+            err = MPIR_Comm_init_builtins(MPIDI_world.rank, MPIDI_world.size);
+        if (err) {
+            /* No communicator exists yet, so the only handler is "fatal". */
+            char msg[MPI_MAX_ERROR_STRING + 64];
+            snprintf(msg, sizeof(msg), "Fatal error in %s: %s", fname, MPIR_Err_string(err));
+            MPID_Abort(1, msg);
+        }
+        MPIR_initialized = 1;
+    }
+    if (!err)
+        device_users++;
+    pthread_mutex_unlock(&device_lock);
+    return err;
+}
+
+static int raise_on(int err, const char *fname, MPI_Session session, MPI_Errhandler eh)
+{
+    return session == MPI_SESSION_NULL ? MPIR_Err_return(NULL, fname, err)
+                                       : MPIR_Err_return_session(session, eh, fname, err);
+}
+
+int MPIR_Device_release(int err, const char *fname, MPI_Session session, MPI_Errhandler eh)
+{
+    pthread_mutex_lock(&device_lock);
+    int last = --device_users == 0;
+    device_ending = last;
+    pthread_mutex_unlock(&device_lock);
+    if (!last)
+        return raise_on(err, fname, session, eh);
+    /* The process-wide buffer's sends complete first (MPI_Finalize did this already when the
+     * world model was a user; a session's communicators may have used it since). */
+    int end_err = MPIR_Bsend_finalize();
+    /* A barrier over the device first: a peer may still need us to answer a rendezvous or
+     * read our memory until it has finished its own sends.  Every process of the job ends
+     * its device once, by MPI_Finalize or by its last MPI_Session_finalize, so the barriers
+     * pair up whatever model each process used. */
+    if (!end_err)
+        end_err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
+    if (!end_err)
+        end_err = MPID_Finalize();
+    /* Raised while the communicators and their handlers still exist: a program that asked
+     * for errors to be returned gets this one too. */
+    err = raise_on(err ? err : end_err, fname, session, eh);
+    MPIR_Comm_finalize_all();
+    MPIR_Attr_finalize();
+    MPIR_Group_finalize_all();
+    /* Info objects outlive MPI_Finalize: the MPI_Info_ calls may be made at any time, before
+     * MPI_Init and after MPI_Finalize too (MPI-4.0 sec. 11.4.1), on objects made earlier. */
+    MPIR_Op_finalize();
+    MPIR_Sched_finalize();
+    MPIR_initialized = 2;
+    return err;
+}
+
 #pragma weak MPI_Init = PMPI_Init
 int PMPI_Init(int *argc, char ***argv)
 {
+    MPIR_CS_GUARD; /* (a session's thread may be in the library) */
     /* A second call goes to MPI_COMM_WORLD's handler, fatal by default, as any
-     * erroneous call does; after MPI_Finalize no handler is left to use. */
-    if (MPIR_initialized == 1)
+     * erroneous call does; after MPI_Finalize no handler may be left to use. */
+    if (world_state == 1)
         return MPIR_Err_return(NULL, "MPI_Init",
                                MPIR_Err_create(MPI_ERR_OTHER,
                                                "MPI_Init or MPI_Init_thread called a second "
                                                "time (a process initializes MPI once)"));
-    if (MPIR_initialized != 0) {
+    if (world_state != 0) {
+        /* Erroneous (MPI-4.0 sec. 11.2.1: the world model is initialized once). */
         fprintf(stderr, "ferry: MPI_Init called after MPI_Finalize\n");
         return MPI_ERR_OTHER;
     }
-    static const MPID_upcalls_t upcalls = {.comm_release = MPIR_Comm_release};
-    int err = MPID_Init(&upcalls);
-    if (!err)
-        err = MPIR_Comm_init_builtins(MPIDI_world.rank, MPIDI_world.size);
+    int err = MPIR_Device_acquire("MPI_Init");
     if (err) {
-        /* No communicator exists yet, so the only handler is "fatal". */
-        char msg[MPI_MAX_ERROR_STRING + 64];
-        snprintf(msg, sizeof(msg), "Fatal error in MPI_Init: %s", MPIR_Err_string(err));
-        MPID_Abort(1, msg);
+        /* The device finished with the last session: no handler is left to use. */
+        fprintf(stderr, "ferry: MPI_Init: %s\n", MPIR_Err_string(err));
+        return err;
     }
-    MPIR_initialized = 1;
+    world_state = 1;
     main_thread = pthread_self();
     return MPI_SUCCESS;
 }
@@ -81,42 +164,32 @@ int PMPI_Query_thread(int *provided)
 int PMPI_Finalize(void)
 {
     MPIR_CHECK_INIT("MPI_Finalize");
-    /* A barrier over the device first: a peer may still need us to answer a
-     * rendezvous or read our memory until it has finished its own sends. */
+    if (world_state != 1)
+        return MPIR_Err_return(NULL, "MPI_Finalize",
+                               MPIR_Err_create(MPI_ERR_OTHER,
+                                               "MPI_Finalize without MPI_Init (the sessions "
+                                               "end with MPI_Session_finalize)"));
     /* MPI_COMM_SELF's attributes are deleted first, while MPI still works
      * for their callbacks (MPI-4.1 sec. 11.2.4). */
     int err = MPIR_Attr_delete_all(MPIR_ATTR_COMM, MPI_COMM_SELF);
     if (!err)
         err = MPIR_Bsend_finalize();
-    if (!err)
-        err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
-    if (!err)
-        err = MPID_Finalize();
-    /* Raised while the communicators and their handlers still exist: a
-     * program that asked for errors to be returned gets this one too. */
-    err = MPIR_Err_return(NULL, "MPI_Finalize", err);
-    MPIR_Comm_finalize_all();
-    MPIR_Attr_finalize();
-    MPIR_Group_finalize_all();
-    /* Info objects outlive MPI_Finalize: the MPI_Info_ calls may be made at any time, before
-     * MPI_Init and after MPI_Finalize too (MPI-4.0 sec. 11.4.1), on objects made earlier. */
-    MPIR_Op_finalize();
-    MPIR_Sched_finalize();
-    MPIR_initialized = 2;
-    return err;
+    world_state = 2;
+    /* The device ends here unless a session still uses it (then with the last one). */
+    return MPIR_Device_release(err, "MPI_Finalize", MPI_SESSION_NULL, MPI_ERRHANDLER_NULL);
 }
 
 #pragma weak MPI_Initialized = PMPI_Initialized
 int PMPI_Initialized(int *flag)
 {
-    *flag = MPIR_initialized != 0;
+    *flag = world_state != 0;
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Finalized = PMPI_Finalized
 int PMPI_Finalized(int *flag)
 {
-    *flag = MPIR_initialized == 2;
+    *flag = world_state == 2;
     return MPI_SUCCESS;
 }
 

@@ -9,7 +9,24 @@
 
 #define MPIR_TAG_UB INT_MAX
 
-extern int MPIR_initialized; /* 0 before MPI_Init, 1 during, 2 after MPI_Finalize */
+/* Whether MPI may be used: 0 before the device starts, 1 while it runs, 2 after it finished.
+ * The device has users, the world model (MPI_Init..MPI_Finalize) and each live session
+ * (mpi/session.c); it starts with the first and finishes with the last (mpi/init.c), so one
+ * load and a compare (MPIR_CHECK_INIT) still tell every call whether it may go on. */
+extern int MPIR_initialized;
+/* The device gets a user: started on the first (MPI_Init, MPI_Session_init); MPI_ERR_OTHER
+ * once it has finished, since Ferry's device cannot start again.  fname names the caller in
+ * the fatal message of a failed start. */
+int MPIR_Device_acquire(const char *fname);
+/* A user goes; the last one finishes the device as MPI_Finalize always has (a barrier over
+ * every process of the job, then MPID_Finalize, then every MPI object is freed).  err (the
+ * caller's own failure so far) and that end's failure are raised in fname on the session's
+ * handler eh, or on MPI_COMM_WORLD's for the world model (session MPI_SESSION_NULL), while the
+ * objects still exist; returns what the handler returned. */
+int MPIR_Device_release(int err, const char *fname, MPI_Session session, MPI_Errhandler eh);
+/* The world model's state, which MPI_Initialized and MPI_Finalized report (MPI-4.0 sec. 11.3:
+ * the sessions do not count): 0 before MPI_Init, 1 during, 2 after MPI_Finalize. */
+int MPIR_World_state(void);
 
 /* Calls comm's error handler (MPI_COMM_WORLD's when comm is NULL) for an
  * error found in function fname; returns the code under MPI_ERRORS_RETURN. */
@@ -429,10 +446,19 @@ void MPIR_Info_release(MPI_Info info);
 /* MPI_INFO_NULL or a valid info object (the *_init collectives' info argument). */
 int MPIR_Check_info_or_null(MPI_Info info);
 int MPIR_Info_get_impl(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+/* Sets a key of an info object the library made (key and value known to be valid). */
+int MPIR_Info_set_impl(MPI_Info info, const char *key, const char *value);
 /* Drops every key of info not in the NULL-terminated list keys. */
 int MPIR_Info_keep_only(MPI_Info info, const char *const keys[]);
 
 /* ---- Error handlers (mpi/errhandler.c) ---- */
+/* What a user's handler was made for: it may be attached to that kind of object only. */
+typedef enum { MPIR_EH_FOR_COMM, MPIR_EH_FOR_SESSION } MPIR_Eh_kind_t;
+/* A predefined handler or a user's made for kind; else MPI_ERR_ARG saying what it is. */
+int MPIR_Check_errhandler(MPI_Errhandler eh, MPIR_Eh_kind_t kind);
+/* Calls handler eh (of the session named handle) for an error found in fname; returns the
+ * code unless the handler is fatal. */
+int MPIR_Err_return_session(MPI_Session handle, MPI_Errhandler eh, const char *fname, int code);
 void MPIR_Errhandler_add_ref(MPI_Errhandler eh);
 void MPIR_Errhandler_release(MPI_Errhandler eh);
 

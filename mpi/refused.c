@@ -15,7 +15,6 @@ static int refuse(const char *fname, const char *why)
 static const char why_rma[] = "one-sided communication (windows) is not implemented";
 static const char why_io[] = "parallel I/O (MPI_File) is not implemented";
 static const char why_dyn[] = "dynamic processes (spawn, ports, name service) are not implemented";
-static const char why_sess[] = "the sessions model is not implemented (use MPI_Init)";
 
 /* ---- One-sided communication ---- */
 
@@ -517,38 +516,3 @@ int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     return refuse("MPI_Comm_join", why_dyn);
 }
-
-/* ---- Sessions ---- */
-
-#pragma weak MPI_Session_init = PMPI_Session_init
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
-{
-    return refuse("MPI_Session_init", why_sess);
-}
-
-#pragma weak MPI_Session_finalize = PMPI_Session_finalize
-int PMPI_Session_finalize(MPI_Session *session)
-{
-    return refuse("MPI_Session_finalize", why_sess);
-}
-
-#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
-{
-    return refuse("MPI_Session_get_num_psets", why_sess);
-}
-
-#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
-                              char *pset_name)
-{
-    return refuse("MPI_Session_get_nth_pset", why_sess);
-}
-
-#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
-{
-    return refuse("MPI_Group_from_session_pset", why_sess);
-}
-
-/* ---- User error classes ---- */

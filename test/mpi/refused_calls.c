@@ -35,8 +35,6 @@ int main(int argc, char **argv)
                   "MPI_File_open");
     char port[MPI_MAX_PORT_NAME];
     errs += check(MPI_Open_port(info, port), "MPI_Open_port");
-    MPI_Session session;
-    errs += check(MPI_Session_init(info, MPI_ERRORS_RETURN, &session), "MPI_Session_init");
 
     /* The library still works. */
     int sum = 0;
