@@ -50,6 +50,20 @@
                                 .pair_first = first,                                               \
                                 .pair_off2 = offsetof(PAIR(T1), b)}
 
+/* MPI-1's MPI_LB and MPI_UB: no data, bounds [0, 0), and a marker at 0 (sticky_lb or
+ * sticky_ub), which the constructors' bounds (type_create.c) carry to the entry's displacement
+ * as they do resized types' markers.  No basic element, so reductions refuse them (op.c has no
+ * row) and external32 converts nothing. */
+#define MARKER(h, which)                                                                           \
+    [h & MPIR_DT_INDEX_MASK] = {.handle = h,                                                       \
+                                .kind = MPIR_DT_BUILTIN,                                           \
+                                .committed = 1,                                                    \
+                                .name = #h,                                                        \
+                                .sticky_##which = 1,                                               \
+                                .align = 1,                                                        \
+                                .is_contig = 1,                                                    \
+                                .depth = 1}
+
 MPIR_Datatype MPIR_Datatype_builtins[MPIR_DT_BUILTIN_COUNT] = {
     BT(MPI_CHAR, char, 1),
     BT(MPI_SIGNED_CHAR, signed char, 1),
@@ -93,6 +107,8 @@ MPIR_Datatype MPIR_Datatype_builtins[MPIR_DT_BUILTIN_COUNT] = {
     BT(MPI_CXX_FLOAT_COMPLEX, float _Complex, 8),
     BT(MPI_CXX_DOUBLE_COMPLEX, double _Complex, 16),
     BT(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, 32),
+    MARKER(MPI_LB, lb),
+    MARKER(MPI_UB, ub),
 };
 
 MPIR_Datatype *MPIR_Datatype_builtin(MPI_Datatype type)

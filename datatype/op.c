@@ -252,7 +252,8 @@ static const kernel_fn kernels[MPIR_DT_BUILTIN_COUNT][OP_TABLE_SIZE] = {
     [DTX(MPI_CXX_LONG_DOUBLE_COMPLEX)] = ROW_COMPLEX(cld),
 };
 
-/* Element sizes, for MPI_REPLACE.  0 marks an index that is no datatype. */
+/* Element sizes, for MPI_REPLACE.  0: a type without data (MPI_LB, MPI_UB), on which no
+ * operation is defined. */
 static const unsigned char elem_size[MPIR_DT_BUILTIN_COUNT] = {
     [DTX(MPI_CHAR)] = sizeof(char),
     [DTX(MPI_SIGNED_CHAR)] = sizeof(signed char),
@@ -301,7 +302,7 @@ static const unsigned char elem_size[MPIR_DT_BUILTIN_COUNT] = {
 static int valid_type(MPI_Datatype type)
 {
     return HANDLE_KIND(type) == MPIR_HANDLE_KIND_DATATYPE && DTX(type) > 0 &&
-           DTX(type) < MPIR_DT_BUILTIN_COUNT && elem_size[DTX(type)] != 0;
+           DTX(type) < MPIR_DT_BUILTIN_COUNT;
 }
 
 static int valid_op(MPI_Op op)
@@ -316,7 +317,7 @@ int MPIR_Op_check(MPI_Op op, MPI_Datatype type)
     if (!valid_op(op))
         return MPI_ERR_OP;
     if (op == MPI_REPLACE || op == MPI_NO_OP)
-        return type == MPI_PACKED ? MPI_ERR_OP : MPI_SUCCESS;
+        return type == MPI_PACKED || elem_size[DTX(type)] == 0 ? MPI_ERR_OP : MPI_SUCCESS;
     return kernels[DTX(type)][OPX(op)] != NULL ? MPI_SUCCESS : MPI_ERR_OP;
 }
 

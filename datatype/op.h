@@ -11,7 +11,7 @@
  *   MPI_BAND, MPI_BOR,
  *   MPI_BXOR                C integer, byte, multi-language types
  *   MPI_MAXLOC, MPI_MINLOC  the pair types MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT
- *   MPI_REPLACE, MPI_NO_OP  every predefined type except MPI_PACKED
+ *   MPI_REPLACE, MPI_NO_OP  every predefined type except MPI_PACKED, MPI_LB, MPI_UB
  *
  * C integer: MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, the (unsigned) short, int,
  * long and long long types and MPI_INT8_T .. MPI_UINT64_T.  Multi-language:
@@ -22,7 +22,7 @@
  * integer, and the multi-language types take the logical operations too
  * (MPICH's coll/allred test applies them; both libraries accept them).  MPI_WCHAR (a character type) has no reduction, as in the standard
  * and in both of those libraries; it takes MPI_REPLACE and MPI_NO_OP only.
- * MPI_PACKED takes no operation at all.
+ * MPI_PACKED takes no operation at all, nor do MPI-1's MPI_LB and MPI_UB (no data).
  *
  * Integer arithmetic wraps modulo 2^bits, for signed types too (the kernels
  * compute in the unsigned type, so overflow is never undefined behaviour).

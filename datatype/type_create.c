@@ -85,10 +85,11 @@ void MPIR_Datatype_destroy(MPIR_Datatype *dt)
 
 /* The bounds of a type are those of its typemap (MPI-4.1 5.1, 5.1.7): the
  * typemap is the children's typemaps copied to their displacements, markers
- * included.  If it holds lb markers (a resized, subarray or darray type inside)
+ * included.  If it holds lb markers (a resized, subarray or darray type, or MPI_LB, inside)
  * lb is the least of them, else the least displacement of its data; if it
  * holds ub markers ub is the greatest of them, else the greatest end of its
- * data plus the alignment epsilon.  Markers always come in pairs.  A block of
+ * data plus the alignment epsilon.  Resized types put a pair of markers, MPI-1's
+ * MPI_LB and MPI_UB one each, so either may be missing.  A block of
  * zero elements, or an element with neither data nor markers, puts nothing in
  * the typemap, so it adds no bound (an empty type has lb = ub = 0).  The
  * epsilon pads the data's own span: a child's padding is not data, so it is

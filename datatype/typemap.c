@@ -75,6 +75,8 @@ static int iter(const MPIR_Datatype *t, uintptr_t base, MPIR_Typemap_fn fn, void
 static int iter_block(const MPIR_Datatype *c, uintptr_t base, MPI_Aint n, MPIR_Typemap_fn fn,
                       void *arg)
 {
+    if (c->size == 0) /* no basic element inside: MPI_LB, MPI_UB, an empty type */
+        return 0;
     if (c->kind == MPIR_DT_BUILTIN && !c->pair_first)
         return n > 0 ? fn(c->handle, c->size, base, n, c->extent, arg) : 0;
     for (MPI_Aint j = 0; j < n; j++) {
@@ -90,6 +92,8 @@ static int iter(const MPIR_Datatype *t, uintptr_t base, MPIR_Typemap_fn fn, void
     int rc = 0;
     switch (t->kind) {
     case MPIR_DT_BUILTIN:
+        if (t->size == 0) /* MPI_LB, MPI_UB: markers, no data */
+            return 0;
         if (!t->pair_first)
             return fn(t->handle, t->size, base, 1, t->extent, arg);
         if ((rc = fn(t->pair_first, t->size - (MPI_Aint)sizeof(int), base, 1, 0, arg)))

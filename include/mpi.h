@@ -126,7 +126,12 @@ typedef struct MPI_Status {
 #define MPI_CXX_FLOAT_COMPLEX MPIR_DT(40)
 #define MPI_CXX_DOUBLE_COMPLEX MPIR_DT(41)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX MPIR_DT(42)
-#define MPIR_DT_BUILTIN_COUNT 43
+/* MPI-1's bound markers (removed in MPI-3.0, still defined for old programs, as MPICH does): size
+ * and extent 0, no data; in a constructor an MPI_LB entry at d puts an lb marker at d, an MPI_UB
+ * entry a ub marker, as MPI_Type_create_resized's markers. */
+#define MPI_LB MPIR_DT(43)
+#define MPI_UB MPIR_DT(44)
+#define MPIR_DT_BUILTIN_COUNT 45
 
 /* Predefined reduction operations. */
 #define MPIR_OPH(i) ((MPI_Op)(MPIR_HANDLE_KIND_OP | (i)))

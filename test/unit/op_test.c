@@ -55,6 +55,7 @@ enum cat {
     CAT_PAIR,       /* MPI_FLOAT_INT ... */
     CAT_CHARACTER,  /* MPI_WCHAR: no reduction */
     CAT_PACKED,     /* no operation at all */
+    CAT_MARKER,     /* MPI_LB, MPI_UB: no data, no operation at all */
 };
 
 static const struct {
@@ -76,7 +77,7 @@ static int allowed(enum cat c, MPI_Op op)
     const int logical = op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR;
     const int bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
     const int loc = op == MPI_MAXLOC || op == MPI_MINLOC;
-    if (c == CAT_PACKED)
+    if (c == CAT_PACKED || c == CAT_MARKER)
         return 0;
     if (op == MPI_REPLACE || op == MPI_NO_OP)
         return 1;
@@ -416,6 +417,12 @@ static void test_packed(MPI_Datatype t, const char *tname, enum cat c)
     test_bytes_only(t, tname, c, 1);
 }
 
+/* MPI-1's bound markers: every operation refused (MPI_ERR_OP, as for MPI_PACKED). */
+static void test_marker(MPI_Datatype t, const char *tname, enum cat c)
+{
+    check_table(t, tname, c);
+}
+
 /* ---- the list of every predefined datatype ---- */
 
 static const struct {
@@ -466,6 +473,8 @@ static const struct {
     {MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", CAT_COMPLEX, test_cfloat},
     {MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", CAT_COMPLEX, test_cdouble},
     {MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", CAT_COMPLEX, test_cldouble},
+    {MPI_LB, "MPI_LB", CAT_MARKER, test_marker},
+    {MPI_UB, "MPI_UB", CAT_MARKER, test_marker},
 };
 #define NTYPES ((int)(sizeof types / sizeof types[0]))
 
