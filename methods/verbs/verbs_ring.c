@@ -236,7 +236,9 @@ static void dispatch(MPIDI_VERBS_conn_t *c, int *made)
     MPIDI_VERBS_ring_in_t *in = &c->rc->in;
     MPIDI_VERBS_rmsg_t m;
     char *at;
-    MPIDI_VERBS_msg_state_t s;
+    /* (Set by the loop before any use below: a connection not up returns first.  The value
+     * only quiets -Wmaybe-uninitialized at -O1 with the sanitizers.) */
+    MPIDI_VERBS_msg_state_t s = MPIDI_VERBS_MSG_READY;
     while (c->state == MPIDI_VERBS_CONN_UP &&
            (s = MPIDI_VERBS_ring_peek(in, st->ring_max_msg, &m, &at)) == MPIDI_VERBS_MSG_READY) {
         uint64_t pos = MPIDI_VERBS_ring_take(in, &m);
