@@ -312,6 +312,12 @@ typedef struct {
     MPI_Aint *n, *d;
 } blocks_t;
 
+static void blocks_free(blocks_t *b)
+{
+    free(b->n);
+    free(b->d);
+}
+
 typedef enum { SIDE_SEND, SIDE_RECV } side_t;
 
 /* The blocks of a v-form's send or receive side, one per rank point-to-point names (the remote
@@ -435,10 +441,8 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         break;
     }
     }
-    free(sb.n);
-    free(sb.d);
-    free(rb.n);
-    free(rb.d);
+    blocks_free(&sb);
+    blocks_free(&rb);
     return err;
 }
 
@@ -510,10 +514,8 @@ static int inter_data_build(data_kind_t kind, const data_args_t *a, const MPIR_C
             err = data_build(kind, a, c, s);
         break;
     }
-    free(sb.n);
-    free(sb.d);
-    free(rb.n);
-    free(rb.d);
+    blocks_free(&sb);
+    blocks_free(&rb);
     return err;
 }
 

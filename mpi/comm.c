@@ -126,11 +126,8 @@ int MPIR_Comm_new(int context_id, int rank, int size, int *world_ranks, MPIR_Com
  * communicator inherits the error handler that is associated with the parent"). */
 void MPIR_Comm_inherit_errhandler(MPIR_Comm *n, const MPIR_Comm *parent)
 {
-    if (!n)
-        return;
-    MPIR_Errhandler_add_ref(parent->errhandler);
-    MPIR_Errhandler_release(n->errhandler);
-    n->errhandler = parent->errhandler;
+    if (n)
+        MPIR_Errhandler_set(&n->errhandler, parent->errhandler);
 }
 
 /* A copy of the world ranks of comm's local group. */

@@ -39,9 +39,7 @@ static int check_args(const char *fname, const MPIR_Group *g, const char *string
 /* The new communicator takes the caller's error handler and hints. */
 static int finish(MPIR_Comm *n, MPI_Info info, MPI_Errhandler errhandler)
 {
-    MPIR_Errhandler_add_ref(errhandler);
-    MPIR_Errhandler_release(n->errhandler);
-    n->errhandler = errhandler;
+    MPIR_Errhandler_set(&n->errhandler, errhandler);
     return MPIR_Comm_set_hints(n, info);
 }
 

@@ -44,6 +44,14 @@ void MPIR_Errhandler_release(MPI_Errhandler eh)
         user_eh[i].ref--;
 }
 
+/* An object's handler slot takes eh: its reference first, so eh may be the handler there. */
+void MPIR_Errhandler_set(MPI_Errhandler *slot, MPI_Errhandler eh)
+{
+    MPIR_Errhandler_add_ref(eh);
+    MPIR_Errhandler_release(*slot);
+    *slot = eh;
+}
+
 /* The handler an error in a call on comm goes to (MPI_COMM_WORLD's when comm
  * is NULL); *comm_p is set to the communicator it belongs to. */
 static MPI_Errhandler handler_of(MPIR_Comm **comm_p)
@@ -371,9 +379,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         err = MPIR_Check_errhandler(errhandler, MPIR_EH_FOR_COMM);
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_set_errhandler", err);
-    MPIR_Errhandler_add_ref(errhandler);
-    MPIR_Errhandler_release(c->errhandler);
-    c->errhandler = errhandler;
+    MPIR_Errhandler_set(&c->errhandler, errhandler);
     return MPI_SUCCESS;
 }
 

@@ -461,5 +461,6 @@ int MPIR_Check_errhandler(MPI_Errhandler eh, MPIR_Eh_kind_t kind);
 int MPIR_Err_return_session(MPI_Session handle, MPI_Errhandler eh, const char *fname, int code);
 void MPIR_Errhandler_add_ref(MPI_Errhandler eh);
 void MPIR_Errhandler_release(MPI_Errhandler eh);
+void MPIR_Errhandler_set(MPI_Errhandler *slot, MPI_Errhandler eh);
 
 #endif /* MPIIMPL_H_INCLUDED */

@@ -322,9 +322,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
         err = MPIR_Check_errhandler(errhandler, MPIR_EH_FOR_SESSION);
     if (err)
         return raise_err(s, session, fname, err);
-    MPIR_Errhandler_add_ref(errhandler);
-    MPIR_Errhandler_release(s->errhandler);
-    s->errhandler = errhandler;
+    MPIR_Errhandler_set(&s->errhandler, errhandler);
     return MPI_SUCCESS;
 }
 
