@@ -181,6 +181,9 @@ int MPID_Finalize(void)
 
 void MPID_Abort(int exit_code, const char *msg)
 {
+    /* What the program printed before the error leaves first (stdout into mpiexec's pipe is
+     * fully buffered, and _exit or the process manager's kill would drop it). */
+    fflush(NULL);
     if (MPIDI_world.rank >= 0)
         fprintf(stderr, "ferry: rank %d: %s\n", MPIDI_world.rank, msg);
     else

@@ -59,12 +59,25 @@ export tmp mpiexec
 check segv_then_abort 11 'rank 2.*(signal 11|Segmentation)' 20 bash -c segv_then_abort
 check exit_then_abort 3 'rank 2 \(pid [0-9]+\) exited with code 3' 20 bash -c 'segv_then_abort exit'
 
+# stdout_has NAME LINE: the last check's stdout holds LINE (printed, not flushed, before the end).
+stdout_has() {
+    if grep -qxF "$2" "$tmp/out"; then
+        echo "PASS $1"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $1: no '$2' on stdout: $(head -c 300 "$tmp/out")"
+        failed=$((failed + 1))
+    fi
+}
+
 check abort_exit_code 7 'rank 1.*MPI_Abort|MPI_Abort.*rank 1' 10 "$mpiexec" -n 4 "$tmp/abort_rank1"
+stdout_has abort_keeps_output 'rank 1 printed this before MPI_Abort'
 check segv_named 11 'rank 2.*(signal 11|Segmentation)' 10 "$mpiexec" -n 4 "$tmp/segv_rank2"
 check fatal_truncate 1 'Fatal error in MPI_Recv: Message truncated: 400 bytes from rank 0 tag 3' 10 \
     "$mpiexec" -n 2 "$tmp/fatal_truncate"
 check fatal_bad_rank 1 'Fatal error in MPI_Send: Invalid rank 99 \(communicator size 2\)' 10 \
     "$mpiexec" -n 2 "$tmp/fatal_bad_rank"
+stdout_has fatal_error_keeps_output 'printed before the bad send'
 check before_init 1 'MPI_Comm_rank called before MPI_Init' 5 "$tmp/before_init"
 check info_error_before_init 1 'pid [0-9]+ \(rank not known yet\): Fatal error in MPI_Info_get: Invalid info object' 10 \
     "$mpiexec" -n 2 "$tmp/info_error_outside"
@@ -73,13 +86,7 @@ check info_error_after_finalize 1 'rank 1: Fatal error in MPI_Info_get: Invalid 
 check init_twice 1 'Fatal error in MPI_Init: MPI_Init or MPI_Init_thread called a second time' 10 \
     "$mpiexec" -n 2 "$tmp/init_twice"
 # (its first half: under MPI_ERRORS_RETURN the second call returned an error and MPI went on)
-if grep -q '^returned an error$' "$tmp/out"; then
-    echo "PASS init_twice_returns"
-    passed=$((passed + 1))
-else
-    echo "FAIL init_twice_returns: no 'returned an error' on stdout: $(head -c 300 "$tmp/out")"
-    failed=$((failed + 1))
-fi
+stdout_has init_twice_returns 'returned an error'
 check bad_variable 1 'FERRY_RNDV_PROTOCOL="fast" is not one of auto\|read\|write\|pipeline' 10 \
     env FERRY_RNDV_PROTOCOL=fast "$mpiexec" -n 2 "$tmp/hello"
 check bad_size 1 'FERRY_EAGER_LIMIT="12Q" is not a size' 10 \
