@@ -372,7 +372,17 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     return incl_excl("MPI_Group_excl", group, n, ranks, 1, newgroup);
 }
 
-/* Expands (first, last, stride) triplets into a rank list. */
+/* The number of ranks the triplet (first, last, stride) computes (stride != 0):
+ * first, first + stride, ... up to last, so last itself need not be one of them. */
+static long range_count(int first, int last, int stride)
+{
+    if ((stride > 0 && first > last) || (stride < 0 && first < last))
+        return 0;
+    return ((long)last - first) / stride + 1;
+}
+
+/* Expands (first, last, stride) triplets into a rank list.  Only the ranks a triplet computes
+ * must lie in the group (MPI-4.1 sec. 7.3.2): (5, 8, 2) names 5 and 7 of a group of 8. */
 static int expand_ranges(const MPIR_Group *g, int n, int ranges[][3], int **list_p, int *len_p)
 {
     if (n < 0)
@@ -384,12 +394,16 @@ static int expand_ranges(const MPIR_Group *g, int n, int ranges[][3], int **list
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
         if (stride == 0)
             return MPIR_Err_create(MPI_ERR_ARG, "stride 0 in range %d", i);
-        if (first < 0 || first >= g->size || last < 0 || last >= g->size)
-            return MPIR_Err_create(MPI_ERR_RANK, "range %d (%d, %d, %d) leaves the group of %d", i,
-                                   first, last, stride, g->size);
-        if ((stride > 0 && first > last) || (stride < 0 && first < last))
-            continue; /* empty */
-        total += (last - first) / stride + 1;
+        long count = range_count(first, last, stride);
+        if (count == 0)
+            continue;
+        long final = first + (count - 1) * stride;
+        if (first < 0 || first >= g->size || final < 0 || final >= g->size)
+            return MPIR_Err_create(MPI_ERR_RANK,
+                                   "range %d (%d, %d, %d) names rank %ld, outside the group of %d",
+                                   i, first, last, stride,
+                                   first < 0 || first >= g->size ? (long)first : final, g->size);
+        total += count;
         if (total > g->size)
             return MPIR_Err_create(MPI_ERR_RANK,
                                    "the ranges name more ranks than the group "
@@ -400,9 +414,10 @@ static int expand_ranges(const MPIR_Group *g, int n, int ranges[][3], int **list
     if (!list)
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < n; i++) {
-        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-        for (int r = first; stride > 0 ? r <= last : r >= last; r += stride)
-            list[len++] = r;
+        int first = ranges[i][0], stride = ranges[i][2];
+        long count = range_count(first, ranges[i][1], stride);
+        for (long k = 0; k < count; k++)
+            list[len++] = (int)(first + k * stride);
     }
     *list_p = list;
     *len_p = len;

@@ -64,14 +64,16 @@ int main(int argc, char **argv)
     gs[2].n = (N + 1) / 2;
     for (int i = 0; i < gs[2].n; i++)
         gs[2].w[i] = 2 * i;
-    int evens[1][3] = {{0, N - 1, 2}};
+    /* A triplet's last need not be a member, only the ranks it computes (MPI-4.1 sec. 7.3.2):
+     * whichever of evens and odds can, names N, one past the group, as its last. */
+    int evens[1][3] = {{0, N % 2 ? N : N - 1, 2}};
     MPI_Group_range_incl(world, 1, evens, &gs[2].g);
     gs[3].name = "odds";
     gs[3].n = N / 2;
     for (int i = 0; i < gs[3].n; i++)
         gs[3].w[i] = 2 * i + 1;
     if (N > 1) {
-        int odds[1][3] = {{1, N - 1, 2}};
+        int odds[1][3] = {{1, N % 2 ? N - 1 : N, 2}};
         MPI_Group_range_incl(world, 1, odds, &gs[3].g);
     } else {
         gs[3].g = MPI_GROUP_EMPTY;
