@@ -187,8 +187,9 @@ static int check_handle(MPI_T_pvar_session session, MPI_T_pvar_handle handle, in
     struct MPIR_T_pvar_session *s = find_session(session);
     if (!s)
         return MPI_T_ERR_INVALID_SESSION;
+    /* ("cannot be used" with read, write, readreset: the interface's misuse, as in MPICH) */
     if (handle == MPI_T_PVAR_ALL_HANDLES)
-        return all ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+        return all ? MPI_SUCCESS : MPI_T_ERR_INVALID;
     for (struct MPIR_T_pvar_handle *h = s->handles; h; h = h->next)
         if (h == handle)
             return MPI_SUCCESS;

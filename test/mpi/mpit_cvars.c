@@ -31,8 +31,10 @@ static void check_strings(int i, const char *full)
     char buf[8];
     size_t n = strlen(full);
     rc = MPI_T_cvar_get_info(i, NULL, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    CHECK(rc == MPI_SUCCESS && len == (int)n + 1, "cvar %d: length asked with a NULL buffer: %d, "
-          "expected %zu (%s)", i, len, n + 1, mpit_errname(rc));
+    CHECK(rc == MPI_SUCCESS && len == (int)n + 1,
+          "cvar %d: length asked with a NULL buffer: %d, "
+          "expected %zu (%s)",
+          i, len, n + 1, mpit_errname(rc));
     len = 0;
     memset(buf, 'x', sizeof(buf));
     rc = MPI_T_cvar_get_info(i, buf, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -64,8 +66,8 @@ static void check_enum(int i, MPI_T_enum e, const int *value)
     int num = -1, len = 256, found = value == NULL, rc;
     char name[256];
     rc = MPI_T_enum_get_info(e, &num, name, &len);
-    CHECK(rc == MPI_SUCCESS && num > 0, "cvar %d: MPI_T_enum_get_info: %s, %d items",
-          i, mpit_errname(rc), num);
+    CHECK(rc == MPI_SUCCESS && num > 0, "cvar %d: MPI_T_enum_get_info: %s, %d items", i,
+          mpit_errname(rc), num);
     for (int k = 0; rc == MPI_SUCCESS && k < num; k++) {
         int v;
         len = sizeof(name);
@@ -109,8 +111,8 @@ static void check_all(void)
               "cvar %d (%s): description length %d for \"%s\"", i, name, desc_len, desc);
         CHECK(verbosity >= MPI_T_VERBOSITY_USER_BASIC && verbosity <= MPI_T_VERBOSITY_MPIDEV_ALL,
               "cvar %s: verbosity %d", name, verbosity);
-        CHECK(scope >= MPI_T_SCOPE_CONSTANT && scope <= MPI_T_SCOPE_ALL_EQ,
-              "cvar %s: scope %d", name, scope);
+        CHECK(scope >= MPI_T_SCOPE_CONSTANT && scope <= MPI_T_SCOPE_ALL_EQ, "cvar %s: scope %d",
+              name, scope);
         CHECK(type_size(type) > 0, "cvar %s: its datatype is not one MPI_T allows", name);
         rc = MPI_T_cvar_get_index(name, &index);
         CHECK(rc == MPI_SUCCESS && index == i, "MPI_T_cvar_get_index(%s): %s, %d, expected %d",
@@ -217,8 +219,10 @@ static void ferry_check_running(int rank)
         MPI_Recv(buf, sizeof(buf), MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     long after = mpit_ferry_counter(session, "rndv_sent", MPI_T_PVAR_CLASS_COUNTER);
     if (rank == 0)
-        CHECK(after - before == 1, "with FERRY_EAGER_LIMIT=0 written, a 100-byte send moved "
-              "rndv_sent by %ld, expected 1", after - before);
+        CHECK(after - before == 1,
+              "with FERRY_EAGER_LIMIT=0 written, a 100-byte send moved "
+              "rndv_sent by %ld, expected 1",
+              after - before);
     MPI_T_pvar_session_free(&session);
 
     MPI_T_cvar_handle eager = ferry_handle("FERRY_EAGER_LIMIT");
