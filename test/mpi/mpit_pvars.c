@@ -27,11 +27,8 @@ static void check_all(MPI_T_pvar_session session)
         MPI_T_enum e;
         rc = MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &type, &e, desc,
                                  &desc_len, &bind, &readonly, &continuous, &atomic);
-#ifndef FERRY_VERSION
-        /* "invalid or has been deleted" (Open MPI 4.1 says MPI_T_ERR_INVALID) */
-        if (rc == MPI_T_ERR_INVALID_INDEX || (MPIT_OPEN_MPI && rc == MPI_T_ERR_INVALID))
+        if (MPIT_DELETED(rc))
             continue;
-#endif
         CHECK(rc == MPI_SUCCESS, "MPI_T_pvar_get_info(%d): %s", i, mpit_errname(rc));
         if (rc != MPI_SUCCESS)
             continue;
