@@ -27,7 +27,8 @@ typedef struct cfg_var {
     const char *sval;
     char *written; /* a string MPI_T wrote, which sval points to */
     int is_set;
-    int bad; /* the environment's value was refused: MPI_Init fails */
+    int bad;     /* the environment's value was refused: MPI_Init fails */
+    int by_tool; /* the value was written through MPI_T: the environment's no longer counts */
 } cfg_var_t;
 
 #define SIZE_MAX_CFG (1L << 40)
@@ -320,36 +321,45 @@ static int parse_one(cfg_var_t *v, const char *s, char *why, size_t n)
     return -1;
 }
 
-/* Set once: the defaults, then the environment, read by the first of MPIDI_config_init and
- * MPIDI_config_load; from the device's start (started) the values are final. */
-static int loaded, started;
+/* From the device's start the values are final: MPI_T's writes are refused. */
+static int started;
 
-int MPIDI_config_load(void)
+/* Reads the defaults, then the environment, into every variable MPI_T has not written; report:
+ * print what is wrong with a value. */
+static int load(int report)
 {
     char why[256];
     int bad = 0;
-    for (size_t i = 0; i < NVARS && !loaded; i++) {
+    for (size_t i = 0; i < NVARS; i++) {
         cfg_var_t *v = &vars[i];
+        if (v->by_tool)
+            continue;
         const char *env = getenv(v->name);
         v->is_set = env != NULL && *env != '\0';
+        v->bad = 0;
         if (parse_one(v, v->defval, why, sizeof(why)) != 0) {
-            fprintf(stderr, "ferry: default of %s\n", why);
+            if (report)
+                fprintf(stderr, "ferry: default of %s\n", why);
             v->bad = 1;
         }
         if (v->is_set && parse_one(v, env, why, sizeof(why)) != 0) {
-            fprintf(stderr, "ferry: environment variable %s\n", why);
+            if (report)
+                fprintf(stderr, "ferry: environment variable %s\n", why);
             v->bad = 1;
         }
+        bad |= v->bad;
     }
-    loaded = 1;
-    for (size_t i = 0; i < NVARS; i++)
-        bad |= vars[i].bad;
     return bad ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+int MPIDI_config_load(void)
+{
+    return load(0);
 }
 
 int MPIDI_config_init(void)
 {
-    int err = MPIDI_config_load();
+    int err = load(1);
     started = 1;
     /* A misspelt variable would silently do nothing: name it. */
     extern char **environ;
@@ -366,10 +376,11 @@ int MPIDI_config_init(void)
     return err;
 }
 
-/* A value written before the start counts as set, as the environment's would, and replaces a
- * refused one. */
+/* A value written before the start counts as set, as the environment's would, and takes the
+ * place of the environment's (a refused one too). */
 static MPIDI_config_write_t written(cfg_var_t *v)
 {
+    v->by_tool = 1;
     v->is_set = 1;
     v->bad = 0;
     return MPIDI_CONFIG_WRITTEN;

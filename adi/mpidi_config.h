@@ -12,14 +12,14 @@ typedef enum {
     MPIDI_CONFIG_STR
 } MPIDI_config_kind_t;
 
-/* Reads every registered variable once (the defaults, then the environment): at the first of
- * MPIDI_config_load (MPI_T_init_thread) and MPIDI_config_init.  A bad value is printed with the
- * variable, the value and what is allowed; it keeps the default and the result is MPI_ERR_ARG
- * until a good value is written in its place. */
+/* Reads every registered variable (the defaults, then the environment) but those MPI_T wrote,
+ * for MPI_T's reads before the device starts (MPI_T_init_thread).  A bad value keeps the
+ * default; the result is then MPI_ERR_ARG. */
 int MPIDI_config_load(void);
-/* The device starts: reads the variables (if MPIDI_config_load has not), names unknown FERRY_
- * variables, and from now on refuses writes.  MPI_ERR_ARG if a value is bad; nothing is read
- * lazily later. */
+/* The device starts: reads the variables as MPIDI_config_load does, printing each bad value
+ * with the variable, the value and what is allowed, names unknown FERRY_ variables, and from
+ * now on refuses MPI_T's writes.  MPI_ERR_ARG if a value is bad; nothing is read lazily
+ * later. */
 int MPIDI_config_init(void);
 long MPIDI_config_int(const char *name);
 const char *MPIDI_config_str(const char *name);

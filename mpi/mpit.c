@@ -105,10 +105,7 @@ static int members(int cat, member_t which, int len, int indices[])
 int PMPI_T_category_get_num(int *num_cat)
 {
     MPIR_T_ENTER;
-    if (!num_cat)
-        return MPI_T_ERR_INVALID;
-    *num_cat = NCATEGORIES;
-    return MPI_SUCCESS;
+    return MPIR_T_give_count(num_cat, NCATEGORIES);
 }
 
 #pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
@@ -120,12 +117,9 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
         return MPI_T_ERR_INVALID_INDEX;
     MPIR_T_cstring(categories[cat_index].name, name, name_len);
     MPIR_T_cstring(categories[cat_index].desc, desc, desc_len);
-    if (num_cvars)
-        *num_cvars = members(cat_index, MEMBER_CVAR, 0, NULL);
-    if (num_pvars)
-        *num_pvars = members(cat_index, MEMBER_PVAR, 0, NULL);
-    if (num_categories)
-        *num_categories = members(cat_index, MEMBER_CATEGORY, 0, NULL);
+    MPIR_T_put(num_cvars, members(cat_index, MEMBER_CVAR, 0, NULL));
+    MPIR_T_put(num_pvars, members(cat_index, MEMBER_PVAR, 0, NULL));
+    MPIR_T_put(num_categories, members(cat_index, MEMBER_CATEGORY, 0, NULL));
     return MPI_SUCCESS;
 }
 
@@ -135,13 +129,10 @@ int PMPI_T_category_get_index(const char *name, int *cat_index)
     MPIR_T_ENTER;
     if (!name || !cat_index)
         return MPI_T_ERR_INVALID;
-    for (int c = 0; c < NCATEGORIES; c++) {
-        if (strcmp(categories[c].name, name) == 0) {
-            *cat_index = c;
-            return MPI_SUCCESS;
-        }
-    }
-    return MPI_T_ERR_INVALID_NAME;
+    int c = NCATEGORIES - 1;
+    while (c >= 0 && strcmp(categories[c].name, name) != 0)
+        c--;
+    return MPIR_T_give_index(cat_index, c);
 }
 
 static int get_members(int cat, member_t which, int len, int indices[])
@@ -181,10 +172,7 @@ int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 int PMPI_T_category_changed(int *update_number)
 {
     MPIR_T_ENTER;
-    if (!update_number)
-        return MPI_T_ERR_INVALID;
-    *update_number = MPID_Stat_count();
-    return MPI_SUCCESS;
+    return MPIR_T_give_count(update_number, MPID_Stat_count());
 }
 
 /* ---- Enumerations: one per enum variable of the registry, its items the choices ---- */
@@ -276,10 +264,7 @@ static int valid_cvar(int i)
 int PMPI_T_cvar_get_num(int *num_cvar)
 {
     MPIR_T_ENTER;
-    if (!num_cvar)
-        return MPI_T_ERR_INVALID;
-    *num_cvar = MPIDI_config_count();
-    return MPI_SUCCESS;
+    return MPIR_T_give_count(num_cvar, MPIDI_config_count());
 }
 
 #pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
@@ -294,19 +279,16 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
     MPIDI_config_describe(cvar_index, &d);
     MPIR_T_cstring(d.name, name, name_len);
     MPIR_T_cstring(d.doc, desc, desc_len);
-    if (verbosity)
-        /* The variables "for tests" are the developers'. */
-        *verbosity = strncmp(d.doc, "for tests", 9) == 0
-                         ? MPI_T_VERBOSITY_MPIDEV_DETAIL
-                         : categories[category_of(d.name, 1)].verbosity;
+    /* The variables "for tests" are the developers'. */
+    MPIR_T_put(verbosity, strncmp(d.doc, "for tests", 9) == 0
+                              ? MPI_T_VERBOSITY_MPIDEV_DETAIL
+                              : categories[category_of(d.name, 1)].verbosity);
     if (datatype)
         *datatype = cvar_type(d.type);
     if (enumtype)
         *enumtype = d.type == MPIDI_CONFIG_ENUM ? &enums[cvar_index] : MPI_T_ENUM_NULL;
-    if (bind)
-        *bind = MPI_T_BIND_NO_OBJECT;
-    if (scope)
-        *scope = cvar_scope(d.name);
+    MPIR_T_put(bind, MPI_T_BIND_NO_OBJECT);
+    MPIR_T_put(scope, cvar_scope(d.name));
     return MPI_SUCCESS;
 }
 
@@ -316,11 +298,7 @@ int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
     MPIR_T_ENTER;
     if (!name || !cvar_index)
         return MPI_T_ERR_INVALID;
-    int i = MPIDI_config_index(name);
-    if (i < 0)
-        return MPI_T_ERR_INVALID_NAME;
-    *cvar_index = i;
-    return MPI_SUCCESS;
+    return MPIR_T_give_index(cvar_index, MPIDI_config_index(name));
 }
 
 struct MPIR_T_cvar_handle {
@@ -455,8 +433,8 @@ int PMPI_T_init_thread(int required, int *provided)
         for (int i = 0; i < MPIDI_config_count(); i++)
             enums[i].cvar = i;
     }
-    /* The values before the device starts are the defaults and the environment's; a bad one is
-     * printed now and fails MPI_Init unless a good one is written. */
+    /* The values before the device starts are the defaults and the environment's (a bad one
+     * reads as the default and fails MPI_Init unless a good one is written). */
     MPIDI_config_load();
     MPIR_T_init_count++;
     *provided = required;

@@ -24,6 +24,30 @@ static inline void MPIR_T_cstring(const char *s, char *buf, int *len)
     MPIR_T_string(s, strlen(s), buf, len);
 }
 
+/* An optional int result of a _get_info call (NULL: not wanted). */
+static inline void MPIR_T_put(int *out, int value)
+{
+    if (out)
+        *out = value;
+}
+
+/* The ends of the _get_num and _get_index calls: the count or the index found (-1: none has the
+ * name) goes to *out. */
+static inline int MPIR_T_give_count(int *out, int n)
+{
+    if (!out)
+        return MPI_T_ERR_INVALID;
+    *out = n;
+    return MPI_SUCCESS;
+}
+static inline int MPIR_T_give_index(int *out, int i)
+{
+    if (i < 0)
+        return MPI_T_ERR_INVALID_NAME;
+    *out = i;
+    return MPI_SUCCESS;
+}
+
 /* The category a performance variable belongs to, by its name (mpi/mpit.c). */
 int MPIR_T_pvar_category(const char *name);
 /* The verbosity of the variables of a category. */

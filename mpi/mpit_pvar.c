@@ -50,10 +50,7 @@ static const char *pvar_desc(int i)
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
     MPIR_T_ENTER;
-    if (!num_pvar)
-        return MPI_T_ERR_INVALID;
-    *num_pvar = MPID_Stat_count();
-    return MPI_SUCCESS;
+    return MPIR_T_give_count(num_pvar, MPID_Stat_count());
 }
 
 #pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
@@ -67,22 +64,16 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
     const char *n = MPID_Stat_name(pvar_index);
     MPIR_T_cstring(n, name, name_len);
     MPIR_T_cstring(pvar_desc(pvar_index), desc, desc_len);
-    if (verbosity)
-        *verbosity = MPIR_T_category_verbosity(MPIR_T_pvar_category(n));
-    if (var_class)
-        *var_class = pvar_class(pvar_index);
+    MPIR_T_put(verbosity, MPIR_T_category_verbosity(MPIR_T_pvar_category(n)));
+    MPIR_T_put(var_class, pvar_class(pvar_index));
     if (datatype)
         *datatype = MPI_UNSIGNED_LONG;
     if (enumtype)
         *enumtype = MPI_T_ENUM_NULL;
-    if (bind)
-        *bind = MPI_T_BIND_NO_OBJECT;
-    if (readonly)
-        *readonly = 1;
-    if (continuous)
-        *continuous = 1;
-    if (atomic)
-        *atomic = 0;
+    MPIR_T_put(bind, MPI_T_BIND_NO_OBJECT);
+    MPIR_T_put(readonly, 1);
+    MPIR_T_put(continuous, 1);
+    MPIR_T_put(atomic, 0);
     return MPI_SUCCESS;
 }
 
@@ -92,13 +83,10 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
     MPIR_T_ENTER;
     if (!name || !pvar_index)
         return MPI_T_ERR_INVALID;
-    for (int i = 0; i < MPID_Stat_count(); i++) {
-        if (pvar_class(i) == var_class && strcmp(MPID_Stat_name(i), name) == 0) {
-            *pvar_index = i;
-            return MPI_SUCCESS;
-        }
-    }
-    return MPI_T_ERR_INVALID_NAME;
+    int i = MPID_Stat_count() - 1;
+    while (i >= 0 && (pvar_class(i) != var_class || strcmp(MPID_Stat_name(i), name) != 0))
+        i--;
+    return MPIR_T_give_index(pvar_index, i);
 }
 
 static struct MPIR_T_pvar_session *find_session(MPI_T_pvar_session s)
