@@ -28,23 +28,23 @@ static const struct category {
     const char *name;
     const char *desc;
     const char *cvar_prefix, *pvar_prefix;
-    int parent; /* the category that lists it (-1: none) */
+    const char *parent; /* the category that lists it (NULL: none) */
     int verbosity;
 } categories[] = {
     {"device",
      "the device: protocols (eager, rendezvous), matching, progress, and the choice of methods",
-     NULL, NULL, -1, MPI_T_VERBOSITY_TUNER_BASIC},
-    {"self", "the self method: messages a process sends to itself", "FERRY_SELF_", "self_", -1,
+     NULL, NULL, NULL, MPI_T_VERBOSITY_TUNER_BASIC},
+    {"self", "the self method: messages a process sends to itself", "FERRY_SELF_", "self_", NULL,
      MPI_T_VERBOSITY_TUNER_DETAIL},
-    {"shm", "the shm method: processes of one node (cells, rings, CMA)", "FERRY_SHM_", "shm_", -1,
+    {"shm", "the shm method: processes of one node (cells, rings, CMA)", "FERRY_SHM_", "shm_", NULL,
      MPI_T_VERBOSITY_TUNER_DETAIL},
-    {"tcp", "the tcp method: sockets between nodes", "FERRY_TCP_", "tcp_", -1,
+    {"tcp", "the tcp method: sockets between nodes", "FERRY_TCP_", "tcp_", NULL,
      MPI_T_VERBOSITY_TUNER_DETAIL},
     {"verbs", "the verbs method: InfiniBand and RoCE (send-receive, RDMA, registration cache)",
-     "FERRY_VERBS_", "verbs_", -1, MPI_T_VERBOSITY_TUNER_DETAIL},
+     "FERRY_VERBS_", "verbs_", NULL, MPI_T_VERBOSITY_TUNER_DETAIL},
     {"verbs_ring", "the verbs method's ring eager protocol (FERRY_VERBS_EAGER=ring)", "FERRY_RING_",
-     "verbs_ring_", 4, MPI_T_VERBOSITY_TUNER_DETAIL},
-    {"ofi", "the ofi method: libfabric providers", "FERRY_OFI_", "ofi_", -1,
+     "verbs_ring_", "verbs", MPI_T_VERBOSITY_TUNER_DETAIL},
+    {"ofi", "the ofi method: libfabric providers", "FERRY_OFI_", "ofi_", NULL,
      MPI_T_VERBOSITY_TUNER_DETAIL},
 };
 #define NCATEGORIES ((int)(sizeof(categories) / sizeof(categories[0])))
@@ -79,6 +79,11 @@ static int valid_category(int cat)
     return cat >= 0 && cat < NCATEGORIES;
 }
 
+static int is_parent(int cat, int sub)
+{
+    return categories[sub].parent && strcmp(categories[sub].parent, categories[cat].name) == 0;
+}
+
 /* The members of category cat of one kind: cvars, pvars or subcategories (which). The first len
  * go to indices (when not NULL); returns how many there are. */
 typedef enum { MEMBER_CVAR, MEMBER_PVAR, MEMBER_CATEGORY } member_t;
@@ -91,7 +96,7 @@ static int members(int cat, member_t which, int len, int indices[])
     for (int i = 0; i < count; i++) {
         int in = which == MEMBER_CVAR   ? category_of(MPIDI_config_name(i), 1) == cat
                  : which == MEMBER_PVAR ? category_of(MPID_Stat_name(i), 0) == cat
-                                        : categories[i].parent == cat;
+                                        : is_parent(cat, i);
         if (!in)
             continue;
         if (indices && n < len)
