@@ -354,7 +354,8 @@ static int load(int report)
 
 int MPIDI_config_load(void)
 {
-    return load(0);
+    /* Once the device has started the values are final, and in use: not read again. */
+    return started ? MPI_SUCCESS : load(0);
 }
 
 int MPIDI_config_init(void)

@@ -13,8 +13,8 @@ typedef enum {
 } MPIDI_config_kind_t;
 
 /* Reads every registered variable (the defaults, then the environment) but those MPI_T wrote,
- * for MPI_T's reads before the device starts (MPI_T_init_thread).  A bad value keeps the
- * default; the result is then MPI_ERR_ARG. */
+ * for MPI_T's reads before the device starts (MPI_T_init_thread); nothing once it has started.
+ * A bad value keeps the default; the result is then MPI_ERR_ARG. */
 int MPIDI_config_load(void);
 /* The device starts: reads the variables as MPIDI_config_load does, printing each bad value
  * with the variable, the value and what is allowed, names unknown FERRY_ variables, and from

@@ -420,7 +420,18 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     return MPIR_initialized == 2 ? MPI_T_ERR_CVAR_SET_NEVER : MPI_T_ERR_CVAR_SET_NOT_NOW;
 }
 
-/* ---- Initialization ---- */
+/* ---- Initialization ----
+ * Initialization and finalization take the library's lock whatever the thread level: tools in
+ * several threads may initialize the interface at once, before any asked for
+ * MPI_THREAD_MULTIPLE. */
+
+static void lock_leave(const int *held)
+{
+    (void)held;
+    MPIR_Cs_exit_slow();
+}
+#define MPIR_T_LOCKED                                                                              \
+    int mpit_locked_ __attribute__((cleanup(lock_leave), unused)) = MPIR_Cs_enter_slow()
 
 #pragma weak MPI_T_init_thread = PMPI_T_init_thread
 int PMPI_T_init_thread(int required, int *provided)
@@ -430,7 +441,7 @@ int PMPI_T_init_thread(int required, int *provided)
     /* As with MPI_Init_thread: the library's lock is on for the whole process from now. */
     if (required == MPI_THREAD_MULTIPLE)
         MPIR_Thread_multiple_start();
-    MPIR_CS_GUARD;
+    MPIR_T_LOCKED;
     if (!enums) {
         enums = calloc((size_t)MPIDI_config_count(), sizeof(*enums));
         if (!enums)
@@ -449,7 +460,9 @@ int PMPI_T_init_thread(int required, int *provided)
 #pragma weak MPI_T_finalize = PMPI_T_finalize
 int PMPI_T_finalize(void)
 {
-    MPIR_T_ENTER;
+    MPIR_T_LOCKED;
+    if (MPIR_T_init_count == 0)
+        return MPI_T_ERR_NOT_INITIALIZED;
     if (--MPIR_T_init_count > 0)
         return MPI_SUCCESS;
     /* The handles and sessions die with the last finalize (the enumerations are the process's:
