@@ -82,4 +82,14 @@ void MPID_Progress_set_yield(void (*yield)(int idle));
 /* Waits for one request. */
 void MPID_Wait(MPIR_Request *req);
 
+/* The named counters (adi/stats.c) as MPI_T's performance variables show them: registered at
+ * MPID_Init (their number only grows) and kept, with their final values, after the device
+ * ends.  A counter counts events, a high-water mark (a name ending in _max) is the largest
+ * value seen, a level is a quantity now (the receive queues). */
+typedef enum { MPID_STAT_COUNTER, MPID_STAT_HIGHWATER, MPID_STAT_LEVEL } MPID_stat_kind_t;
+int MPID_Stat_count(void);
+const char *MPID_Stat_name(int i);
+MPID_stat_kind_t MPID_Stat_kind(int i);
+unsigned long MPID_Stat_read(int i);
+
 #endif /* ADI_H_INCLUDED */

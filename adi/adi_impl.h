@@ -190,6 +190,9 @@ int MPIDI_recvq_append_unexp(MPIR_Request *ureq);
  * sequence number seq, taken out of the queue; NULL if it has matched. */
 MPIR_Request *MPIDI_recvq_take_unexp_sent(int peer, uint64_t sreq, uint16_t seq);
 size_t MPIDI_recvq_unexp_bytes(void);
+/* The receives posted and the messages held unexpected now, counted by walking the queues (for
+ * MPI_T's level variables; not for the message path). */
+void MPIDI_recvq_lengths(size_t *posted, size_t *unexp);
 /* Fails the posted receives the lost peer could have satisfied: those naming
  * it (mpi_errno) and wildcard ones on a communicator it belongs to (wild_errno). */
 void MPIDI_recvq_fail_peer(int peer, int mpi_errno, int wild_errno);

@@ -9,18 +9,26 @@
 #include "method.h"
 #include "adi_impl.h"
 
-typedef enum { CFG_INT, CFG_SIZE, CFG_BOOL, CFG_ENUM, CFG_STR } cfg_kind_t;
+/* Short names for the table. */
+#define CFG_INT MPIDI_CONFIG_INT
+#define CFG_SIZE MPIDI_CONFIG_SIZE
+#define CFG_BOOL MPIDI_CONFIG_BOOL
+#define CFG_ENUM MPIDI_CONFIG_ENUM
+#define CFG_STR MPIDI_CONFIG_STR
 
 typedef struct cfg_var {
     const char *name;
-    cfg_kind_t kind;
+    MPIDI_config_kind_t kind;
     const char *defval;
     long min, max;       /* for CFG_INT and CFG_SIZE */
     const char *choices; /* for CFG_ENUM: '|'-separated; the value is the index */
     const char *doc;     /* one line; doc/tuning.md has the long form */
     long ival;
     const char *sval;
+    char *written; /* a string MPI_T wrote, which sval points to */
     int is_set;
+    int bad;     /* the environment's value was refused: MPI_Init fails */
+    int by_tool; /* the value was written through MPI_T: the environment's no longer counts */
 } cfg_var_t;
 
 #define SIZE_MAX_CFG (1L << 40)
@@ -234,38 +242,60 @@ static int parse_size(const char *s, long *out)
     return 0;
 }
 
-static int parse_one(cfg_var_t *v, const char *s, int from_env)
+/* The number of choices of an enum variable ('|'-separated). */
+static int count_choices(const char *c)
 {
-    const char *src = from_env ? "environment variable" : "default of";
+    int n = 1;
+    for (; *c; c++)
+        n += *c == '|';
+    return n;
+}
+
+/* The range of the integer value of v: min .. max, 0|1, or the choices' indexes. */
+static void int_range(const cfg_var_t *v, long *lo, long *hi)
+{
+    *lo = v->kind == CFG_INT || v->kind == CFG_SIZE ? v->min : 0;
+    *hi = v->kind == CFG_BOOL ? 1 : v->kind == CFG_ENUM ? count_choices(v->choices) - 1 : v->max;
+}
+
+/* v takes the integer val if its range allows; else why says what is wrong. */
+static int take_int(cfg_var_t *v, long val, char *why, size_t n)
+{
+    long lo, hi;
+    int_range(v, &lo, &hi);
+    if (val < lo || val > hi) {
+        snprintf(why, n, "%s=%ld is out of range [%ld, %ld]", v->name, val, lo, hi);
+        return -1;
+    }
+    v->ival = val;
+    return 0;
+}
+
+/* v takes the value the text s stands for; else why says what is wrong. */
+static int parse_one(cfg_var_t *v, const char *s, char *why, size_t n)
+{
     switch (v->kind) {
     case CFG_STR:
         v->sval = s;
         return 0;
     case CFG_BOOL:
         if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") ||
-            !strcasecmp(s, "on")) {
-            v->ival = 1;
-            return 0;
-        }
+            !strcasecmp(s, "on"))
+            return take_int(v, 1, why, n);
         if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") ||
-            !strcasecmp(s, "off")) {
-            v->ival = 0;
-            return 0;
-        }
-        fprintf(stderr, "ferry: %s %s=\"%s\" is not a boolean (use 0 or 1)\n", src, v->name, s);
+            !strcasecmp(s, "off"))
+            return take_int(v, 0, why, n);
+        snprintf(why, n, "%s=\"%s\" is not a boolean (use 0 or 1)", v->name, s);
         return -1;
     case CFG_ENUM: {
         const char *c = v->choices;
         for (long idx = 0; *c; idx++) {
-            size_t n = strcspn(c, "|");
-            if (strlen(s) == n && strncasecmp(s, c, n) == 0) {
-                v->ival = idx;
-                v->sval = s;
-                return 0;
-            }
-            c += n + (c[n] == '|');
+            size_t len = strcspn(c, "|");
+            if (strlen(s) == len && strncasecmp(s, c, len) == 0)
+                return take_int(v, idx, why, n);
+            c += len + (c[len] == '|');
         }
-        fprintf(stderr, "ferry: %s %s=\"%s\" is not one of %s\n", src, v->name, s, v->choices);
+        snprintf(why, n, "%s=\"%s\" is not one of %s", v->name, s, v->choices);
         return -1;
     }
     case CFG_INT:
@@ -274,42 +304,64 @@ static int parse_one(cfg_var_t *v, const char *s, int from_env)
         char *end;
         if (v->kind == CFG_SIZE) {
             if (parse_size(s, &val) != 0) {
-                fprintf(stderr, "ferry: %s %s=\"%s\" is not a size (e.g. 4096, 64K, 1M)\n", src,
-                        v->name, s);
+                snprintf(why, n, "%s=\"%s\" is not a size (e.g. 4096, 64K, 1M)", v->name, s);
                 return -1;
             }
         } else {
             errno = 0;
             val = strtol(s, &end, 0);
             if (errno || end == s || *end) {
-                fprintf(stderr, "ferry: %s %s=\"%s\" is not an integer\n", src, v->name, s);
+                snprintf(why, n, "%s=\"%s\" is not an integer", v->name, s);
                 return -1;
             }
         }
-        if (val < v->min || val > v->max) {
-            fprintf(stderr, "ferry: %s %s=%ld is out of range [%ld, %ld]\n", src, v->name, val,
-                    v->min, v->max);
-            return -1;
-        }
-        v->ival = val;
-        return 0;
+        return take_int(v, val, why, n);
     }
     }
     return -1;
 }
 
-int MPIDI_config_init(void)
+/* From the device's start the values are final: MPI_T's writes are refused. */
+static int started;
+
+/* Reads the defaults, then the environment, into every variable MPI_T has not written; report:
+ * print what is wrong with a value. */
+static int load(int report)
 {
+    char why[256];
     int bad = 0;
     for (size_t i = 0; i < NVARS; i++) {
         cfg_var_t *v = &vars[i];
+        if (v->by_tool)
+            continue;
         const char *env = getenv(v->name);
         v->is_set = env != NULL && *env != '\0';
-        if (parse_one(v, v->defval, 0) != 0)
-            bad = 1;
-        if (v->is_set && parse_one(v, env, 1) != 0)
-            bad = 1;
+        v->bad = 0;
+        if (parse_one(v, v->defval, why, sizeof(why)) != 0) {
+            if (report)
+                fprintf(stderr, "ferry: default of %s\n", why);
+            v->bad = 1;
+        }
+        if (v->is_set && parse_one(v, env, why, sizeof(why)) != 0) {
+            if (report)
+                fprintf(stderr, "ferry: environment variable %s\n", why);
+            v->bad = 1;
+        }
+        bad |= v->bad;
     }
+    return bad ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+int MPIDI_config_load(void)
+{
+    /* Once the device has started the values are final, and in use: not read again. */
+    return started ? MPI_SUCCESS : load(0);
+}
+
+int MPIDI_config_init(void)
+{
+    int err = load(1);
+    started = 1;
     /* A misspelt variable would silently do nothing: name it. */
     extern char **environ;
     for (char **e = environ; *e; e++) {
@@ -322,12 +374,84 @@ int MPIDI_config_init(void)
             fprintf(stderr, "ferry: warning: unknown variable %s ignored (see doc/tuning.md)\n",
                     name);
     }
-    return bad ? MPI_ERR_ARG : MPI_SUCCESS;
+    return err;
+}
+
+/* A value written before the start counts as set, as the environment's would, and takes the
+ * place of the environment's (a refused one too). */
+static MPIDI_config_write_t written(cfg_var_t *v)
+{
+    v->by_tool = 1;
+    v->is_set = 1;
+    v->bad = 0;
+    return MPIDI_CONFIG_WRITTEN;
+}
+
+MPIDI_config_write_t MPIDI_config_write_int(int i, long val)
+{
+    cfg_var_t *v = &vars[i];
+    char why[256];
+    if (started)
+        return MPIDI_CONFIG_IN_USE;
+    if (v->kind == CFG_STR || take_int(v, val, why, sizeof(why)) != 0)
+        return MPIDI_CONFIG_REFUSED;
+    return written(v);
+}
+
+MPIDI_config_write_t MPIDI_config_write_str(int i, const char *s)
+{
+    cfg_var_t *v = &vars[i];
+    if (started)
+        return MPIDI_CONFIG_IN_USE;
+    char *copy = v->kind == CFG_STR ? strdup(s) : NULL;
+    if (!copy)
+        return MPIDI_CONFIG_REFUSED;
+    free(v->written);
+    v->sval = v->written = copy;
+    return written(v);
+}
+
+long MPIDI_config_int_at(int i)
+{
+    return vars[i].ival;
+}
+
+const char *MPIDI_config_str_at(int i)
+{
+    return vars[i].sval;
+}
+
+int MPIDI_config_choice(int i, int item, const char **name, int *len)
+{
+    const char *c = vars[i].choices;
+    if (vars[i].kind != CFG_ENUM || item < 0 || item >= count_choices(c))
+        return -1;
+    for (; item > 0; item--)
+        c += strcspn(c, "|") + 1;
+    *name = c;
+    *len = (int)strcspn(c, "|");
+    return 0;
 }
 
 int MPIDI_config_known(const char *name)
 {
     return find(name) != NULL;
+}
+
+int MPIDI_config_index(const char *name)
+{
+    cfg_var_t *v = find(name);
+    return v ? (int)(v - vars) : -1;
+}
+
+const char *MPIDI_config_name(int i)
+{
+    return vars[i].name;
+}
+
+MPIDI_config_kind_t MPIDI_config_kind(int i)
+{
+    return vars[i].kind;
 }
 
 int MPIDI_config_count(void)
@@ -345,6 +469,7 @@ void MPIDI_config_describe(int i, MPIDI_config_desc_t *d)
     const char *env = getenv(v->name);
 
     d->name = v->name;
+    d->type = v->kind;
     d->kind = kinds[v->kind];
     d->defval = v->defval;
     d->value = env && *env ? env : NULL;

@@ -356,6 +356,28 @@ size_t MPIDI_recvq_unexp_bytes(void)
     return unexp_bytes;
 }
 
+static size_t q_length(const queue_t *q)
+{
+    size_t n = 0;
+    for (const MPIR_Request *r = q->head; r; r = r->next)
+        n++;
+    return n;
+}
+
+void MPIDI_recvq_lengths(size_t *posted, size_t *unexp)
+{
+    *posted = *unexp = 0;
+    for (size_t i = 0; i < table_cap; i++) {
+        const bin_t *b = table[i];
+        if (!b)
+            continue;
+        *posted += q_length(&b->posted);
+        /* A context bin's list repeats its source bins' messages (by arrival). */
+        if (!is_ctx_bin(b))
+            *unexp += q_length(&b->unexp);
+    }
+}
+
 /* ---- lost peers ---- */
 
 /* Whether world rank peer is one a receive on comm may hear from: a member

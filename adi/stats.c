@@ -14,12 +14,16 @@ MPIDI_stats_t MPIDI_stats;
 typedef struct stat_entry {
     char *name; /* a copy */
     const unsigned long *counter;
+    unsigned long (*level)(void); /* a level's value, read when asked (counter is NULL) */
+    unsigned long final;          /* the value when the device ended, which counter then names */
+    MPID_stat_kind_t kind;
 } stat_entry_t;
 
 static stat_entry_t *table;
 static int nstats, capacity;
 /* The table: the device's own counters [0, ncore), those methods registered in their init
- * [ncore, nmethod_end), then each method's protocol counters. */
+ * [ncore, nmethod_end), then each method's protocol counters.  It stays after the device ends,
+ * each entry with its final value, since MPI_T may still read it (MPID_Stat_read). */
 static int ncore, nmethod_end;
 static int stats_fd = -1;
 static char *stats_path;
@@ -36,9 +40,10 @@ static int valid_name(const char *name)
     return 1;
 }
 
-int MPIDU_stat_register(const char *name, const unsigned long *counter_p)
+/* Adds an entry that reads *counter_p or, for a level, calls level. */
+static int add_entry(const char *name, const unsigned long *counter_p, unsigned long (*level)(void))
 {
-    if (!valid_name(name) || !counter_p)
+    if (!valid_name(name) || !(counter_p || level))
         return MPIR_Err_create(MPI_ERR_INTERN,
                                "counter name \"%s\" is not lower-case letters, digits and '_'",
                                name ? name : "(null)");
@@ -56,8 +61,43 @@ int MPIDU_stat_register(const char *name, const unsigned long *counter_p)
     if (!(table[nstats].name = strdup(name)))
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory registering counter %s", name);
     table[nstats].counter = counter_p;
+    table[nstats].level = level;
+    /* The naming rule of doc/method-api.md: a name ending in _max is a maximum. */
+    size_t len = strlen(name);
+    table[nstats].kind = level                                        ? MPID_STAT_LEVEL
+                         : len > 4 && !strcmp(name + len - 4, "_max") ? MPID_STAT_HIGHWATER
+                                                                      : MPID_STAT_COUNTER;
     nstats++;
     return MPI_SUCCESS;
+}
+
+int MPIDU_stat_register(const char *name, const unsigned long *counter_p)
+{
+    return add_entry(name, counter_p, NULL);
+}
+
+static unsigned long value_of(const stat_entry_t *e)
+{
+    return e->counter ? *e->counter : e->level();
+}
+
+/* The receive queues now, for MPI_T only: counted when read, so the message path pays
+ * nothing. */
+static unsigned long posted_now(void)
+{
+    size_t posted, unexp;
+    MPIDI_recvq_lengths(&posted, &unexp);
+    return posted;
+}
+static unsigned long unexpected_now(void)
+{
+    size_t posted, unexp;
+    MPIDI_recvq_lengths(&posted, &unexp);
+    return unexp;
+}
+static unsigned long unexpected_bytes_now(void)
+{
+    return MPIDI_recvq_unexp_bytes();
 }
 
 int MPIDU_stat_register_all(const MPIDU_stat_t *table_in, size_t n)
@@ -127,11 +167,22 @@ int MPIDI_stats_init(void)
         {"progress_sleeps", &MPIDI_stats.progress_sleeps},
         {"rdma_parked", &MPIDI_stats.rdma_parked},
     };
+    static const struct {
+        const char *name;
+        unsigned long (*level)(void);
+    } levels[] = {
+        {"recvq_posted", posted_now},
+        {"recvq_unexpected", unexpected_now},
+        {"recvq_unexpected_bytes", unexpected_bytes_now},
+    };
     int err = register_proto("", &MPIDI_stats.proto);
     if (err)
         return err;
     if ((err = MPIDU_stat_register_all(core, sizeof(core) / sizeof(core[0]))))
         return err;
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+        if ((err = add_entry(levels[i].name, NULL, levels[i].level)))
+            return err;
     ncore = nstats;
 
     /* Opened now so that a path that cannot be written stops MPI_Init with a clear error,
@@ -179,7 +230,7 @@ static void print_verbose(void)
     size_t n = 0;
     for (int i = ncore; i < nmethod_end; i++) {
         int w = snprintf(line + n, sizeof(line) - n, "%s%s %lu", n ? ", " : "", table[i].name,
-                         *table[i].counter);
+                         value_of(&table[i]));
         if (w < 0 || (size_t)w >= sizeof(line) - n)
             break;
         n += (size_t)w;
@@ -198,7 +249,7 @@ void MPIDI_stats_finalize(void)
         if (f) {
             fprintf(f, "# ferry counters of rank %d of %d\n", MPIDI_world.rank, MPIDI_world.size);
             for (int i = 0; i < nstats; i++)
-                fprintf(f, "%s %lu\n", table[i].name, *table[i].counter);
+                fprintf(f, "%s %lu\n", table[i].name, value_of(&table[i]));
             bad = ferror(f) | (fclose(f) != 0);
         } else {
             close(stats_fd);
@@ -210,9 +261,30 @@ void MPIDI_stats_finalize(void)
     }
     free(stats_path);
     stats_path = NULL;
-    for (int i = 0; i < nstats; i++)
-        free(table[i].name);
-    free(table);
-    table = NULL;
-    nstats = capacity = ncore = nmethod_end = 0;
+    /* The counters live in the methods, which end next: keep what they say. */
+    for (int i = 0; i < nstats; i++) {
+        table[i].final = value_of(&table[i]);
+        table[i].counter = &table[i].final;
+        table[i].level = NULL;
+    }
+}
+
+int MPID_Stat_count(void)
+{
+    return nstats;
+}
+
+const char *MPID_Stat_name(int i)
+{
+    return table[i].name;
+}
+
+MPID_stat_kind_t MPID_Stat_kind(int i)
+{
+    return table[i].kind;
+}
+
+unsigned long MPID_Stat_read(int i)
+{
+    return value_of(&table[i]);
 }

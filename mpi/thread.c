@@ -2,7 +2,8 @@
  * section).  Each call takes it at entry (MPIR_CHECK_INIT, MPIR_CS_GUARD) and lets it go at
  * return; a wait lets it go between polls, so that the thread that will send what it waits for
  * (in this process) can get in.  Only a program that asked for MPI_THREAD_MULTIPLE pays for it:
- * MPIR_thread_multiple is set by MPI_Init_thread, before any other thread may call MPI. */
+ * MPIR_thread_multiple is set by MPI_Init_thread (or MPI_Session_init, MPI_T_init_thread),
+ * before any other thread may call MPI. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
