@@ -116,6 +116,7 @@ int MPIR_Err_return_in_status(MPIR_Comm *comm, const char *fname, int first_err)
 
 int MPIR_Err_not_initialized(const char *fname)
 {
+    fflush(NULL); /* what the program printed before leaves first, as in MPID_Abort */
     fprintf(stderr, "ferry: %s called %s; exiting\n", fname,
             MPIR_initialized == 0
                 ? "before MPI_Init or MPI_Session_init"

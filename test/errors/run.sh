@@ -79,6 +79,7 @@ check fatal_bad_rank 1 'Fatal error in MPI_Send: Invalid rank 99 \(communicator 
     "$mpiexec" -n 2 "$tmp/fatal_bad_rank"
 stdout_has fatal_error_keeps_output 'printed before the bad send'
 check before_init 1 'MPI_Comm_rank called before MPI_Init' 5 "$tmp/before_init"
+stdout_has before_init_keeps_output 'printed before the call'
 check info_error_before_init 1 'pid [0-9]+ \(rank not known yet\): Fatal error in MPI_Info_get: Invalid info object' 10 \
     "$mpiexec" -n 2 "$tmp/info_error_outside"
 check info_error_after_finalize 1 'rank 1: Fatal error in MPI_Info_get: Invalid info object' 10 \
