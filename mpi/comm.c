@@ -710,8 +710,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     MPIR_CHECK_INIT("MPI_Comm_compare");
     MPIR_Comm *a, *b = NULL;
     int err = MPIR_Check_comm(comm1, &a);
-    if (!err)
-        err = MPIR_Check_comm(comm2, &b);
+    /* An invalid comm2 is an error of no communicator, raised as such (on MPI_COMM_WORLD's
+     * handler, as MPICH does), not on comm1's. */
+    if (!err && (err = MPIR_Check_comm(comm2, &b)))
+        a = NULL;
     if (!err && !result)
         err = MPIR_Err_create(MPI_ERR_ARG, "result is NULL");
     if (err)
