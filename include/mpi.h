@@ -131,7 +131,35 @@ typedef struct MPI_Status {
  * entry a ub marker, as MPI_Type_create_resized's markers. */
 #define MPI_LB MPIR_DT(43)
 #define MPI_UB MPIR_DT(44)
-#define MPIR_DT_BUILTIN_COUNT 45
+/* The Fortran types, usable from C too (MPI-4.0 19.3.6), laid out as gfortran's default kinds:
+ * INTEGER and LOGICAL 4 bytes, REAL 4, DOUBLE PRECISION 8, COMPLEX two REALs.  LOGICAL holds
+ * Fortran's truth values (gfortran's .TRUE. is 1, any nonzero value reads as true).  No
+ * MPI_REAL16: gfortran's REAL(16) is IEEE quad, not C's long double. */
+#define MPI_INTEGER MPIR_DT(45)
+#define MPI_REAL MPIR_DT(46)
+#define MPI_DOUBLE_PRECISION MPIR_DT(47)
+#define MPI_COMPLEX MPIR_DT(48)
+#define MPI_DOUBLE_COMPLEX MPIR_DT(49)
+#define MPI_LOGICAL MPIR_DT(50)
+#define MPI_CHARACTER MPIR_DT(51)
+#define MPI_INTEGER1 MPIR_DT(52)
+#define MPI_INTEGER2 MPIR_DT(53)
+#define MPI_INTEGER4 MPIR_DT(54)
+#define MPI_INTEGER8 MPIR_DT(55)
+#define MPI_REAL4 MPIR_DT(56)
+#define MPI_REAL8 MPIR_DT(57)
+#define MPI_COMPLEX8 MPIR_DT(58)
+#define MPI_COMPLEX16 MPIR_DT(59)
+/* Fortran's pair types: both fields of the first type (the index too). */
+#define MPI_2INTEGER MPIR_DT(60)
+#define MPI_2REAL MPIR_DT(61)
+#define MPI_2DOUBLE_PRECISION MPIR_DT(62)
+#define MPIR_DT_BUILTIN_COUNT 63
+
+/* Type classes (MPI_Type_match_size). */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 
 /* Predefined reduction operations. */
 #define MPIR_OPH(i) ((MPI_Op)(MPIR_HANDLE_KIND_OP | (i)))
