@@ -26,7 +26,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#define HANDLE_INDEX(h) ((h)&0xffffff)
+#define HANDLE_INDEX(h) ((h) & 0xffffff)
 #define HANDLE_KIND(h) ((h) & ~0xffffff)
 
 #define OPX(op) HANDLE_INDEX(op)
@@ -36,32 +36,32 @@
 typedef void (*kernel_fn)(const void *restrict in, void *restrict inout, MPI_Aint count);
 
 /* One kernel: `a` is in[i], `b` is inout[i]; STMT stores the result in io[i]. */
-#define KERNEL(name, T, STMT)                                                                      \
-    static void name(const void *restrict in_, void *restrict io_, MPI_Aint n)                     \
-    {                                                                                              \
-        const T *restrict in = (const T *)in_;                                                     \
-        T *restrict io = (T *)io_;                                                                 \
-        for (MPI_Aint i = 0; i < n; i++) {                                                         \
-            const T a = in[i];                                                                     \
-            const T b = io[i];                                                                     \
-            STMT;                                                                                  \
-        }                                                                                          \
+#define KERNEL(name, T, STMT)                                                  \
+    static void name(const void *restrict in_, void *restrict io_, MPI_Aint n) \
+    {                                                                          \
+        const T *restrict in = (const T *)in_;                                 \
+        T *restrict io = (T *)io_;                                             \
+        for (MPI_Aint i = 0; i < n; i++) {                                     \
+            const T a = in[i];                                                 \
+            const T b = io[i];                                                 \
+            STMT;                                                              \
+        }                                                                      \
     }
 
 /* Integers of type T whose unsigned counterpart is UT.  SUM and PROD compute
  * in UT (promoted to at least unsigned int by the 0u / 1u, so that even
  * unsigned short * unsigned short never overflows an int) and convert back:
  * modular arithmetic without signed-overflow undefined behaviour. */
-#define INT_KERNELS(w, T, UT)                                                                      \
-    KERNEL(w##_max, T, io[i] = a > b ? a : b)                                                      \
-    KERNEL(w##_min, T, io[i] = a < b ? a : b)                                                      \
-    KERNEL(w##_sum, T, io[i] = (T)(0u + (UT)a + (UT)b))                                            \
-    KERNEL(w##_prod, T, io[i] = (T)(1u * (UT)a * (UT)b))                                           \
-    KERNEL(w##_land, T, io[i] = (T)(a && b))                                                       \
-    KERNEL(w##_lor, T, io[i] = (T)(a || b))                                                        \
-    KERNEL(w##_lxor, T, io[i] = (T)(!a != !b))                                                     \
-    KERNEL(w##_band, T, io[i] = (T)(a & b))                                                        \
-    KERNEL(w##_bor, T, io[i] = (T)(a | b))                                                         \
+#define INT_KERNELS(w, T, UT)                                                  \
+    KERNEL(w##_max, T, io[i] = a > b ? a : b)                                  \
+    KERNEL(w##_min, T, io[i] = a < b ? a : b)                                  \
+    KERNEL(w##_sum, T, io[i] = (T)(0u + (UT)a + (UT)b))                        \
+    KERNEL(w##_prod, T, io[i] = (T)(1u * (UT)a * (UT)b))                       \
+    KERNEL(w##_land, T, io[i] = (T)(a && b))                                   \
+    KERNEL(w##_lor, T, io[i] = (T)(a || b))                                    \
+    KERNEL(w##_lxor, T, io[i] = (T)(!a != !b))                                 \
+    KERNEL(w##_band, T, io[i] = (T)(a & b))                                    \
+    KERNEL(w##_bor, T, io[i] = (T)(a | b))                                     \
     KERNEL(w##_bxor, T, io[i] = (T)(a ^ b))
 
 INT_KERNELS(i8, int8_t, uint8_t)
@@ -73,10 +73,10 @@ INT_KERNELS(u32, uint32_t, uint32_t)
 INT_KERNELS(i64, int64_t, uint64_t)
 INT_KERNELS(u64, uint64_t, uint64_t)
 
-#define FLOAT_KERNELS(w, T)                                                                        \
-    KERNEL(w##_max, T, io[i] = a > b ? a : b)                                                      \
-    KERNEL(w##_min, T, io[i] = a < b ? a : b)                                                      \
-    KERNEL(w##_sum, T, io[i] = a + b)                                                              \
+#define FLOAT_KERNELS(w, T)                                                    \
+    KERNEL(w##_max, T, io[i] = a > b ? a : b)                                  \
+    KERNEL(w##_min, T, io[i] = a < b ? a : b)                                  \
+    KERNEL(w##_sum, T, io[i] = a + b)                                          \
     KERNEL(w##_prod, T, io[i] = a * b)
 
 FLOAT_KERNELS(f, float)
@@ -84,14 +84,14 @@ FLOAT_KERNELS(d, double)
 FLOAT_KERNELS(ld, long double)
 
 /* Complex numbers as {re; im}, the layout C gives T _Complex. */
-#define COMPLEX_KERNELS(w, T)                                                                      \
-    typedef struct {                                                                               \
-        T re;                                                                                      \
-        T im;                                                                                      \
-    } w##_t;                                                                                       \
-    _Static_assert(sizeof(w##_t) == sizeof(T _Complex), "complex layout");                         \
-    KERNEL(w##_sum, w##_t, io[i].re = a.re + b.re; io[i].im = a.im + b.im)                         \
-    KERNEL(w##_prod, w##_t, io[i].re = a.re * b.re - a.im * b.im;                                  \
+#define COMPLEX_KERNELS(w, T)                                                  \
+    typedef struct {                                                           \
+        T re;                                                                  \
+        T im;                                                                  \
+    } w##_t;                                                                   \
+    _Static_assert(sizeof(w##_t) == sizeof(T _Complex), "complex layout");     \
+    KERNEL(w##_sum, w##_t, io[i].re = a.re + b.re; io[i].im = a.im + b.im)     \
+    KERNEL(w##_prod, w##_t, io[i].re = a.re * b.re - a.im * b.im;              \
            io[i].im = a.re * b.im + a.im * b.re)
 
 COMPLEX_KERNELS(cf, float)
@@ -101,15 +101,17 @@ COMPLEX_KERNELS(cld, long double)
 /* Value-index pairs, the C structs {T; int} of MPI_FLOAT_INT and friends and Fortran's {T; T}
  * of MPI_2REAL and friends (index of the value's type).  The value decides; on a tie the lower
  * index wins (MPI standard). */
-#define PAIR_KERNELS_K(w, T, K)                                                                    \
-    typedef struct {                                                                               \
-        T v;                                                                                       \
-        K k;                                                                                       \
-    } w##_t;                                                                                       \
-    KERNEL(w##_maxloc, w##_t, const K lo = a.k < b.k ? a.k : b.k;                                  \
-           io[i].k = a.v > b.v ? a.k : (a.v == b.v ? lo : b.k); io[i].v = a.v > b.v ? a.v : b.v)   \
-    KERNEL(w##_minloc, w##_t, const K lo = a.k < b.k ? a.k : b.k;                                  \
-           io[i].k = a.v < b.v ? a.k : (a.v == b.v ? lo : b.k); io[i].v = a.v < b.v ? a.v : b.v)
+#define PAIR_KERNELS_K(w, T, K)                                                \
+    typedef struct {                                                           \
+        T v;                                                                   \
+        K k;                                                                   \
+    } w##_t;                                                                   \
+    KERNEL(w##_maxloc, w##_t, const K lo = a.k < b.k ? a.k : b.k;              \
+           io[i].k = a.v > b.v ? a.k : (a.v == b.v ? lo : b.k);                \
+           io[i].v = a.v > b.v ? a.v : b.v)                                    \
+    KERNEL(w##_minloc, w##_t, const K lo = a.k < b.k ? a.k : b.k;              \
+           io[i].k = a.v < b.v ? a.k : (a.v == b.v ? lo : b.k);                \
+           io[i].v = a.v < b.v ? a.v : b.v)
 #define PAIR_KERNELS(w, T) PAIR_KERNELS_K(w, T, int)
 
 PAIR_KERNELS(float_int, float)
@@ -123,51 +125,56 @@ PAIR_KERNELS_K(two_real, float, float)
 PAIR_KERNELS_K(two_double_precision, double, double)
 
 /* Rows of the kernel table, one per class of the standard's table. */
-#define ROW_C_INTEGER(w)                                                                           \
-    {                                                                                              \
-        [OPX(MPI_MAX)] = w##_max, [OPX(MPI_MIN)] = w##_min, [OPX(MPI_SUM)] = w##_sum,              \
-        [OPX(MPI_PROD)] = w##_prod, [OPX(MPI_LAND)] = w##_land, [OPX(MPI_LOR)] = w##_lor,          \
-        [OPX(MPI_LXOR)] = w##_lxor, [OPX(MPI_BAND)] = w##_band, [OPX(MPI_BOR)] = w##_bor,          \
-        [OPX(MPI_BXOR)] = w##_bxor,                                                                \
+#define ROW_C_INTEGER(w)                                                       \
+    {                                                                          \
+        [OPX(MPI_MAX)] = w##_max, [OPX(MPI_MIN)] = w##_min,                    \
+        [OPX(MPI_SUM)] = w##_sum, [OPX(MPI_PROD)] = w##_prod,                  \
+        [OPX(MPI_LAND)] = w##_land, [OPX(MPI_LOR)] = w##_lor,                  \
+        [OPX(MPI_LXOR)] = w##_lxor, [OPX(MPI_BAND)] = w##_band,                \
+        [OPX(MPI_BOR)] = w##_bor, [OPX(MPI_BXOR)] = w##_bxor,                  \
     }
 /* MPI_AINT, MPI_OFFSET, MPI_COUNT: integers, with every integer operation
  * (the logical ones an extension, see op.h). */
 #define ROW_MULTI_LANGUAGE(w) ROW_C_INTEGER(w)
-#define ROW_FLOATING(w)                                                                            \
-    {                                                                                              \
-        [OPX(MPI_MAX)] = w##_max, [OPX(MPI_MIN)] = w##_min, [OPX(MPI_SUM)] = w##_sum,              \
-        [OPX(MPI_PROD)] = w##_prod,                                                                \
+#define ROW_FLOATING(w)                                                        \
+    {                                                                          \
+        [OPX(MPI_MAX)] = w##_max, [OPX(MPI_MIN)] = w##_min,                    \
+        [OPX(MPI_SUM)] = w##_sum, [OPX(MPI_PROD)] = w##_prod,                  \
     }
-#define ROW_COMPLEX(w)                                                                             \
-    {                                                                                              \
-        [OPX(MPI_SUM)] = w##_sum, [OPX(MPI_PROD)] = w##_prod,                                      \
+#define ROW_COMPLEX(w)                                                         \
+    {                                                                          \
+        [OPX(MPI_SUM)] = w##_sum, [OPX(MPI_PROD)] = w##_prod,                  \
     }
 /* C_BOOL is one byte holding 0 or 1: the u8 logical kernels give 0 or 1. */
-#define ROW_LOGICAL                                                                                \
-    {                                                                                              \
-        [OPX(MPI_LAND)] = u8_land, [OPX(MPI_LOR)] = u8_lor, [OPX(MPI_LXOR)] = u8_lxor,             \
+#define ROW_LOGICAL                                                            \
+    {                                                                          \
+        [OPX(MPI_LAND)] = u8_land, [OPX(MPI_LOR)] = u8_lor,                    \
+        [OPX(MPI_LXOR)] = u8_lxor,                                             \
     }
 /* Fortran's INTEGER types: the arithmetic and bitwise operations, not the logical ones (those
  * take MPI_LOGICAL). */
-#define ROW_F_INTEGER(w)                                                                           \
-    {                                                                                              \
-        [OPX(MPI_MAX)] = w##_max, [OPX(MPI_MIN)] = w##_min, [OPX(MPI_SUM)] = w##_sum,              \
-        [OPX(MPI_PROD)] = w##_prod, [OPX(MPI_BAND)] = w##_band, [OPX(MPI_BOR)] = w##_bor,          \
-        [OPX(MPI_BXOR)] = w##_bxor,                                                                \
+#define ROW_F_INTEGER(w)                                                       \
+    {                                                                          \
+        [OPX(MPI_MAX)] = w##_max, [OPX(MPI_MIN)] = w##_min,                    \
+        [OPX(MPI_SUM)] = w##_sum, [OPX(MPI_PROD)] = w##_prod,                  \
+        [OPX(MPI_BAND)] = w##_band, [OPX(MPI_BOR)] = w##_bor,                  \
+        [OPX(MPI_BXOR)] = w##_bxor,                                            \
     }
 /* MPI_LOGICAL is a 4-byte integer; any nonzero value is true and the i32 logical kernels give
  * 1 or 0, which are gfortran's .TRUE. and .FALSE. */
-#define ROW_F_LOGICAL                                                                              \
-    {                                                                                              \
-        [OPX(MPI_LAND)] = i32_land, [OPX(MPI_LOR)] = i32_lor, [OPX(MPI_LXOR)] = i32_lxor,          \
+#define ROW_F_LOGICAL                                                          \
+    {                                                                          \
+        [OPX(MPI_LAND)] = i32_land, [OPX(MPI_LOR)] = i32_lor,                  \
+        [OPX(MPI_LXOR)] = i32_lxor,                                            \
     }
-#define ROW_BYTE                                                                                   \
-    {                                                                                              \
-        [OPX(MPI_BAND)] = u8_band, [OPX(MPI_BOR)] = u8_bor, [OPX(MPI_BXOR)] = u8_bxor,             \
+#define ROW_BYTE                                                               \
+    {                                                                          \
+        [OPX(MPI_BAND)] = u8_band, [OPX(MPI_BOR)] = u8_bor,                    \
+        [OPX(MPI_BXOR)] = u8_bxor,                                             \
     }
-#define ROW_PAIR(w)                                                                                \
-    {                                                                                              \
-        [OPX(MPI_MAXLOC)] = w##_maxloc, [OPX(MPI_MINLOC)] = w##_minloc,                            \
+#define ROW_PAIR(w)                                                            \
+    {                                                                          \
+        [OPX(MPI_MAXLOC)] = w##_maxloc, [OPX(MPI_MINLOC)] = w##_minloc,        \
     }
 
 _Static_assert(sizeof(_Bool) == 1, "C_BOOL kernels assume a one-byte _Bool");

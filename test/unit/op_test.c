@@ -28,45 +28,45 @@ typedef unsigned __int128 u128;
 
 static long passed, failed;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            if (failed <= 200) {                                                                   \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-        }                                                                                          \
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (cond) {                                                            \
+            passed++;                                                          \
+        } else {                                                               \
+            failed++;                                                          \
+            if (failed <= 200) {                                               \
+                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);           \
+                fprintf(stderr, __VA_ARGS__);                                  \
+                fputc('\n', stderr);                                           \
+            }                                                                  \
+        }                                                                      \
     } while (0)
 
 /* ---- the standard's table, by category ---- */
 
 enum cat {
-    CAT_C_INTEGER, /* signed/unsigned char .. long long, intN_t, uintN_t */
-    CAT_CHAR,      /* MPI_CHAR: a C integer by extension (as MPICH, Open MPI) */
-    CAT_MULTI,     /* MPI_AINT, MPI_OFFSET, MPI_COUNT */
+    CAT_C_INTEGER,  /* signed/unsigned char .. long long, intN_t, uintN_t */
+    CAT_CHAR,       /* MPI_CHAR: a C integer by extension (as MPICH, Open MPI) */
+    CAT_MULTI,      /* MPI_AINT, MPI_OFFSET, MPI_COUNT */
     CAT_FLOATING,
     CAT_COMPLEX,
-    CAT_LOGICAL,   /* MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL */
-    CAT_F_INTEGER, /* MPI_INTEGER, MPI_INTEGER1 .. 8: no logical operation */
+    CAT_LOGICAL,    /* MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL */
+    CAT_F_INTEGER,  /* MPI_INTEGER, MPI_INTEGER1 .. 8: no logical operation */
     CAT_BYTE,
-    CAT_PAIR,      /* MPI_FLOAT_INT ... */
-    CAT_CHARACTER, /* MPI_WCHAR, MPI_CHARACTER: no reduction */
-    CAT_PACKED,    /* no operation at all */
-    CAT_MARKER,    /* MPI_LB, MPI_UB: no data, no operation at all */
+    CAT_PAIR,       /* MPI_FLOAT_INT ... */
+    CAT_CHARACTER,  /* MPI_WCHAR, MPI_CHARACTER: no reduction */
+    CAT_PACKED,     /* no operation at all */
+    CAT_MARKER,     /* MPI_LB, MPI_UB: no data, no operation at all */
 };
 
 static const struct {
     MPI_Op op;
     const char *name;
 } ops[] = {
-    {MPI_MAX, "MPI_MAX"},         {MPI_MIN, "MPI_MIN"},       {MPI_SUM, "MPI_SUM"},
-    {MPI_PROD, "MPI_PROD"},       {MPI_LAND, "MPI_LAND"},     {MPI_BAND, "MPI_BAND"},
-    {MPI_LOR, "MPI_LOR"},         {MPI_BOR, "MPI_BOR"},       {MPI_LXOR, "MPI_LXOR"},
-    {MPI_BXOR, "MPI_BXOR"},       {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
+    {MPI_MAX, "MPI_MAX"},       {MPI_MIN, "MPI_MIN"},       {MPI_SUM, "MPI_SUM"},
+    {MPI_PROD, "MPI_PROD"},     {MPI_LAND, "MPI_LAND"},     {MPI_BAND, "MPI_BAND"},
+    {MPI_LOR, "MPI_LOR"},       {MPI_BOR, "MPI_BOR"},       {MPI_LXOR, "MPI_LXOR"},
+    {MPI_BXOR, "MPI_BXOR"},     {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
     {MPI_REPLACE, "MPI_REPLACE"}, {MPI_NO_OP, "MPI_NO_OP"},
 };
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
@@ -134,30 +134,18 @@ static i128 truncate_to(u128 v, int bytes, int is_signed)
 
 static i128 ref_int(MPI_Op op, i128 a, i128 b, int bytes, int is_signed)
 {
-    if (op == MPI_MAX)
-        return a > b ? a : b;
-    if (op == MPI_MIN)
-        return a < b ? a : b;
-    if (op == MPI_SUM)
-        return truncate_to((u128)a + (u128)b, bytes, is_signed);
-    if (op == MPI_PROD)
-        return truncate_to((u128)a * (u128)b, bytes, is_signed);
-    if (op == MPI_LAND)
-        return (a != 0) && (b != 0);
-    if (op == MPI_LOR)
-        return (a != 0) || (b != 0);
-    if (op == MPI_LXOR)
-        return (a != 0) != (b != 0);
-    if (op == MPI_BAND)
-        return truncate_to((u128)a & (u128)b, bytes, is_signed);
-    if (op == MPI_BOR)
-        return truncate_to((u128)a | (u128)b, bytes, is_signed);
-    if (op == MPI_BXOR)
-        return truncate_to((u128)a ^ (u128)b, bytes, is_signed);
-    if (op == MPI_REPLACE)
-        return a;
-    if (op == MPI_NO_OP)
-        return b;
+    if (op == MPI_MAX) return a > b ? a : b;
+    if (op == MPI_MIN) return a < b ? a : b;
+    if (op == MPI_SUM) return truncate_to((u128)a + (u128)b, bytes, is_signed);
+    if (op == MPI_PROD) return truncate_to((u128)a * (u128)b, bytes, is_signed);
+    if (op == MPI_LAND) return (a != 0) && (b != 0);
+    if (op == MPI_LOR) return (a != 0) || (b != 0);
+    if (op == MPI_LXOR) return (a != 0) != (b != 0);
+    if (op == MPI_BAND) return truncate_to((u128)a & (u128)b, bytes, is_signed);
+    if (op == MPI_BOR) return truncate_to((u128)a | (u128)b, bytes, is_signed);
+    if (op == MPI_BXOR) return truncate_to((u128)a ^ (u128)b, bytes, is_signed);
+    if (op == MPI_REPLACE) return a;
+    if (op == MPI_NO_OP) return b;
     abort();
 }
 
@@ -174,51 +162,49 @@ static void int_pool(i128 *pool, int bytes, int is_signed, int boolean)
     const i128 pattern = truncate_to((u128)0x5a5a5a5a5a5a5a5aULL, bytes, is_signed);
     if (is_signed) {
         const i128 smin = -smax - 1;
-        const i128 v[P] = {0,    1,    -1,       2,        -2,      3,        -7,
-                           smax, smin, smax - 1, smin + 1, pattern, -pattern, smax / 3};
+        const i128 v[P] = {0, 1, -1, 2, -2, 3, -7, smax, smin, smax - 1, smin + 1, pattern,
+                           -pattern, smax / 3};
         memcpy(pool, v, sizeof v);
     } else {
-        const i128 v[P] = {
-            0,   1,        2, 3, 7, umax, umax - 1, umax / 2, umax / 2 + 1, pattern, umax ^ pattern,
-            100, umax / 3, 1};
+        const i128 v[P] = {0, 1, 2, 3, 7, umax, umax - 1, umax / 2, umax / 2 + 1, pattern,
+                           umax ^ pattern, 100, umax / 3, 1};
         memcpy(pool, v, sizeof v);
     }
 }
 
-#define INT_TEST(fname, T)                                                                         \
-    static void fname(MPI_Datatype t, const char *tname, enum cat c)                               \
-    {                                                                                              \
-        const int sgn = (T)-1 < (T)1;                                                              \
-        const int bytes = (int)sizeof(T);                                                          \
-        i128 pool[P];                                                                              \
-        static T in[N], io0[N], io[N];                                                             \
-        check_table(t, tname, c);                                                                  \
-        int_pool(pool, bytes, sgn, c == CAT_LOGICAL);                                              \
-        for (int i = 0; i < N; i++) {                                                              \
-            in[i] = (T)pool[i / P];                                                                \
-            io0[i] = (T)pool[i % P];                                                               \
-            CHECK((i128)in[i] == pool[i / P], "%s pool value does not fit", tname);                \
-        }                                                                                          \
-        for (int o = 0; o < NOPS; o++) {                                                           \
-            if (!allowed(c, ops[o].op))                                                            \
-                continue;                                                                          \
-            for (int off = 0; off < 2; off++) {                                                    \
-                memcpy(io, io0, sizeof io);                                                        \
-                MPIR_Op_apply(ops[o].op, t, in + off, io + off, N - off);                          \
-                int bad = 0;                                                                       \
-                for (int i = 0; i < N; i++) {                                                      \
-                    i128 want = i < off                                                            \
-                                    ? (i128)io0[i]                                                 \
-                                    : ref_int(ops[o].op, (i128)in[i], (i128)io0[i], bytes, sgn);   \
-                    if ((i128)io[i] != want && bad++ < 5)                                          \
-                        CHECK(0,                                                                   \
-                              "%s %s [%d] (offset %d): in=%lld inout=%lld -> got %lld, want %lld", \
-                              ops[o].name, tname, i, off, (long long)in[i], (long long)io0[i],     \
-                              (long long)io[i], (long long)want);                                  \
-                }                                                                                  \
-                CHECK(bad == 0, "%s %s: %d wrong elements", ops[o].name, tname, bad);              \
-            }                                                                                      \
-        }                                                                                          \
+#define INT_TEST(fname, T)                                                     \
+    static void fname(MPI_Datatype t, const char *tname, enum cat c)           \
+    {                                                                          \
+        const int sgn = (T)-1 < (T)1;                                          \
+        const int bytes = (int)sizeof(T);                                      \
+        i128 pool[P];                                                          \
+        static T in[N], io0[N], io[N];                                         \
+        check_table(t, tname, c);                                              \
+        int_pool(pool, bytes, sgn, c == CAT_LOGICAL);                          \
+        for (int i = 0; i < N; i++) {                                          \
+            in[i] = (T)pool[i / P];                                            \
+            io0[i] = (T)pool[i % P];                                           \
+            CHECK((i128)in[i] == pool[i / P], "%s pool value does not fit", tname); \
+        }                                                                      \
+        for (int o = 0; o < NOPS; o++) {                                       \
+            if (!allowed(c, ops[o].op))                                        \
+                continue;                                                      \
+            for (int off = 0; off < 2; off++) {                                \
+                memcpy(io, io0, sizeof io);                                    \
+                MPIR_Op_apply(ops[o].op, t, in + off, io + off, N - off);      \
+                int bad = 0;                                                   \
+                for (int i = 0; i < N; i++) {                                  \
+                    i128 want = i < off ? (i128)io0[i]                         \
+                                        : ref_int(ops[o].op, (i128)in[i], (i128)io0[i], \
+                                                  bytes, sgn);                 \
+                    if ((i128)io[i] != want && bad++ < 5)                      \
+                        CHECK(0, "%s %s [%d] (offset %d): in=%lld inout=%lld -> got %lld, want %lld", \
+                              ops[o].name, tname, i, off, (long long)in[i],    \
+                              (long long)io0[i], (long long)io[i], (long long)want); \
+                }                                                              \
+                CHECK(bad == 0, "%s %s: %d wrong elements", ops[o].name, tname, bad); \
+            }                                                                  \
+        }                                                                      \
     }
 
 /* Unsigned 64-bit values above LLONG_MAX print as negative numbers above;
@@ -250,49 +236,42 @@ INT_TEST(test_byte, unsigned char) /* MPI_BYTE: only the bitwise ops are allowed
 
 /* ---- floating point: reference in the type itself ---- */
 
-#define FLOAT_TEST(fname, T)                                                                       \
-    static void fname(MPI_Datatype t, const char *tname, enum cat c)                               \
-    {                                                                                              \
-        const T pool[P] = {0,    1,     -1,      2.5, -2.5,     3, 1e3,                            \
-                           -1e3, 0.125, (T)1e30, -7,  (T)-1e30, 3, (T)1e-30};                      \
-        static T in[N], io0[N], io[N];                                                             \
-        check_table(t, tname, c);                                                                  \
-        for (int i = 0; i < N; i++) {                                                              \
-            in[i] = pool[i / P];                                                                   \
-            io0[i] = pool[i % P];                                                                  \
-        }                                                                                          \
-        for (int o = 0; o < NOPS; o++) {                                                           \
-            const MPI_Op op = ops[o].op;                                                           \
-            if (!allowed(c, op))                                                                   \
-                continue;                                                                          \
-            for (int off = 0; off < 2; off++) {                                                    \
-                memcpy(io, io0, sizeof io);                                                        \
-                MPIR_Op_apply(op, t, in + off, io + off, N - off);                                 \
-                int bad = 0;                                                                       \
-                for (int i = 0; i < N; i++) {                                                      \
-                    T a = in[i], b = io0[i], want;                                                 \
-                    if (i < off)                                                                   \
-                        want = b;                                                                  \
-                    else if (op == MPI_MAX)                                                        \
-                        want = a < b ? b : a;                                                      \
-                    else if (op == MPI_MIN)                                                        \
-                        want = b < a ? b : a;                                                      \
-                    else if (op == MPI_SUM)                                                        \
-                        want = b + a;                                                              \
-                    else if (op == MPI_PROD)                                                       \
-                        want = b * a;                                                              \
-                    else if (op == MPI_REPLACE)                                                    \
-                        want = a;                                                                  \
-                    else                                                                           \
-                        want = b;                                                                  \
-                    if (io[i] != want && bad++ < 5)                                                \
-                        CHECK(0, "%s %s [%d] (offset %d): in=%Lg inout=%Lg -> got %Lg, want %Lg",  \
-                              ops[o].name, tname, i, off, (long double)a, (long double)b,          \
-                              (long double)io[i], (long double)want);                              \
-                }                                                                                  \
-                CHECK(bad == 0, "%s %s: %d wrong elements", ops[o].name, tname, bad);              \
-            }                                                                                      \
-        }                                                                                          \
+#define FLOAT_TEST(fname, T)                                                   \
+    static void fname(MPI_Datatype t, const char *tname, enum cat c)           \
+    {                                                                          \
+        const T pool[P] = {0, 1, -1, 2.5, -2.5, 3, 1e3, -1e3, 0.125, (T)1e30,  \
+                           -7, (T)-1e30, 3, (T)1e-30};                         \
+        static T in[N], io0[N], io[N];                                         \
+        check_table(t, tname, c);                                              \
+        for (int i = 0; i < N; i++) {                                          \
+            in[i] = pool[i / P];                                               \
+            io0[i] = pool[i % P];                                              \
+        }                                                                      \
+        for (int o = 0; o < NOPS; o++) {                                       \
+            const MPI_Op op = ops[o].op;                                       \
+            if (!allowed(c, op))                                               \
+                continue;                                                      \
+            for (int off = 0; off < 2; off++) {                                \
+                memcpy(io, io0, sizeof io);                                    \
+                MPIR_Op_apply(op, t, in + off, io + off, N - off);             \
+                int bad = 0;                                                   \
+                for (int i = 0; i < N; i++) {                                  \
+                    T a = in[i], b = io0[i], want;                             \
+                    if (i < off) want = b;                                     \
+                    else if (op == MPI_MAX) want = a < b ? b : a;              \
+                    else if (op == MPI_MIN) want = b < a ? b : a;              \
+                    else if (op == MPI_SUM) want = b + a;                      \
+                    else if (op == MPI_PROD) want = b * a;                     \
+                    else if (op == MPI_REPLACE) want = a;                      \
+                    else want = b;                                             \
+                    if (io[i] != want && bad++ < 5)                            \
+                        CHECK(0, "%s %s [%d] (offset %d): in=%Lg inout=%Lg -> got %Lg, want %Lg", \
+                              ops[o].name, tname, i, off, (long double)a,      \
+                              (long double)b, (long double)io[i], (long double)want); \
+                }                                                              \
+                CHECK(bad == 0, "%s %s: %d wrong elements", ops[o].name, tname, bad); \
+            }                                                                  \
+        }                                                                      \
     }
 
 FLOAT_TEST(test_float, float)
@@ -301,50 +280,43 @@ FLOAT_TEST(test_ldouble, long double)
 
 /* ---- complex: reference with C's _Complex arithmetic ---- */
 
-#define COMPLEX_TEST(fname, R)                                                                     \
-    static void fname(MPI_Datatype t, const char *tname, enum cat c)                               \
-    {                                                                                              \
-        const R re[P] = {0, 1, 0, -1, 3, -2.5, 1, 4, -3, 0.5, 2, -1, 7, 0};                        \
-        const R im[P] = {0, 0, 1, 2, -4, 0.5, 1, -4, -3, 0.25, 0, -1, -2, -6};                     \
-        static R _Complex in[N], io0[N], io[N];                                                    \
-        check_table(t, tname, c);                                                                  \
-        for (int i = 0; i < N; i++) {                                                              \
-            in[i] = re[i / P] + im[i / P] * (R _Complex)I;                                         \
-            io0[i] = re[i % P] + im[i % P] * (R _Complex)I;                                        \
-        }                                                                                          \
-        for (int o = 0; o < NOPS; o++) {                                                           \
-            const MPI_Op op = ops[o].op;                                                           \
-            if (!allowed(c, op))                                                                   \
-                continue;                                                                          \
-            for (int off = 0; off < 2; off++) {                                                    \
-                memcpy(io, io0, sizeof io);                                                        \
-                MPIR_Op_apply(op, t, in + off, io + off, N - off);                                 \
-                int bad = 0;                                                                       \
-                for (int i = 0; i < N; i++) {                                                      \
-                    R _Complex a = in[i], b = io0[i], want;                                        \
-                    if (i < off)                                                                   \
-                        want = b;                                                                  \
-                    else if (op == MPI_SUM)                                                        \
-                        want = a + b;                                                              \
-                    else if (op == MPI_PROD)                                                       \
-                        want = a * b;                                                              \
-                    else if (op == MPI_REPLACE)                                                    \
-                        want = a;                                                                  \
-                    else                                                                           \
-                        want = b;                                                                  \
-                    if (io[i] != want && bad++ < 5)                                                \
-                        CHECK(0,                                                                   \
-                              "%s %s [%d] (offset %d): in=%Lg%+Lgi inout=%Lg%+Lgi -> "             \
-                              "got %Lg%+Lgi, want %Lg%+Lgi",                                       \
-                              ops[o].name, tname, i, off, (long double)creall(a),                  \
-                              (long double)cimagl(a), (long double)creall(b),                      \
-                              (long double)cimagl(b), (long double)creall(io[i]),                  \
-                              (long double)cimagl(io[i]), (long double)creall(want),               \
-                              (long double)cimagl(want));                                          \
-                }                                                                                  \
-                CHECK(bad == 0, "%s %s: %d wrong elements", ops[o].name, tname, bad);              \
-            }                                                                                      \
-        }                                                                                          \
+#define COMPLEX_TEST(fname, R)                                                 \
+    static void fname(MPI_Datatype t, const char *tname, enum cat c)           \
+    {                                                                          \
+        const R re[P] = {0, 1, 0, -1, 3, -2.5, 1, 4, -3, 0.5, 2, -1, 7, 0};     \
+        const R im[P] = {0, 0, 1, 2, -4, 0.5, 1, -4, -3, 0.25, 0, -1, -2, -6};  \
+        static R _Complex in[N], io0[N], io[N];                                \
+        check_table(t, tname, c);                                              \
+        for (int i = 0; i < N; i++) {                                          \
+            in[i] = re[i / P] + im[i / P] * (R _Complex)I;                     \
+            io0[i] = re[i % P] + im[i % P] * (R _Complex)I;                    \
+        }                                                                      \
+        for (int o = 0; o < NOPS; o++) {                                       \
+            const MPI_Op op = ops[o].op;                                       \
+            if (!allowed(c, op))                                               \
+                continue;                                                      \
+            for (int off = 0; off < 2; off++) {                                \
+                memcpy(io, io0, sizeof io);                                    \
+                MPIR_Op_apply(op, t, in + off, io + off, N - off);             \
+                int bad = 0;                                                   \
+                for (int i = 0; i < N; i++) {                                  \
+                    R _Complex a = in[i], b = io0[i], want;                    \
+                    if (i < off) want = b;                                     \
+                    else if (op == MPI_SUM) want = a + b;                      \
+                    else if (op == MPI_PROD) want = a * b;                     \
+                    else if (op == MPI_REPLACE) want = a;                      \
+                    else want = b;                                             \
+                    if (io[i] != want && bad++ < 5)                            \
+                        CHECK(0, "%s %s [%d] (offset %d): in=%Lg%+Lgi inout=%Lg%+Lgi -> " \
+                              "got %Lg%+Lgi, want %Lg%+Lgi", ops[o].name, tname, i, off, \
+                              (long double)creall(a), (long double)cimagl(a),  \
+                              (long double)creall(b), (long double)cimagl(b),  \
+                              (long double)creall(io[i]), (long double)cimagl(io[i]), \
+                              (long double)creall(want), (long double)cimagl(want)); \
+                }                                                              \
+                CHECK(bad == 0, "%s %s: %d wrong elements", ops[o].name, tname, bad); \
+            }                                                                  \
+        }                                                                      \
     }
 
 COMPLEX_TEST(test_cfloat, float)
@@ -353,61 +325,59 @@ COMPLEX_TEST(test_cldouble, long double)
 
 /* ---- value-index pairs ---- */
 
-#define PAIR_TEST_K(fname, T, K)                                                                   \
-    static void fname(MPI_Datatype t, const char *tname, enum cat c)                               \
-    {                                                                                              \
-        struct pair {                                                                              \
-            T v;                                                                                   \
-            K k;                                                                                   \
-        };                                                                                         \
-        /* equal values with different indices, negative values and indices */                     \
-        const T v[P] = {-3, -3, 5, 5, 0, 7, -8, 5, 0, -3, 7, -8, 100, -100};                       \
-        const K k[P] = {4, 2, 9, 1, 0, 3, -1, 9, 5, -6, 3, 8, 0, 2};                               \
-        static struct pair in[N], io0[N], io[N];                                                   \
-        check_table(t, tname, c);                                                                  \
-        memset(in, 0, sizeof in); /* padding compares equal under memcmp */                        \
-        memset(io0, 0, sizeof io0);                                                                \
-        for (int i = 0; i < N; i++) {                                                              \
-            in[i].v = v[i / P], in[i].k = k[i / P];                                                \
-            io0[i].v = v[i % P], io0[i].k = k[i % P];                                              \
-        }                                                                                          \
-        for (int o = 0; o < NOPS; o++) {                                                           \
-            const MPI_Op op = ops[o].op;                                                           \
-            if (!allowed(c, op))                                                                   \
-                continue;                                                                          \
-            for (int off = 0; off < 2; off++) {                                                    \
-                memcpy(io, io0, sizeof io);                                                        \
-                MPIR_Op_apply(op, t, in + off, io + off, N - off);                                 \
-                int bad = 0;                                                                       \
-                for (int i = 0; i < N; i++) {                                                      \
-                    struct pair a = in[i], b = io0[i], want = b;                                   \
-                    if (i < off) {                                                                 \
-                        want = b;                                                                  \
-                    } else if (op == MPI_MAXLOC || op == MPI_MINLOC) {                             \
-                        int a_wins = op == MPI_MAXLOC ? a.v > b.v : a.v < b.v;                     \
-                        int b_wins = op == MPI_MAXLOC ? b.v > a.v : b.v < a.v;                     \
-                        if (a_wins) {                                                              \
-                            want = a;                                                              \
-                        } else if (b_wins) {                                                       \
-                            want = b;                                                              \
-                        } else {                                                                   \
-                            want.v = a.v;                                                          \
-                            want.k = a.k <= b.k ? a.k : b.k;                                       \
-                        }                                                                          \
-                    } else if (op == MPI_REPLACE) {                                                \
-                        want = a;                                                                  \
-                    }                                                                              \
-                    if ((io[i].v != want.v || io[i].k != want.k) && bad++ < 5)                     \
-                        CHECK(0,                                                                   \
-                              "%s %s [%d] (offset %d): in=(%Lg,%d) inout=(%Lg,%d) -> "             \
-                              "got (%Lg,%d), want (%Lg,%d)",                                       \
-                              ops[o].name, tname, i, off, (long double)a.v, (int)a.k,              \
-                              (long double)b.v, (int)b.k, (long double)io[i].v, (int)io[i].k,      \
-                              (long double)want.v, (int)want.k);                                   \
-                }                                                                                  \
-                CHECK(bad == 0, "%s %s: %d wrong elements", ops[o].name, tname, bad);              \
-            }                                                                                      \
-        }                                                                                          \
+#define PAIR_TEST_K(fname, T, K)                                                  \
+    static void fname(MPI_Datatype t, const char *tname, enum cat c)           \
+    {                                                                          \
+        struct pair {                                                          \
+            T v;                                                               \
+            K k;                                                               \
+        };                                                                     \
+        /* equal values with different indices, negative values and indices */ \
+        const T v[P] = {-3, -3, 5, 5, 0, 7, -8, 5, 0, -3, 7, -8, 100, -100};   \
+        const K k[P] = {4, 2, 9, 1, 0, 3, -1, 9, 5, -6, 3, 8, 0, 2};           \
+        static struct pair in[N], io0[N], io[N];                               \
+        check_table(t, tname, c);                                              \
+        memset(in, 0, sizeof in); /* padding compares equal under memcmp */    \
+        memset(io0, 0, sizeof io0);                                            \
+        for (int i = 0; i < N; i++) {                                          \
+            in[i].v = v[i / P], in[i].k = k[i / P];                            \
+            io0[i].v = v[i % P], io0[i].k = k[i % P];                          \
+        }                                                                      \
+        for (int o = 0; o < NOPS; o++) {                                       \
+            const MPI_Op op = ops[o].op;                                       \
+            if (!allowed(c, op))                                               \
+                continue;                                                      \
+            for (int off = 0; off < 2; off++) {                                \
+                memcpy(io, io0, sizeof io);                                    \
+                MPIR_Op_apply(op, t, in + off, io + off, N - off);             \
+                int bad = 0;                                                   \
+                for (int i = 0; i < N; i++) {                                  \
+                    struct pair a = in[i], b = io0[i], want = b;               \
+                    if (i < off) {                                             \
+                        want = b;                                              \
+                    } else if (op == MPI_MAXLOC || op == MPI_MINLOC) {         \
+                        int a_wins = op == MPI_MAXLOC ? a.v > b.v : a.v < b.v; \
+                        int b_wins = op == MPI_MAXLOC ? b.v > a.v : b.v < a.v; \
+                        if (a_wins) {                                          \
+                            want = a;                                          \
+                        } else if (b_wins) {                                   \
+                            want = b;                                          \
+                        } else {                                               \
+                            want.v = a.v;                                      \
+                            want.k = a.k <= b.k ? a.k : b.k;                   \
+                        }                                                      \
+                    } else if (op == MPI_REPLACE) {                            \
+                        want = a;                                              \
+                    }                                                          \
+                    if ((io[i].v != want.v || io[i].k != want.k) && bad++ < 5) \
+                        CHECK(0, "%s %s [%d] (offset %d): in=(%Lg,%d) inout=(%Lg,%d) -> " \
+                              "got (%Lg,%d), want (%Lg,%d)", ops[o].name, tname, i, off, \
+                              (long double)a.v, (int)a.k, (long double)b.v, (int)b.k,\
+                              (long double)io[i].v, (int)io[i].k, (long double)want.v, (int)want.k); \
+                }                                                              \
+                CHECK(bad == 0, "%s %s: %d wrong elements", ops[o].name, tname, bad); \
+            }                                                                  \
+        }                                                                      \
     }
 #define PAIR_TEST(fname, T) PAIR_TEST_K(fname, T, int)
 
@@ -544,8 +514,8 @@ static void test_spot(void)
     /* unsigned wrap and signed wrap */
     unsigned char u8a[3] = {255, 200, 16}, u8b[3] = {1, 100, 16};
     MPIR_Op_apply(MPI_SUM, MPI_UNSIGNED_CHAR, u8a, u8b, 3);
-    CHECK(u8b[0] == 0 && u8b[1] == 44 && u8b[2] == 32, "uchar sum wrap: %d %d %d", u8b[0], u8b[1],
-          u8b[2]);
+    CHECK(u8b[0] == 0 && u8b[1] == 44 && u8b[2] == 32, "uchar sum wrap: %d %d %d", u8b[0],
+          u8b[1], u8b[2]);
     unsigned short us_a = 65535, us_b = 65535; /* would overflow int if promoted */
     MPIR_Op_apply(MPI_PROD, MPI_UNSIGNED_SHORT, &us_a, &us_b, 1);
     CHECK(us_b == 1, "ushort 65535*65535 = %u, want 1", us_b);
@@ -596,22 +566,11 @@ static void test_spot(void)
 /* Invalid handles: MPI_ERR_TYPE is checked before MPI_ERR_OP. */
 static void test_invalid(void)
 {
-    const MPI_Op bad_ops[] = {MPI_OP_NULL,
-                              MPIR_OPH(0),
-                              MPIR_OPH(15),
-                              MPIR_OPH(0xffffff),
-                              (MPI_Op)MPI_INT,
-                              (MPI_Op)MPI_COMM_WORLD,
-                              0,
-                              -1};
-    const MPI_Datatype bad_types[] = {MPI_DATATYPE_NULL,
-                                      MPIR_DT(0),
-                                      MPIR_DT(MPIR_DT_BUILTIN_COUNT),
-                                      MPIR_DT(1000),
-                                      (MPI_Datatype)MPI_SUM,
-                                      (MPI_Datatype)MPI_COMM_WORLD,
-                                      0,
-                                      -1};
+    const MPI_Op bad_ops[] = {MPI_OP_NULL, MPIR_OPH(0), MPIR_OPH(15), MPIR_OPH(0xffffff),
+                              (MPI_Op)MPI_INT, (MPI_Op)MPI_COMM_WORLD, 0, -1};
+    const MPI_Datatype bad_types[] = {MPI_DATATYPE_NULL, MPIR_DT(0), MPIR_DT(MPIR_DT_BUILTIN_COUNT),
+                                      MPIR_DT(1000), (MPI_Datatype)MPI_SUM,
+                                      (MPI_Datatype)MPI_COMM_WORLD, 0, -1};
     for (size_t i = 0; i < sizeof bad_ops / sizeof bad_ops[0]; i++) {
         int rc = MPIR_Op_check(bad_ops[i], MPI_INT);
         CHECK(rc == MPI_ERR_OP, "MPIR_Op_check(op 0x%x, MPI_INT) = %d, want MPI_ERR_OP",
