@@ -1,14 +1,15 @@
 ! nonblock.f90: free form with "use mpi".  A ring of nonblocking sends
 ! and receives completed by MPI_Waitall with an array of statuses and
 ! with MPI_STATUSES_IGNORE, by MPI_Testany in a loop (its index counts
-! from 1) and by MPI_Waitsome; MPI_Request_free of a completed send.
-! Any number of ranks.
+! from 1; MPI_UNDEFINED when no request is active: MPICH 4.0.2 gives
+! MPI_UNDEFINED + 1 there), by MPI_Waitany and by MPI_Waitsome.  Any
+! number of ranks.
 program nonblock
   use mpi
   implicit none
   integer :: rank, size, ierr, errs, left, right, i, idx, outcount, done
   integer :: reqs(4), indices(4)
-  integer :: statuses(MPI_STATUS_SIZE, 4)
+  integer :: statuses(MPI_STATUS_SIZE, 4), status(MPI_STATUS_SIZE)
   integer :: sbuf(3), rbuf(3), rbuf2(3)
   logical :: flag
   errs = 0
@@ -47,7 +48,7 @@ program nonblock
   call MPI_Isend(sbuf, 3, MPI_INTEGER, right, 13, MPI_COMM_WORLD, reqs(2), ierr)
   done = 0
   do while (done < 2)
-     call MPI_Testany(2, reqs, idx, flag, statuses(1, 1), ierr)
+     call MPI_Testany(2, reqs, idx, flag, status, ierr)
      if (flag) then
         if (idx == MPI_UNDEFINED) exit
         if (idx < 1 .or. idx > 2) then
@@ -55,9 +56,9 @@ program nonblock
            print *, 'testany index ', idx
            exit
         end if
-        if (idx == 1 .and. statuses(MPI_SOURCE, 1) /= left) then
+        if (idx == 1 .and. status(MPI_SOURCE) /= left) then
            errs = errs + 1
-           print *, 'testany source ', statuses(MPI_SOURCE, 1)
+           print *, 'testany source ', status(MPI_SOURCE)
         end if
         done = done + 1
      end if
@@ -77,7 +78,7 @@ program nonblock
   call MPI_Irecv(rbuf2, 3, MPI_INTEGER, left, 15, MPI_COMM_WORLD, reqs(2), ierr)
   call MPI_Isend(sbuf, 3, MPI_INTEGER, right, 14, MPI_COMM_WORLD, reqs(3), ierr)
   call MPI_Isend(sbuf, 3, MPI_INTEGER, right, 15, MPI_COMM_WORLD, reqs(4), ierr)
-  call MPI_Waitany(4, reqs, idx, statuses(1, 1), ierr)
+  call MPI_Waitany(4, reqs, idx, status, ierr)
   if (idx < 1 .or. idx > 4 .or. reqs(idx) /= MPI_REQUEST_NULL) then
      errs = errs + 1
      print *, 'waitany index ', idx

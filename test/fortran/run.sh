@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# run.sh INST: the Fortran programs of this directory, each built with mpifort and run with
+# mpiexec at 2 and 3 ranks; a run passes when rank 0 prints "No Errors" and mpiexec exits 0.
+# Fixed form (.f, include 'mpif.h') and free form (.f90, use mpi).  Ends with
+# "N passed, N failed" ("0 passed, 0 failed, 1 skipped" when Ferry was built without Fortran).
+# Other MPIs: MPIFORT=mpifort.mpich MPIEXEC=mpiexec.mpich test/fortran/run.sh -
+#   MPIFORT, MPIEXEC   the wrapper and the launcher (default: INST's)
+#   FFLAGS             added to every compile (other MPIs' wrappers on gfortran 10 and later need
+#                      -fallow-argument-mismatch for the mpif.h programs; Ferry's adds it)
+set -u
+inst=$1
+here=$(cd "$(dirname "$0")" && pwd)
+mpifort=${MPIFORT:-$inst/bin/mpifort}
+mpiexec=${MPIEXEC:-$inst/bin/mpiexec}
+if ! command -v "${mpifort%% *}" >/dev/null 2>&1; then
+    echo "SKIP fortran: no $mpifort (configure found no Fortran compiler: install gfortran)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+passed=0 failed=0
+fail() { # NAME LOG: one failure with the log's head
+    echo "FAIL $1"
+    sed 's/^/    /' "$2" | head -n 20
+    failed=$((failed + 1))
+}
+for src in "$here"/*.f "$here"/*.f90; do
+    prog=$(basename "${src%.*}")
+    # shellcheck disable=SC2086
+    if ! $mpifort ${FFLAGS:-} -o "$d/$prog" "$src" >"$d/$prog.build" 2>&1; then
+        fail "$prog (build)" "$d/$prog.build"
+        continue
+    fi
+    for np in 2 3; do
+        # shellcheck disable=SC2086
+        if timeout 60 $mpiexec -n $np "$d/$prog" >"$d/$prog.$np" 2>&1 &&
+            grep -qx ' *No Errors' "$d/$prog.$np"; then
+            echo "PASS $prog (np=$np)"
+            passed=$((passed + 1))
+        else
+            fail "$prog (np=$np)" "$d/$prog.$np"
+        fi
+    done
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
