@@ -227,3 +227,99 @@ void pmpi_type_set_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_
     *ierr = PMPI_Type_set_attr(*type, *keyval, (void *)*value);
 }
 #pragma weak mpi_type_set_attr_ = pmpi_type_set_attr_
+
+/* ---- keyvals: Fortran copy and delete callbacks ---- */
+
+/* Fortran's callbacks take every argument by reference and attribute values as
+ * INTEGER(KIND=MPI_ADDRESS_KIND), so C calls them through these trampolines; the keyval's
+ * extra_state is a record of the two and the program's extra state.  The record stays until the
+ * process ends (a few bytes per keyval: C frees a keyval only once no attribute uses it, and
+ * does not say when). Communicator and datatype callbacks have one form here: both handles are
+ * ints. */
+typedef void f_copy_fn(MPI_Fint *old, MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Aint *in,
+                       MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierr);
+typedef void f_delete_fn(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *value, MPI_Aint *extra_state,
+                         MPI_Fint *ierr);
+struct f_keyval {
+    f_copy_fn *copy;
+    f_delete_fn *del;
+    MPI_Aint extra_state;
+};
+
+static int copy_trampoline(int old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    struct f_keyval *k = extra;
+    MPI_Fint f_flag = 0, ierr = MPI_SUCCESS;
+    MPI_Aint v_in = (MPI_Aint)in, v_out = 0;
+    k->copy(&old, &keyval, &k->extra_state, &v_in, &v_out, &f_flag, &ierr);
+    *flag = f_flag != 0;
+    if (*flag)
+        *(void **)out = (void *)v_out;
+    return ierr;
+}
+
+static int delete_trampoline(int obj, int keyval, void *value, void *extra)
+{
+    struct f_keyval *k = extra;
+    MPI_Fint ierr = MPI_SUCCESS;
+    MPI_Aint v = (MPI_Aint)value;
+    k->del(&obj, &keyval, &v, &k->extra_state, &ierr);
+    return ierr;
+}
+
+static struct f_keyval *f_keyval_new(f_copy_fn *copy, f_delete_fn *del, MPI_Aint *extra_state)
+{
+    struct f_keyval *k = malloc(sizeof *k);
+    if (k)
+        *k = (struct f_keyval){.copy = copy, .del = del, .extra_state = *extra_state};
+    return k;
+}
+
+void pmpi_comm_create_keyval_(f_copy_fn *copy, f_delete_fn *del, MPI_Fint *keyval,
+                              MPI_Aint *extra_state, MPI_Fint *ierr)
+{
+    struct f_keyval *k = f_keyval_new(copy, del, extra_state);
+    if (!k) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    *ierr = PMPI_Comm_create_keyval(copy_trampoline, delete_trampoline, keyval, k);
+}
+#pragma weak mpi_comm_create_keyval_ = pmpi_comm_create_keyval_
+
+void pmpi_type_create_keyval_(f_copy_fn *copy, f_delete_fn *del, MPI_Fint *keyval,
+                              MPI_Aint *extra_state, MPI_Fint *ierr)
+{
+    struct f_keyval *k = f_keyval_new(copy, del, extra_state);
+    if (!k) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    *ierr = PMPI_Type_create_keyval(copy_trampoline, delete_trampoline, keyval, k);
+}
+#pragma weak mpi_type_create_keyval_ = pmpi_type_create_keyval_
+
+/* The predefined callbacks, as Fortran procedures (mpif.h declares them EXTERNAL). */
+void mpi_comm_null_copy_fn_(MPI_Fint *old, MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Aint *in,
+                            MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    *flag = 0;
+    *ierr = MPI_SUCCESS;
+}
+
+void mpi_comm_dup_fn_(MPI_Fint *old, MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Aint *in,
+                      MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    *out = *in;
+    *flag = 1;
+    *ierr = MPI_SUCCESS;
+}
+
+void mpi_comm_null_delete_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *value,
+                              MPI_Aint *extra_state, MPI_Fint *ierr)
+{
+    *ierr = MPI_SUCCESS;
+}
+#pragma weak mpi_type_null_copy_fn_ = mpi_comm_null_copy_fn_
+#pragma weak mpi_type_dup_fn_ = mpi_comm_dup_fn_
+#pragma weak mpi_type_null_delete_fn_ = mpi_comm_null_delete_fn_

@@ -2743,12 +2743,10 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 335; in fbind.c: 16; not bound: 92:
- *   MPI_Comm_create_keyval: argument MPI_Comm_copy_attr_function * comm_copy_attr_fn
+/* Generated: 335; in fbind.c: 18; not bound: 90:
  *   MPI_Keyval_create: argument MPI_Copy_function * copy_fn
  *   MPI_Attr_put: INTEGER attribute values; MPI_Comm_set_attr
  *   MPI_Attr_get: INTEGER attribute values; MPI_Comm_get_attr
- *   MPI_Type_create_keyval: argument MPI_Type_copy_attr_function * type_copy_attr_fn
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Info_create_env: argument char * [] argv
  *   MPI_Type_hvector: removed in MPI-3.0; MPI_Type_create_hvector
