@@ -1181,6 +1181,30 @@ void pmpi_type_set_name_(MPI_Fint *datatype, const char *type_name, MPI_Fint *ie
 }
 #pragma weak mpi_type_set_name_ = pmpi_type_set_name_
 
+void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_match_size(*typeclass, *size, datatype);
+}
+#pragma weak mpi_type_match_size_ = pmpi_type_match_size_
+
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_f90_integer(*r, newtype);
+}
+#pragma weak mpi_type_create_f90_integer_ = pmpi_type_create_f90_integer_
+
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_f90_real(*p, *r, newtype);
+}
+#pragma weak mpi_type_create_f90_real_ = pmpi_type_create_f90_real_
+
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_f90_complex(*p, *r, newtype);
+}
+#pragma weak mpi_type_create_f90_complex_ = pmpi_type_create_f90_complex_
+
 void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierr)
 {
     *ierr = PMPI_Get_address(ferry_f_buf(location), address);
@@ -2743,7 +2767,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 335; in fbind.c: 18; not bound: 90:
+/* Generated: 339; in fbind.c: 18; not bound: 90:
  *   MPI_Keyval_create: argument MPI_Copy_function * copy_fn
  *   MPI_Attr_put: INTEGER attribute values; MPI_Comm_set_attr
  *   MPI_Attr_get: INTEGER attribute values; MPI_Comm_get_attr

@@ -4,7 +4,9 @@
  * own; they travel between ranks, reduce with the operations of their class (sum/max on numbers,
  * LAND/LOR/LXOR on LOGICAL with Fortran's truth values, MINLOC/MAXLOC on the pair types whose
  * index has the value's type) and round-trip through external32 (not under MPICH 4.0.2, which
- * fails an assertion there).  Any number of ranks. */
+ * fails an assertion there); MPI_Type_match_size and MPI_Type_create_f90_integer/real/complex give
+ * types of the sizes asked for.  Any number of ranks.  (Open MPI 4.1 counts one MPI_2REAL as one
+ * element, not two, and fails that check.) */
 #include "mtest.h"
 
 #include <complex.h>
@@ -175,5 +177,38 @@ int main(int argc, char **argv)
     if (i1 != is[0] || z1 != z || rp1.v != rp.v || rp1.k != rp.k)
         MTEST_FAIL(errs, "external32 round trip of the Fortran types");
 #endif
+    /* Fortran's kinds: the named type of a class and size, and of a precision and range. */
+    const struct {
+        int typeclass, size;
+        MPI_Datatype want;
+    } sizes[] = {
+        {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4}, {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+        {MPI_TYPECLASS_REAL, 8, MPI_REAL8},       {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        MPI_Datatype t = MPI_DATATYPE_NULL;
+        int size = -1;
+        MPI_Type_match_size(sizes[i].typeclass, sizes[i].size, &t);
+        MPI_Type_size(t, &size);
+        MTEST_CHECK_INT(errs, sizes[i].size, size, "size of MPI_Type_match_size(%d, %d)",
+                        sizes[i].typeclass, sizes[i].size);
+    }
+    MPI_Datatype f90;
+    int f90size = -1;
+    MPI_Type_create_f90_integer(9, &f90);
+    MPI_Type_size(f90, &f90size);
+    MTEST_CHECK_INT(errs, 4, f90size, "size of MPI_Type_create_f90_integer(9)");
+    MPI_Type_create_f90_real(12, MPI_UNDEFINED, &f90);
+    MPI_Type_size(f90, &f90size);
+    MTEST_CHECK_INT(errs, 8, f90size, "size of MPI_Type_create_f90_real(12, MPI_UNDEFINED)");
+    MPI_Type_create_f90_complex(MPI_UNDEFINED, 30, &f90);
+    MPI_Type_size(f90, &f90size);
+    MTEST_CHECK_INT(errs, 8, f90size, "size of MPI_Type_create_f90_complex(MPI_UNDEFINED, 30)");
+    /* The type reduces as its named type. */
+    double mine_d = 1.0 * me, max_d;
+    MPI_Type_create_f90_real(15, 300, &f90);
+    MPI_Allreduce(&mine_d, &max_d, 1, f90, MPI_MAX, MPI_COMM_WORLD);
+    if (max_d != n - 1)
+        MTEST_FAIL(errs, "MAX of MPI_Type_create_f90_real(15, 300): %g", max_d);
     return MTest_Finalize(errs);
 }
