@@ -182,8 +182,10 @@ int main(int argc, char **argv)
         int typeclass, size;
         MPI_Datatype want;
     } sizes[] = {
-        {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4}, {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
-        {MPI_TYPECLASS_REAL, 8, MPI_REAL8},       {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},
+        {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4},
+        {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+        {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
+        {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         MPI_Datatype t = MPI_DATATYPE_NULL;
