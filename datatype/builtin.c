@@ -34,11 +34,11 @@
         T1 a;                                                                                      \
         T2 b;                                                                                      \
     }
-#define PT2(h, T1, first, T2, second, e32)                                                         \
+#define PAIR_TYPE(h, hname, T1, first, T2, second, e32)                                            \
     [h & MPIR_DT_INDEX_MASK] = {.handle = h,                                                       \
                                 .kind = MPIR_DT_BUILTIN,                                           \
                                 .committed = 1,                                                    \
-                                .name = #h,                                                        \
+                                .name = hname,                                                     \
                                 .size = sizeof(T1) + sizeof(T2),                                   \
                                 .ub = sizeof(PAIR(T1, T2)),                                        \
                                 .extent = sizeof(PAIR(T1, T2)),                                    \
@@ -51,8 +51,10 @@
                                 .pair_first = first,                                               \
                                 .pair_second = second,                                             \
                                 .pair_off2 = offsetof(PAIR(T1, T2), b)}
-/* C's value-index pairs; e32 is the value's external32 size (the int adds 4). */
-#define PT(h, T1, first, e32) PT2(h, T1, first, int, MPI_INT, e32 + 4)
+/* C's value-index pairs {T1; int}, e32 the value's external32 size (the int adds 4), and
+ * Fortran's {T; T}, e32 the size of both.  The name is spelled here, before h expands. */
+#define PT(h, T1, first, e32) PAIR_TYPE(h, #h, T1, first, int, MPI_INT, e32 + 4)
+#define FPT(h, T, first, e32) PAIR_TYPE(h, #h, T, first, T, first, e32)
 
 /* MPI-1's MPI_LB and MPI_UB: no data, bounds [0, 0), and a marker at 0 (sticky_lb or
  * sticky_ub), which the constructors' bounds (type_create.c) carry to the entry's displacement
@@ -128,9 +130,9 @@ MPIR_Datatype MPIR_Datatype_builtins[MPIR_DT_BUILTIN_COUNT] = {
     BT(MPI_REAL8, double, 8),
     BT(MPI_COMPLEX8, float _Complex, 8),
     BT(MPI_COMPLEX16, double _Complex, 16),
-    PT2(MPI_2INTEGER, int32_t, MPI_INTEGER, int32_t, MPI_INTEGER, 8),
-    PT2(MPI_2REAL, float, MPI_REAL, float, MPI_REAL, 8),
-    PT2(MPI_2DOUBLE_PRECISION, double, MPI_DOUBLE_PRECISION, double, MPI_DOUBLE_PRECISION, 16),
+    FPT(MPI_2INTEGER, int32_t, MPI_INTEGER, 8),
+    FPT(MPI_2REAL, float, MPI_REAL, 8),
+    FPT(MPI_2DOUBLE_PRECISION, double, MPI_DOUBLE_PRECISION, 16),
 };
 
 MPIR_Datatype *MPIR_Datatype_builtin(MPI_Datatype type)

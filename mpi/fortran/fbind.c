@@ -267,35 +267,32 @@ static int delete_trampoline(int obj, int keyval, void *value, void *extra)
     return ierr;
 }
 
-static struct f_keyval *f_keyval_new(f_copy_fn *copy, f_delete_fn *del, MPI_Aint *extra_state)
+/* Both C keyval constructors have this type: communicator and datatype handles are ints. */
+typedef int create_keyval_fn(MPI_Comm_copy_attr_function *, MPI_Comm_delete_attr_function *,
+                             int *, void *);
+static void create_keyval(create_keyval_fn *create, f_copy_fn *copy, f_delete_fn *del,
+                          MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Fint *ierr)
 {
     struct f_keyval *k = malloc(sizeof *k);
-    if (k)
-        *k = (struct f_keyval){.copy = copy, .del = del, .extra_state = *extra_state};
-    return k;
+    if (!k) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    *k = (struct f_keyval){.copy = copy, .del = del, .extra_state = *extra_state};
+    *ierr = create(copy_trampoline, delete_trampoline, keyval, k);
 }
 
 void pmpi_comm_create_keyval_(f_copy_fn *copy, f_delete_fn *del, MPI_Fint *keyval,
                               MPI_Aint *extra_state, MPI_Fint *ierr)
 {
-    struct f_keyval *k = f_keyval_new(copy, del, extra_state);
-    if (!k) {
-        *ierr = MPI_ERR_NO_MEM;
-        return;
-    }
-    *ierr = PMPI_Comm_create_keyval(copy_trampoline, delete_trampoline, keyval, k);
+    create_keyval(PMPI_Comm_create_keyval, copy, del, keyval, extra_state, ierr);
 }
 #pragma weak mpi_comm_create_keyval_ = pmpi_comm_create_keyval_
 
 void pmpi_type_create_keyval_(f_copy_fn *copy, f_delete_fn *del, MPI_Fint *keyval,
                               MPI_Aint *extra_state, MPI_Fint *ierr)
 {
-    struct f_keyval *k = f_keyval_new(copy, del, extra_state);
-    if (!k) {
-        *ierr = MPI_ERR_NO_MEM;
-        return;
-    }
-    *ierr = PMPI_Type_create_keyval(copy_trampoline, delete_trampoline, keyval, k);
+    create_keyval(PMPI_Type_create_keyval, copy, del, keyval, extra_state, ierr);
 }
 #pragma weak mpi_type_create_keyval_ = pmpi_type_create_keyval_
 
