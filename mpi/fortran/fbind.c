@@ -268,8 +268,8 @@ static int delete_trampoline(int obj, int keyval, void *value, void *extra)
 }
 
 /* Both C keyval constructors have this type: communicator and datatype handles are ints. */
-typedef int create_keyval_fn(MPI_Comm_copy_attr_function *, MPI_Comm_delete_attr_function *,
-                             int *, void *);
+typedef int create_keyval_fn(MPI_Comm_copy_attr_function *, MPI_Comm_delete_attr_function *, int *,
+                             void *);
 static void create_keyval(create_keyval_fn *create, f_copy_fn *copy, f_delete_fn *del,
                           MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Fint *ierr)
 {
