@@ -8,7 +8,7 @@
 #   FFLAGS             added to every compile (other MPIs' wrappers on gfortran 10 and later need
 #                      -fallow-argument-mismatch for the mpif.h programs; Ferry's adds it)
 set -u
-inst=$1
+inst=$(cd "$1" 2>/dev/null && pwd) || inst=$1 # absolute: the runs happen in a temporary directory
 here=$(cd "$(dirname "$0")" && pwd)
 mpifort=${MPIFORT:-$inst/bin/mpifort}
 mpiexec=${MPIEXEC:-$inst/bin/mpiexec}
@@ -19,6 +19,9 @@ if ! command -v "${mpifort%% *}" >/dev/null 2>&1; then
 fi
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
+# The compilers write the programs' own modules (.mod) into the current directory, and read an
+# mpi.mod found there before their own: work where nothing else is.
+cd "$d" || exit 1
 passed=0 failed=0
 fail() { # NAME LOG: one failure with the log's head
     echo "FAIL $1"
