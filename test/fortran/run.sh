@@ -2,7 +2,8 @@
 # run.sh INST: the Fortran programs of this directory, each built with mpifort and run with
 # mpiexec at 2 and 3 ranks; a run passes when rank 0 prints "No Errors" and mpiexec exits 0.
 # Fixed form (.f, include 'mpif.h') and free form (.f90, use mpi).  Ends with
-# "N passed, N failed" ("0 passed, 0 failed, 1 skipped" when Ferry was built without Fortran).
+# "N passed, N failed, N skipped" (one skip when Ferry was built without Fortran).  First: the
+# generated files are fresh (maint/fortran-bindings --check, when python3 is there).
 # Other MPIs: MPIFORT=mpifort.mpich MPIEXEC=mpiexec.mpich test/fortran/run.sh -
 #   MPIFORT, MPIEXEC   the wrapper and the launcher (default: INST's)
 #   FFLAGS             added to every compile (other MPIs' wrappers on gfortran 10 and later need
@@ -22,12 +23,24 @@ trap 'rm -rf "$d"' EXIT
 # The compilers write the programs' own modules (.mod) into the current directory, and read an
 # mpi.mod found there before their own: work where nothing else is.
 cd "$d" || exit 1
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 fail() { # NAME LOG: one failure with the log's head
     echo "FAIL $1"
     sed 's/^/    /' "$2" | head -n 20
     failed=$((failed + 1))
 }
+# mpif.h, the bindings and the module's source are generated from mpi.h and committed.
+if command -v python3 >/dev/null; then
+    if python3 "$here/../../maint/fortran-bindings" --check >"$d/check.log" 2>&1; then
+        echo "PASS generated files (maint/fortran-bindings --check)"
+        passed=$((passed + 1))
+    else
+        fail "generated files are stale (run maint/fortran-bindings)" "$d/check.log"
+    fi
+else
+    echo "SKIP generated files: no python3 for maint/fortran-bindings --check"
+    skipped=$((skipped + 1))
+fi
 for src in "$here"/*.f "$here"/*.f90; do
     prog=$(basename "${src%.*}")
     # shellcheck disable=SC2086
@@ -46,5 +59,5 @@ for src in "$here"/*.f "$here"/*.f90; do
         fi
     done
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
