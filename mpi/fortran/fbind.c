@@ -31,6 +31,21 @@ void ferry_f_string_out(const char *c, char *f, size_t len)
     memset(f + n, ' ', len - n);
 }
 
+MPI_Aint *ferry_f_aints_in(const MPI_Fint *f, int n)
+{
+    MPI_Aint *a = malloc((n > 0 ? (size_t)n : 1) * sizeof *a);
+    for (int i = 0; a && i < n; i++)
+        a[i] = f[i];
+    return a;
+}
+
+void ferry_f_aint_out(MPI_Aint a, MPI_Fint *f, MPI_Fint *ierr)
+{
+    *f = (MPI_Fint)a;
+    if (*ierr == MPI_SUCCESS && *f != a)
+        *ierr = MPI_ERR_ARG;
+}
+
 /* ---- environment ---- */
 
 void pmpi_init_(MPI_Fint *ierr)

@@ -726,6 +726,77 @@ void pmpi_alltoallv_(void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *
 }
 #pragma weak mpi_alltoallv_ = pmpi_alltoallv_
 
+void pmpi_type_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype,
+                        MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_hvector(*count, *blocklength, (MPI_Aint)*stride, *oldtype, newtype);
+}
+#pragma weak mpi_type_hvector_ = pmpi_type_hvector_
+
+void pmpi_type_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
+                         MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype,
+                         MPI_Fint *ierr)
+{
+    MPI_Aint *a_array_of_displacements = ferry_f_aints_in(array_of_displacements, *count);
+    if (!a_array_of_displacements) {
+        *ierr = MPI_ERR_NO_MEM;
+        free(a_array_of_displacements);
+        return;
+    }
+    *ierr = PMPI_Type_hindexed(*count, array_of_blocklengths, a_array_of_displacements, *oldtype,
+                               newtype);
+    free(a_array_of_displacements);
+}
+#pragma weak mpi_type_hindexed_ = pmpi_type_hindexed_
+
+void pmpi_type_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths,
+                       MPI_Fint *array_of_displacements, MPI_Fint *array_of_types,
+                       MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    MPI_Aint *a_array_of_displacements = ferry_f_aints_in(array_of_displacements, *count);
+    if (!a_array_of_displacements) {
+        *ierr = MPI_ERR_NO_MEM;
+        free(a_array_of_displacements);
+        return;
+    }
+    *ierr = PMPI_Type_struct(*count, array_of_blocklengths, a_array_of_displacements,
+                             array_of_types, newtype);
+    free(a_array_of_displacements);
+}
+#pragma weak mpi_type_struct_ = pmpi_type_struct_
+
+void pmpi_address_(void *location, MPI_Fint *address, MPI_Fint *ierr)
+{
+    MPI_Aint a_address = 0;
+    *ierr = PMPI_Address(ferry_f_buf(location), &a_address);
+    ferry_f_aint_out(a_address, address, ierr);
+}
+#pragma weak mpi_address_ = pmpi_address_
+
+void pmpi_type_extent_(MPI_Fint *datatype, MPI_Fint *extent, MPI_Fint *ierr)
+{
+    MPI_Aint a_extent = 0;
+    *ierr = PMPI_Type_extent(*datatype, &a_extent);
+    ferry_f_aint_out(a_extent, extent, ierr);
+}
+#pragma weak mpi_type_extent_ = pmpi_type_extent_
+
+void pmpi_type_lb_(MPI_Fint *datatype, MPI_Fint *displacement, MPI_Fint *ierr)
+{
+    MPI_Aint a_displacement = 0;
+    *ierr = PMPI_Type_lb(*datatype, &a_displacement);
+    ferry_f_aint_out(a_displacement, displacement, ierr);
+}
+#pragma weak mpi_type_lb_ = pmpi_type_lb_
+
+void pmpi_type_ub_(MPI_Fint *datatype, MPI_Fint *displacement, MPI_Fint *ierr)
+{
+    MPI_Aint a_displacement = 0;
+    *ierr = PMPI_Type_ub(*datatype, &a_displacement);
+    ferry_f_aint_out(a_displacement, displacement, ierr);
+}
+#pragma weak mpi_type_ub_ = pmpi_type_ub_
+
 void pmpi_errhandler_create_(MPI_Handler_function *function, MPI_Fint *errhandler, MPI_Fint *ierr)
 {
     *ierr = PMPI_Errhandler_create(function, errhandler);
@@ -2767,19 +2838,12 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 339; in fbind.c: 18; not bound: 90:
+/* Generated: 346; in fbind.c: 18; not bound: 83:
  *   MPI_Keyval_create: argument MPI_Copy_function * copy_fn
  *   MPI_Attr_put: INTEGER attribute values; MPI_Comm_set_attr
  *   MPI_Attr_get: INTEGER attribute values; MPI_Comm_get_attr
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Info_create_env: argument char * [] argv
- *   MPI_Type_hvector: removed in MPI-3.0; MPI_Type_create_hvector
- *   MPI_Type_hindexed: removed in MPI-3.0; MPI_Type_create_hindexed
- *   MPI_Type_struct: removed in MPI-3.0; MPI_Type_create_struct
- *   MPI_Address: removed in MPI-3.0 (INTEGER addresses); MPI_Get_address
- *   MPI_Type_extent: removed in MPI-3.0; MPI_Type_get_extent
- *   MPI_Type_lb: removed in MPI-3.0; MPI_Type_get_extent
- *   MPI_Type_ub: removed in MPI-3.0; MPI_Type_get_extent
  *   MPI_Comm_c2f: returns MPI_Fint
  *   MPI_Comm_f2c: returns MPI_Comm
  *   MPI_Type_c2f: returns MPI_Fint

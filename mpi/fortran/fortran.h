@@ -67,4 +67,9 @@ char *ferry_f_string_in(const char *f, size_t len);
 char *ferry_f_string_buf(size_t len);
 void ferry_f_string_out(const char *c, char *f, size_t len);
 
+/* MPI-1's INTEGER addresses: an array of n made MPI_Aint (malloc'd; NULL when memory ran out),
+ * and a result stored as INTEGER, *ierr becoming MPI_ERR_ARG when it does not fit. */
+MPI_Aint *ferry_f_aints_in(const MPI_Fint *f, int n);
+void ferry_f_aint_out(MPI_Aint a, MPI_Fint *f, MPI_Fint *ierr);
+
 #endif /* FORTRAN_H_INCLUDED */
