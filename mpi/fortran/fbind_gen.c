@@ -856,7 +856,7 @@ void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fi
 
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierr)
 {
-    *ierr = PMPI_Alloc_mem(*size, *info, ferry_f_buf(baseptr));
+    *ierr = PMPI_Alloc_mem(*size, *info, baseptr);
 }
 #pragma weak mpi_alloc_mem_ = pmpi_alloc_mem_
 
@@ -1770,14 +1770,14 @@ void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint 
 void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
                         void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
-    *ierr = PMPI_Win_allocate(*size, *disp_unit, *info, *comm, ferry_f_buf(baseptr), win);
+    *ierr = PMPI_Win_allocate(*size, *disp_unit, *info, *comm, baseptr, win);
 }
 #pragma weak mpi_win_allocate_ = pmpi_win_allocate_
 
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
                                void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
-    *ierr = PMPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, ferry_f_buf(baseptr), win);
+    *ierr = PMPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, baseptr, win);
 }
 #pragma weak mpi_win_allocate_shared_ = pmpi_win_allocate_shared_
 
@@ -1893,7 +1893,7 @@ void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr)
 void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit,
                             void *baseptr, MPI_Fint *ierr)
 {
-    *ierr = PMPI_Win_shared_query(*win, *rank, size, disp_unit, ferry_f_buf(baseptr));
+    *ierr = PMPI_Win_shared_query(*win, *rank, size, disp_unit, baseptr);
 }
 #pragma weak mpi_win_shared_query_ = pmpi_win_shared_query_
 
