@@ -2838,7 +2838,8 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 346; in fbind.c: 18; not bound: 83:
+/* Generated: 346; in fbind.c: 18; not bound: 83 (and the
+ * MPI_T_ calls, which have C bindings only):
  *   MPI_Keyval_create: argument MPI_Copy_function * copy_fn
  *   MPI_Attr_put: INTEGER attribute values; MPI_Comm_set_attr
  *   MPI_Attr_get: INTEGER attribute values; MPI_Comm_get_attr
