@@ -26,29 +26,35 @@
                                 .depth = 1,                                                        \
                                 .ext32_basic = e32}
 
-/* The pair types are laid out as the C structs the standard describes; their
- * size is the bytes of the two fields, their extent includes the padding. */
-#define PAIR(T1)                                                                                   \
+/* The pair types are laid out as the structs the standard describes ({T1; int} in C, {T1; T1}
+ * for Fortran's MPI_2REAL ...); their size is the bytes of the two fields, their extent includes
+ * the padding. */
+#define PAIR(T1, T2)                                                                               \
     struct {                                                                                       \
         T1 a;                                                                                      \
-        int b;                                                                                     \
+        T2 b;                                                                                      \
     }
-#define PT(h, T1, first, e32)                                                                      \
+#define PAIR_TYPE(h, hname, T1, first, T2, second, e32)                                            \
     [h & MPIR_DT_INDEX_MASK] = {.handle = h,                                                       \
                                 .kind = MPIR_DT_BUILTIN,                                           \
                                 .committed = 1,                                                    \
-                                .name = #h,                                                        \
-                                .size = sizeof(T1) + sizeof(int),                                  \
-                                .ub = sizeof(PAIR(T1)),                                            \
-                                .extent = sizeof(PAIR(T1)),                                        \
-                                .true_ub = offsetof(PAIR(T1), b) + sizeof(int),                    \
-                                .align = alignof(PAIR(T1)),                                        \
-                                .is_contig = offsetof(PAIR(T1), b) == sizeof(T1),                  \
+                                .name = hname,                                                     \
+                                .size = sizeof(T1) + sizeof(T2),                                   \
+                                .ub = sizeof(PAIR(T1, T2)),                                        \
+                                .extent = sizeof(PAIR(T1, T2)),                                    \
+                                .true_ub = offsetof(PAIR(T1, T2), b) + sizeof(T2),                 \
+                                .align = alignof(PAIR(T1, T2)),                                    \
+                                .is_contig = offsetof(PAIR(T1, T2), b) == sizeof(T1),              \
                                 .n_elements = 2,                                                   \
-                                .ext32_size = e32 + 4,                                             \
+                                .ext32_size = e32,                                                 \
                                 .depth = 1,                                                        \
                                 .pair_first = first,                                               \
-                                .pair_off2 = offsetof(PAIR(T1), b)}
+                                .pair_second = second,                                             \
+                                .pair_off2 = offsetof(PAIR(T1, T2), b)}
+/* C's value-index pairs {T1; int}, e32 the value's external32 size (the int adds 4), and
+ * Fortran's {T; T}, e32 the size of both.  The name is spelled here, before h expands. */
+#define PT(h, T1, first, e32) PAIR_TYPE(h, #h, T1, first, int, MPI_INT, e32 + 4)
+#define FPT(h, T, first, e32) PAIR_TYPE(h, #h, T, first, T, first, e32)
 
 /* MPI-1's MPI_LB and MPI_UB: no data, bounds [0, 0), and a marker at 0 (sticky_lb or
  * sticky_ub), which the constructors' bounds (type_create.c) carry to the entry's displacement
@@ -109,6 +115,24 @@ MPIR_Datatype MPIR_Datatype_builtins[MPIR_DT_BUILTIN_COUNT] = {
     BT(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, 32),
     MARKER(MPI_LB, lb),
     MARKER(MPI_UB, ub),
+    BT(MPI_INTEGER, int32_t, 4),
+    BT(MPI_REAL, float, 4),
+    BT(MPI_DOUBLE_PRECISION, double, 8),
+    BT(MPI_COMPLEX, float _Complex, 8),
+    BT(MPI_DOUBLE_COMPLEX, double _Complex, 16),
+    BT(MPI_LOGICAL, int32_t, 4),
+    BT(MPI_CHARACTER, char, 1),
+    BT(MPI_INTEGER1, int8_t, 1),
+    BT(MPI_INTEGER2, int16_t, 2),
+    BT(MPI_INTEGER4, int32_t, 4),
+    BT(MPI_INTEGER8, int64_t, 8),
+    BT(MPI_REAL4, float, 4),
+    BT(MPI_REAL8, double, 8),
+    BT(MPI_COMPLEX8, float _Complex, 8),
+    BT(MPI_COMPLEX16, double _Complex, 16),
+    FPT(MPI_2INTEGER, int32_t, MPI_INTEGER, 8),
+    FPT(MPI_2REAL, float, MPI_REAL, 8),
+    FPT(MPI_2DOUBLE_PRECISION, double, MPI_DOUBLE_PRECISION, 16),
 };
 
 MPIR_Datatype *MPIR_Datatype_builtin(MPI_Datatype type)

@@ -39,9 +39,9 @@ typedef struct MPIR_Datatype {
     MPI_Aint depth;      /* levels of the type tree (1 for predefined types) */
 
     /* Predefined types: external32 size of one basic element; for the pair types
-     * (MPI_DOUBLE_INT ...) the first field's type and the offset of the int. */
+     * (MPI_DOUBLE_INT, MPI_2REAL ...) the two fields' types and the offset of the second. */
     MPI_Aint ext32_basic;
-    MPI_Datatype pair_first;
+    MPI_Datatype pair_first, pair_second;
     MPI_Aint pair_off2;
 
     /* The type tree. */

@@ -89,6 +89,14 @@ static void ldouble_in(unsigned char *native, const unsigned char *ext)
 #endif
 }
 
+/* A complex of two floats or two doubles (C's, C++'s or Fortran's): each half converts alone. */
+static int is_float_complex_pair(MPI_Datatype t)
+{
+    return t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX || t == MPI_CXX_FLOAT_COMPLEX ||
+           t == MPI_CXX_DOUBLE_COMPLEX || t == MPI_COMPLEX || t == MPI_DOUBLE_COMPLEX ||
+           t == MPI_COMPLEX8 || t == MPI_COMPLEX16;
+}
+
 /* One basic element: native at n (size nsize) to external at e (size esize). */
 static void out_one(MPI_Datatype t, MPI_Aint nsize, MPI_Aint esize, const unsigned char *n,
                     unsigned char *e)
@@ -98,8 +106,7 @@ static void out_one(MPI_Datatype t, MPI_Aint nsize, MPI_Aint esize, const unsign
     } else if (t == MPI_C_LONG_DOUBLE_COMPLEX || t == MPI_CXX_LONG_DOUBLE_COMPLEX) {
         ldouble_out(e, n);
         ldouble_out(e + 16, n + sizeof(long double));
-    } else if (t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX ||
-               t == MPI_CXX_FLOAT_COMPLEX || t == MPI_CXX_DOUBLE_COMPLEX) {
+    } else if (is_float_complex_pair(t)) {
         to_big(e, n, nsize / 2);
         to_big(e + esize / 2, n + nsize / 2, nsize / 2);
     } else if (nsize == esize) {
@@ -133,8 +140,7 @@ static void in_one(MPI_Datatype t, MPI_Aint nsize, MPI_Aint esize, unsigned char
     } else if (t == MPI_C_LONG_DOUBLE_COMPLEX || t == MPI_CXX_LONG_DOUBLE_COMPLEX) {
         ldouble_in(n, e);
         ldouble_in(n + sizeof(long double), e + 16);
-    } else if (t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX ||
-               t == MPI_CXX_FLOAT_COMPLEX || t == MPI_CXX_DOUBLE_COMPLEX) {
+    } else if (is_float_complex_pair(t)) {
         to_big(n, e, nsize / 2);
         to_big(n + nsize / 2, e + esize / 2, nsize / 2);
     } else if (nsize == esize) {

@@ -98,19 +98,21 @@ COMPLEX_KERNELS(cf, float)
 COMPLEX_KERNELS(cd, double)
 COMPLEX_KERNELS(cld, long double)
 
-/* Value-index pairs, the C structs {T; int} of MPI_FLOAT_INT and friends.
- * The value decides; on a tie the lower index wins (MPI standard). */
-#define PAIR_KERNELS(w, T)                                                     \
+/* Value-index pairs, the C structs {T; int} of MPI_FLOAT_INT and friends and Fortran's {T; T}
+ * of MPI_2REAL and friends (index of the value's type).  The value decides; on a tie the lower
+ * index wins (MPI standard). */
+#define PAIR_KERNELS_K(w, T, K)                                                \
     typedef struct {                                                           \
         T v;                                                                   \
-        int k;                                                                 \
+        K k;                                                                   \
     } w##_t;                                                                   \
-    KERNEL(w##_maxloc, w##_t, const int lo = a.k < b.k ? a.k : b.k;            \
+    KERNEL(w##_maxloc, w##_t, const K lo = a.k < b.k ? a.k : b.k;              \
            io[i].k = a.v > b.v ? a.k : (a.v == b.v ? lo : b.k);                \
            io[i].v = a.v > b.v ? a.v : b.v)                                    \
-    KERNEL(w##_minloc, w##_t, const int lo = a.k < b.k ? a.k : b.k;            \
+    KERNEL(w##_minloc, w##_t, const K lo = a.k < b.k ? a.k : b.k;              \
            io[i].k = a.v < b.v ? a.k : (a.v == b.v ? lo : b.k);                \
            io[i].v = a.v < b.v ? a.v : b.v)
+#define PAIR_KERNELS(w, T) PAIR_KERNELS_K(w, T, int)
 
 PAIR_KERNELS(float_int, float)
 PAIR_KERNELS(double_int, double)
@@ -118,6 +120,9 @@ PAIR_KERNELS(long_int, long)
 PAIR_KERNELS(two_int, int)
 PAIR_KERNELS(short_int, short)
 PAIR_KERNELS(long_double_int, long double)
+PAIR_KERNELS_K(two_integer, int32_t, int32_t)
+PAIR_KERNELS_K(two_real, float, float)
+PAIR_KERNELS_K(two_double_precision, double, double)
 
 /* Rows of the kernel table, one per class of the standard's table. */
 #define ROW_C_INTEGER(w)                                                       \
@@ -145,6 +150,22 @@ PAIR_KERNELS(long_double_int, long double)
     {                                                                          \
         [OPX(MPI_LAND)] = u8_land, [OPX(MPI_LOR)] = u8_lor,                    \
         [OPX(MPI_LXOR)] = u8_lxor,                                             \
+    }
+/* Fortran's INTEGER types: the arithmetic and bitwise operations, not the logical ones (those
+ * take MPI_LOGICAL). */
+#define ROW_F_INTEGER(w)                                                       \
+    {                                                                          \
+        [OPX(MPI_MAX)] = w##_max, [OPX(MPI_MIN)] = w##_min,                    \
+        [OPX(MPI_SUM)] = w##_sum, [OPX(MPI_PROD)] = w##_prod,                  \
+        [OPX(MPI_BAND)] = w##_band, [OPX(MPI_BOR)] = w##_bor,                  \
+        [OPX(MPI_BXOR)] = w##_bxor,                                            \
+    }
+/* MPI_LOGICAL is a 4-byte integer; any nonzero value is true and the i32 logical kernels give
+ * 1 or 0, which are gfortran's .TRUE. and .FALSE. */
+#define ROW_F_LOGICAL                                                          \
+    {                                                                          \
+        [OPX(MPI_LAND)] = i32_land, [OPX(MPI_LOR)] = i32_lor,                  \
+        [OPX(MPI_LXOR)] = i32_lxor,                                            \
     }
 #define ROW_BYTE                                                               \
     {                                                                          \
@@ -250,6 +271,24 @@ static const kernel_fn kernels[MPIR_DT_BUILTIN_COUNT][OP_TABLE_SIZE] = {
     [DTX(MPI_CXX_FLOAT_COMPLEX)] = ROW_COMPLEX(cf),
     [DTX(MPI_CXX_DOUBLE_COMPLEX)] = ROW_COMPLEX(cd),
     [DTX(MPI_CXX_LONG_DOUBLE_COMPLEX)] = ROW_COMPLEX(cld),
+    /* MPI_CHARACTER: no row, as MPI_WCHAR. */
+    [DTX(MPI_INTEGER)] = ROW_F_INTEGER(i32),
+    [DTX(MPI_REAL)] = ROW_FLOATING(f),
+    [DTX(MPI_DOUBLE_PRECISION)] = ROW_FLOATING(d),
+    [DTX(MPI_COMPLEX)] = ROW_COMPLEX(cf),
+    [DTX(MPI_DOUBLE_COMPLEX)] = ROW_COMPLEX(cd),
+    [DTX(MPI_LOGICAL)] = ROW_F_LOGICAL,
+    [DTX(MPI_INTEGER1)] = ROW_F_INTEGER(i8),
+    [DTX(MPI_INTEGER2)] = ROW_F_INTEGER(i16),
+    [DTX(MPI_INTEGER4)] = ROW_F_INTEGER(i32),
+    [DTX(MPI_INTEGER8)] = ROW_F_INTEGER(i64),
+    [DTX(MPI_REAL4)] = ROW_FLOATING(f),
+    [DTX(MPI_REAL8)] = ROW_FLOATING(d),
+    [DTX(MPI_COMPLEX8)] = ROW_COMPLEX(cf),
+    [DTX(MPI_COMPLEX16)] = ROW_COMPLEX(cd),
+    [DTX(MPI_2INTEGER)] = ROW_PAIR(two_integer),
+    [DTX(MPI_2REAL)] = ROW_PAIR(two_real),
+    [DTX(MPI_2DOUBLE_PRECISION)] = ROW_PAIR(two_double_precision),
 };
 
 /* Element sizes, for MPI_REPLACE.  0: a type without data (MPI_LB, MPI_UB), on which no
@@ -297,6 +336,24 @@ static const unsigned char elem_size[MPIR_DT_BUILTIN_COUNT] = {
     [DTX(MPI_CXX_FLOAT_COMPLEX)] = sizeof(cf_t),
     [DTX(MPI_CXX_DOUBLE_COMPLEX)] = sizeof(cd_t),
     [DTX(MPI_CXX_LONG_DOUBLE_COMPLEX)] = sizeof(cld_t),
+    [DTX(MPI_INTEGER)] = 4,
+    [DTX(MPI_REAL)] = sizeof(float),
+    [DTX(MPI_DOUBLE_PRECISION)] = sizeof(double),
+    [DTX(MPI_COMPLEX)] = sizeof(cf_t),
+    [DTX(MPI_DOUBLE_COMPLEX)] = sizeof(cd_t),
+    [DTX(MPI_LOGICAL)] = 4,
+    [DTX(MPI_CHARACTER)] = 1,
+    [DTX(MPI_INTEGER1)] = 1,
+    [DTX(MPI_INTEGER2)] = 2,
+    [DTX(MPI_INTEGER4)] = 4,
+    [DTX(MPI_INTEGER8)] = 8,
+    [DTX(MPI_REAL4)] = 4,
+    [DTX(MPI_REAL8)] = 8,
+    [DTX(MPI_COMPLEX8)] = sizeof(cf_t),
+    [DTX(MPI_COMPLEX16)] = sizeof(cd_t),
+    [DTX(MPI_2INTEGER)] = sizeof(two_integer_t),
+    [DTX(MPI_2REAL)] = sizeof(two_real_t),
+    [DTX(MPI_2DOUBLE_PRECISION)] = sizeof(two_double_precision_t),
 };
 
 static int valid_type(MPI_Datatype type)

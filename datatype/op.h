@@ -4,19 +4,22 @@
  * Which (op, type) pairs are defined follows the table of MPI-3.1/4.0 section
  * "Predefined Reduction Operations":
  *
- *   MPI_MAX, MPI_MIN        C integer, floating point, multi-language types
- *   MPI_SUM, MPI_PROD       C integer, floating point, complex, multi-language
+ *   MPI_MAX, MPI_MIN        C and Fortran integer, floating point, multi-language types
+ *   MPI_SUM, MPI_PROD       C and Fortran integer, floating point, complex, multi-language
  *   MPI_LAND, MPI_LOR,
- *   MPI_LXOR                C integer, logical (MPI_C_BOOL)
+ *   MPI_LXOR                C integer, logical (MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL)
  *   MPI_BAND, MPI_BOR,
- *   MPI_BXOR                C integer, byte, multi-language types
- *   MPI_MAXLOC, MPI_MINLOC  the pair types MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT
+ *   MPI_BXOR                C and Fortran integer, byte, multi-language types
+ *   MPI_MAXLOC, MPI_MINLOC  the pair types MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT, MPI_2INTEGER,
+ *                           MPI_2REAL, MPI_2DOUBLE_PRECISION
  *   MPI_REPLACE, MPI_NO_OP  every predefined type except MPI_PACKED, MPI_LB, MPI_UB
  *
  * C integer: MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, the (unsigned) short, int,
- * long and long long types and MPI_INT8_T .. MPI_UINT64_T.  Multi-language:
- * MPI_AINT, MPI_OFFSET, MPI_COUNT.  Floating point: MPI_FLOAT, MPI_DOUBLE,
- * MPI_LONG_DOUBLE.  Complex: the three MPI_C_*_COMPLEX types.
+ * long and long long types and MPI_INT8_T .. MPI_UINT64_T.  Fortran integer: MPI_INTEGER,
+ * MPI_INTEGER1 .. 8.  Multi-language: MPI_AINT, MPI_OFFSET, MPI_COUNT.  Floating point:
+ * MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8.
+ * Complex: the MPI_C_*_COMPLEX and MPI_CXX_*_COMPLEX types, MPI_COMPLEX, MPI_DOUBLE_COMPLEX,
+ * MPI_COMPLEX8, MPI_COMPLEX16.  MPI_CHARACTER, like MPI_WCHAR, takes no reduction.
  *
  * Two extensions, shared with MPICH and Open MPI: MPI_CHAR counts as a C
  * integer, and the multi-language types take the logical operations too

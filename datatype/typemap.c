@@ -26,6 +26,12 @@ static MPI_Count run(const MPIR_Datatype *c, MPI_Aint n, MPI_Count *bytes, int *
     return p < 0 ? -1 : cnt + p;
 }
 
+/* Bytes of a pair type's second field (the int of MPI_DOUBLE_INT, the index of MPI_2REAL). */
+static MPI_Aint pair_second_size(const MPIR_Datatype *t)
+{
+    return MPIR_Datatype_builtin(t->pair_second)->size;
+}
+
 static MPI_Count partial(const MPIR_Datatype *t, MPI_Count bytes)
 {
     if (bytes == 0)
@@ -35,7 +41,7 @@ static MPI_Count partial(const MPIR_Datatype *t, MPI_Count bytes)
     switch (t->kind) {
     case MPIR_DT_BUILTIN:
         /* Only a pair type has a basic element boundary inside it. */
-        if (t->pair_first && bytes == t->size - (MPI_Aint)sizeof(int))
+        if (t->pair_first && bytes == t->size - pair_second_size(t))
             return 1;
         return -1;
     case MPIR_DT_VECTOR:
@@ -96,9 +102,9 @@ static int iter(const MPIR_Datatype *t, uintptr_t base, MPIR_Typemap_fn fn, void
             return 0;
         if (!t->pair_first)
             return fn(t->handle, t->size, base, 1, t->extent, arg);
-        if ((rc = fn(t->pair_first, t->size - (MPI_Aint)sizeof(int), base, 1, 0, arg)))
+        if ((rc = fn(t->pair_first, t->size - pair_second_size(t), base, 1, 0, arg)))
             return rc;
-        return fn(MPI_INT, sizeof(int), base + (uintptr_t)t->pair_off2, 1, 0, arg);
+        return fn(t->pair_second, pair_second_size(t), base + (uintptr_t)t->pair_off2, 1, 0, arg);
     case MPIR_DT_VECTOR:
         for (MPI_Aint i = 0; i < t->count && !rc; i++)
             rc = iter_block(t->child, base + (uintptr_t)(i * t->stride), t->blocklen, fn, arg);

@@ -131,7 +131,35 @@ typedef struct MPI_Status {
  * entry a ub marker, as MPI_Type_create_resized's markers. */
 #define MPI_LB MPIR_DT(43)
 #define MPI_UB MPIR_DT(44)
-#define MPIR_DT_BUILTIN_COUNT 45
+/* The Fortran types, usable from C too (MPI-4.0 19.3.6), laid out as gfortran's default kinds:
+ * INTEGER and LOGICAL 4 bytes, REAL 4, DOUBLE PRECISION 8, COMPLEX two REALs.  LOGICAL holds
+ * Fortran's truth values (gfortran's .TRUE. is 1, any nonzero value reads as true).  No
+ * MPI_REAL16: gfortran's REAL(16) is IEEE quad, not C's long double. */
+#define MPI_INTEGER MPIR_DT(45)
+#define MPI_REAL MPIR_DT(46)
+#define MPI_DOUBLE_PRECISION MPIR_DT(47)
+#define MPI_COMPLEX MPIR_DT(48)
+#define MPI_DOUBLE_COMPLEX MPIR_DT(49)
+#define MPI_LOGICAL MPIR_DT(50)
+#define MPI_CHARACTER MPIR_DT(51)
+#define MPI_INTEGER1 MPIR_DT(52)
+#define MPI_INTEGER2 MPIR_DT(53)
+#define MPI_INTEGER4 MPIR_DT(54)
+#define MPI_INTEGER8 MPIR_DT(55)
+#define MPI_REAL4 MPIR_DT(56)
+#define MPI_REAL8 MPIR_DT(57)
+#define MPI_COMPLEX8 MPIR_DT(58)
+#define MPI_COMPLEX16 MPIR_DT(59)
+/* Fortran's pair types: both fields of the first type (the index too). */
+#define MPI_2INTEGER MPIR_DT(60)
+#define MPI_2REAL MPIR_DT(61)
+#define MPI_2DOUBLE_PRECISION MPIR_DT(62)
+#define MPIR_DT_BUILTIN_COUNT 63
+
+/* Type classes (MPI_Type_match_size). */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 
 /* Predefined reduction operations. */
 #define MPIR_OPH(i) ((MPI_Op)(MPIR_HANDLE_KIND_OP | (i)))
@@ -699,6 +727,10 @@ int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 #define MPI_COMBINER_SUBARRAY 11
 #define MPI_COMBINER_DARRAY 12
 #define MPI_COMBINER_RESIZED 13
+/* Not returned: MPI_Type_create_f90_* give the named MPI_INTEGERn/REALn/COMPLEXn (doc/api.md). */
+#define MPI_COMBINER_F90_REAL 14
+#define MPI_COMBINER_F90_COMPLEX 15
+#define MPI_COMBINER_F90_INTEGER 16
 
 /* Array orders and distributions (subarray, darray). */
 #define MPI_ORDER_C 56
@@ -753,6 +785,12 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+/* Fortran's kinds (MPI-4.0 19.3.6): the named Fortran type of a class and size, or of a
+ * precision and range. */
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int MPI_Get_address(const void *location, MPI_Aint *address);
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
@@ -1574,6 +1612,10 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int PMPI_Get_address(const void *location, MPI_Aint *address);
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);

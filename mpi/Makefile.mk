@@ -8,23 +8,30 @@ libmpi_la_SOURCES += mpi/mpiimpl.h mpi/init.c mpi/comm.c mpi/comm_from_group.c m
 bin_SCRIPTS += mpicc mpicxx
 CLEANFILES += mpicc mpicxx
 EXTRA_DIST += mpi/mpicc.in
-# One template for both wrappers: the name, the language, the compiler, the variable and the
-# option that override it.
+# One template for every wrapper: the name, the language, the compiler, the variable and the
+# option that override it, the libraries a link adds and what -showme:version calls the bindings.
 wrapper_edit = sed -e 's|@includedir[@]|$(includedir)|g' -e 's|@libdir[@]|$(libdir)|g' \
 	-e 's|@VERSION[@]|$(VERSION)|g'
+wrapper_c_libs = -e 's|@LIBS[@]|-lmpi|g' -e 's|@LIBNAMES[@]|mpi|g' -e 's|@BINDINGS[@]|C bindings|g' \
+	-e 's|@LANGFLAGS[@]||g'
 mpicc: $(srcdir)/mpi/mpicc.in Makefile
-	$(AM_V_GEN)$(wrapper_edit) -e 's|@NAME[@]|mpicc|g' -e 's|@LANG[@]|C|g' -e 's|@CC[@]|$(CC)|g' \
-	    -e 's|@ENVVAR[@]|FERRY_CC|g' -e 's|@CCOPT[@]|cc|g' $(srcdir)/mpi/mpicc.in > $@ && chmod +x $@
+	$(AM_V_GEN)$(wrapper_edit) $(wrapper_c_libs) -e 's|@NAME[@]|mpicc|g' -e 's|@LANG[@]|C|g' \
+	    -e 's|@CC[@]|$(CC)|g' -e 's|@ENVVAR[@]|FERRY_CC|g' -e 's|@CCOPT[@]|cc|g' \
+	    $(srcdir)/mpi/mpicc.in > $@ && chmod +x $@
 mpicxx: $(srcdir)/mpi/mpicc.in Makefile
-	$(AM_V_GEN)$(wrapper_edit) -e 's|@NAME[@]|mpicxx|g' -e 's|@LANG[@]|C++|g' \
+	$(AM_V_GEN)$(wrapper_edit) $(wrapper_c_libs) -e 's|@NAME[@]|mpicxx|g' -e 's|@LANG[@]|C++|g' \
 	    -e 's|@CC[@]|$(WRAPPER_CXX)|g' -e 's|@ENVVAR[@]|FERRY_CXX|g' -e 's|@CCOPT[@]|cxx|g' \
 	    $(srcdir)/mpi/mpicc.in > $@ && chmod +x $@
 
-# The names users type besides ours: mpic++ (MPICH, Open MPI) and mpirun.
+# The names users type besides ours: mpic++ (MPICH, Open MPI) and mpirun, and mpifort's
+# (mpi/fortran/Makefile.mk).
 install-exec-hook: install-wrapper-links
 install-wrapper-links:
 	cd $(DESTDIR)$(bindir) && rm -f mpic++ mpirun && $(LN_S) mpicxx mpic++ && $(LN_S) mpiexec mpirun
+	cd $(DESTDIR)$(bindir) && for l in $(fortran_wrapper_links); do \
+	    rm -f $$l && $(LN_S) mpifort $$l || exit 1; done
 uninstall-hook: uninstall-wrapper-links
 uninstall-wrapper-links:
 	rm -f $(DESTDIR)$(bindir)/mpic++ $(DESTDIR)$(bindir)/mpirun
+	for l in $(fortran_wrapper_links); do rm -f $(DESTDIR)$(bindir)/$$l; done
 .PHONY: install-wrapper-links uninstall-wrapper-links

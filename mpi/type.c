@@ -939,3 +939,87 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     }
     return err;
 }
+
+/* ---- Fortran's kinds (MPI-4.0 19.3.6) ----
+ * The named Fortran types stand for every kind Ferry knows: INTEGER of 1, 2, 4 and 8 bytes, REAL
+ * and COMPLEX of 4 and 8 bytes per part (no 16-byte REAL: gfortran's is IEEE quad, not C's long
+ * double).  The f90 calls return those named types themselves, so their envelope says
+ * MPI_COMBINER_NAMED where the standard says MPI_COMBINER_F90_*; they need no freeing. */
+static const struct {
+    int typeclass, size;
+    int precision, range; /* decimal digits and exponent range, as Fortran's SELECTED_*_KIND */
+    MPI_Datatype type;
+} fortran_kinds[] = {
+    {MPI_TYPECLASS_INTEGER, 1, 0, 2, MPI_INTEGER1},
+    {MPI_TYPECLASS_INTEGER, 2, 0, 4, MPI_INTEGER2},
+    {MPI_TYPECLASS_INTEGER, 4, 0, 9, MPI_INTEGER4},
+    {MPI_TYPECLASS_INTEGER, 8, 0, 18, MPI_INTEGER8},
+    {MPI_TYPECLASS_REAL, 4, 6, 37, MPI_REAL4},
+    {MPI_TYPECLASS_REAL, 8, 15, 307, MPI_REAL8},
+    {MPI_TYPECLASS_COMPLEX, 8, 6, 37, MPI_COMPLEX8},
+    {MPI_TYPECLASS_COMPLEX, 16, 15, 307, MPI_COMPLEX16},
+};
+#define N_FORTRAN_KINDS (sizeof fortran_kinds / sizeof fortran_kinds[0])
+
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    MPIR_CHECK_INIT("MPI_Type_match_size");
+    if (!datatype)
+        return MPIR_Err_return(NULL, "MPI_Type_match_size",
+                               MPIR_Err_create(MPI_ERR_ARG, "datatype is NULL"));
+    for (size_t i = 0; i < N_FORTRAN_KINDS; i++) {
+        if (fortran_kinds[i].typeclass == typeclass && fortran_kinds[i].size == size) {
+            *datatype = fortran_kinds[i].type;
+            return MPI_SUCCESS;
+        }
+    }
+    return MPIR_Err_return(NULL, "MPI_Type_match_size",
+                           MPIR_Err_create(MPI_ERR_ARG,
+                                           "no Fortran type of class %d and size %d (classes: "
+                                           "MPI_TYPECLASS_INTEGER 1, 2, 4, 8; _REAL 4, 8; "
+                                           "_COMPLEX 8, 16)",
+                                           typeclass, size));
+}
+
+/* The smallest kind of the class with at least precision p and range r (MPI_UNDEFINED: any). */
+static int f90_kind(const char *fname, int typeclass, int p, int r, MPI_Datatype *newtype)
+{
+    if (!newtype)
+        return MPIR_Err_return(NULL, fname, MPIR_Err_create(MPI_ERR_ARG, "newtype is NULL"));
+    for (size_t i = 0; i < N_FORTRAN_KINDS; i++) {
+        if (fortran_kinds[i].typeclass == typeclass &&
+            (p == MPI_UNDEFINED || p <= fortran_kinds[i].precision) &&
+            (r == MPI_UNDEFINED || r <= fortran_kinds[i].range)) {
+            *newtype = fortran_kinds[i].type;
+            return MPI_SUCCESS;
+        }
+    }
+    return MPIR_Err_return(NULL, fname,
+                           MPIR_Err_create(MPI_ERR_ARG,
+                                           "no Fortran kind with precision %d and range %d "
+                                           "(the largest: 15 digits, range 307; integers 18)",
+                                           p, r));
+}
+
+#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    MPIR_CHECK_INIT("MPI_Type_create_f90_integer");
+    return f90_kind("MPI_Type_create_f90_integer", MPI_TYPECLASS_INTEGER, MPI_UNDEFINED, r,
+                    newtype);
+}
+
+#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    MPIR_CHECK_INIT("MPI_Type_create_f90_real");
+    return f90_kind("MPI_Type_create_f90_real", MPI_TYPECLASS_REAL, p, r, newtype);
+}
+
+#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    MPIR_CHECK_INIT("MPI_Type_create_f90_complex");
+    return f90_kind("MPI_Type_create_f90_complex", MPI_TYPECLASS_COMPLEX, p, r, newtype);
+}

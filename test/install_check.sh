@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# install_check.sh: the installed tree is usable: mpicc, mpicxx, mpiexec (and the names mpic++ and
-# mpirun), headers, both libraries and the pkg-config file, checked by building and running
+# install_check.sh: the installed tree is usable: mpicc, mpicxx, mpifort, mpiexec (and the names
+# mpic++, mpif77, mpif90 and mpirun), headers, both libraries and the pkg-config file, checked by building and running
 # bench/latbw.c in several ways and a C++ program with mpicxx; the wrappers' query options
 # (-showme:*, -compile_info, -link_info) give flags that build a program; the modules
 # (lib/ferry) hold the heavy libraries, libmpi.so none of them.
@@ -59,4 +59,18 @@ if command -v "$("$inst/bin/mpicxx" -showme:command)" >/dev/null; then
     done
 else
     echo "install_check: no C++ compiler ($("$inst/bin/mpicxx" -showme:command)): mpicxx not tried" >&2
+fi
+# Fortran (when configure found a compiler): mpif.h, mpi.mod, libmpifort, mpif77 and mpif90; the
+# query flags of mpifort build a fixed-form mpif.h program (test/fortran runs the rest).
+if [ -e "$inst/bin/mpifort" ]; then
+    for f in bin/mpif77 bin/mpif90 include/mpif.h include/mpi.mod lib/libmpifort.so; do
+        [ -e "$inst/$f" ] || { echo "missing $inst/$f"; exit 1; }
+    done
+    mpifort=$inst/bin/mpifort
+    # shellcheck disable=SC2046
+    $("$mpifort" -showme:command) $("$mpifort" -showme:compile) -o "$d/f_pingpong" \
+        "$top/test/fortran/pingpong.f" $("$mpifort" -showme:link) 2>"$d/fc.log" ||
+        { echo "a build with mpifort's -showme flags failed: $(head -5 "$d/fc.log")"; exit 1; }
+    out=$("$inst/bin/mpirun" -n 2 "$d/f_pingpong") && [ "$out" = " No Errors" ] || { echo "f_pingpong: $out"; exit 1; }
+    "$inst/bin/mpif90" -o "$d/f_coll" "$top/test/fortran/coll.f90" || exit 1
 fi

@@ -53,6 +53,9 @@ part bench 600 bash test/bench/run.sh "$inst"
 part errors 300 bash test/errors/run.sh "$inst"
 # The profiling interface from outside: an LD_PRELOAD tool and a statically linked one.
 part profiling 300 bash test/profiling/run.sh "$inst"
+# The Fortran programs (fixed form with mpif.h, free form with use mpi) built with mpifort; one
+# SKIP line when Ferry was built without Fortran (no gfortran).
+part fortran 300 bash test/fortran/run.sh "$inst"
 part variables 300 test/variables/run.sh "$inst"
 # The MPI test list over our mpiexec: defaults, then the variants of test/variants.
 part mpi $vlimit "${mpi_env[@]}" TESTDIR="$top/_build/mpitests" VARIANTS_FILE=test/variants \

@@ -22,6 +22,7 @@ static void usage(FILE *f)
                "  Unknown FERRY_ names in the environment are warned about.\n"
                "  --parsable  one record per line, fields separated by tabs:\n"
                "      version VERSION | configure ARGS | pmi NAME yes|no DETAIL\n"
+               "      fortran yes|no DETAIL\n"
                "      method NAME usable|unusable SUMMARY | method-detail NAME TEXT\n"
                "      var NAME KIND DEFAULT VALUE|- RANGE DESCRIPTION | unknown-var NAME\n"
                "      config-error TEXT\n");
@@ -44,12 +45,18 @@ static void print_build(int parsable)
 #else
     const int pmix = 0;
 #endif
+#ifdef FERRY_HAVE_FORTRAN
+    const char *fortran = "yes", *fortran_detail = "mpif.h, use mpi, mpifort with " FERRY_FC;
+#else
+    const char *fortran = "no", *fortran_detail = "no Fortran compiler, or --disable-fortran";
+#endif
     if (parsable) {
         printf("version\t%s\n", PACKAGE_VERSION);
         printf("configure\t%s\n", FERRY_CONFIGURE_ARGS);
         printf("pmi\tpmi-1\tyes\tPMI_FD (mpiexec, Hydra, srun --mpi=pmi2), PMI_PORT\n");
         printf("pmi\tpmix\t%s\t%s\n", pmix ? "yes" : "no",
                pmix ? "srun --mpi=pmix, Open MPI's mpirun" : "configure found no libpmix");
+        printf("fortran\t%s\t%s\n", fortran, fortran_detail);
         return;
     }
     printf("Ferry %s\n", PACKAGE_VERSION);
@@ -59,6 +66,7 @@ static void print_build(int parsable)
     printf("  PMIx client:  %s\n", pmix ? "yes (srun --mpi=pmix, Open MPI's mpirun)"
                                         : "no (configure found no libpmix; install libpmix-dev "
                                           "and rebuild)");
+    printf("  Fortran:      %s (%s)\n", fortran, fortran_detail);
 }
 
 static void print_methods(int parsable)

@@ -26,19 +26,7 @@ int main(int argc, char **argv)
          (int)sizeof(long double _Complex)},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-        int size, len, ni, na, nd, comb;
-        MPI_Aint lb, extent;
-        char name[MPI_MAX_OBJECT_NAME];
-        MPI_Type_size(types[i].t, &size);
-        MTEST_CHECK_INT(errs, types[i].size, size, "%s: size", types[i].name);
-        MPI_Type_get_extent(types[i].t, &lb, &extent);
-        MTEST_CHECK_INT(errs, 0, lb, "%s: lb", types[i].name);
-        MTEST_CHECK_INT(errs, types[i].size, extent, "%s: extent", types[i].name);
-        MPI_Type_get_name(types[i].t, name, &len);
-        if (strcmp(name, types[i].name) != 0)
-            MTEST_FAIL(errs, "name of %s: '%s'", types[i].name, name);
-        MPI_Type_get_envelope(types[i].t, &ni, &na, &nd, &comb);
-        MTEST_CHECK_INT(errs, MPI_COMBINER_NAMED, comb, "%s: combiner", types[i].name);
+        errs += mtest_check_named_type(types[i].t, types[i].name, types[i].size);
         for (size_t j = 0; j < i; j++)
             if (types[j].t == types[i].t)
                 MTEST_FAIL(errs, "%s is the same handle as %s", types[i].name, types[j].name);

@@ -135,6 +135,24 @@ int mtest_check_class(int rc, int expected_class, const char *what)
     return 0;
 }
 
+int mtest_check_named_type(MPI_Datatype t, const char *name, int size)
+{
+    int errs = 0, got_size, len, ni, na, nd, comb;
+    MPI_Aint lb, extent;
+    char got_name[MPI_MAX_OBJECT_NAME];
+    MPI_Type_size(t, &got_size);
+    MTEST_CHECK_INT(errs, size, got_size, "%s: size", name);
+    MPI_Type_get_extent(t, &lb, &extent);
+    MTEST_CHECK_INT(errs, 0, lb, "%s: lb", name);
+    MTEST_CHECK_INT(errs, size, extent, "%s: extent", name);
+    MPI_Type_get_name(t, got_name, &len);
+    if (strcmp(got_name, name) != 0)
+        MTEST_FAIL(errs, "name of %s: '%s'", name, got_name);
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    MTEST_CHECK_INT(errs, MPI_COMBINER_NAMED, comb, "%s: combiner", name);
+    return errs;
+}
+
 /* Fills bytes [from, to) of buf with the pattern, 8 bytes per hash. */
 static void fill_range(unsigned char *p, size_t from, size_t to, int seed)
 {

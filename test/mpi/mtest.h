@@ -65,6 +65,10 @@ const char *mtest_classname(int errclass);
 /* Checks the error class of rc: one error if it differs from `expected_class`. */
 int mtest_check_class(int rc, int expected_class, const char *what);
 
+/* Checks a predefined named type: size and extent `size`, lb 0, the name `name`, combiner
+ * MPI_COMBINER_NAMED.  Returns the number of errors found (each reported). */
+int mtest_check_named_type(MPI_Datatype t, const char *name, int size);
+
 /* ---- byte patterns ---- */
 
 /* The byte at offset i of the pattern with the given seed. The pattern is not periodic on

@@ -50,10 +50,11 @@ enum cat {
     CAT_MULTI,      /* MPI_AINT, MPI_OFFSET, MPI_COUNT */
     CAT_FLOATING,
     CAT_COMPLEX,
-    CAT_LOGICAL,    /* MPI_C_BOOL */
+    CAT_LOGICAL,    /* MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL */
+    CAT_F_INTEGER,  /* MPI_INTEGER, MPI_INTEGER1 .. 8: no logical operation */
     CAT_BYTE,
     CAT_PAIR,       /* MPI_FLOAT_INT ... */
-    CAT_CHARACTER,  /* MPI_WCHAR: no reduction */
+    CAT_CHARACTER,  /* MPI_WCHAR, MPI_CHARACTER: no reduction */
     CAT_PACKED,     /* no operation at all */
     CAT_MARKER,     /* MPI_LB, MPI_UB: no data, no operation at all */
 };
@@ -87,6 +88,8 @@ static int allowed(enum cat c, MPI_Op op)
         return maxmin || arith || logical || bitwise;
     case CAT_MULTI: /* logical too: an extension, as in MPICH and Open MPI */
         return maxmin || arith || logical || bitwise;
+    case CAT_F_INTEGER:
+        return maxmin || arith || bitwise;
     case CAT_FLOATING:
         return maxmin || arith;
     case CAT_COMPLEX:
@@ -322,16 +325,16 @@ COMPLEX_TEST(test_cldouble, long double)
 
 /* ---- value-index pairs ---- */
 
-#define PAIR_TEST(fname, T)                                                    \
+#define PAIR_TEST_K(fname, T, K)                                                  \
     static void fname(MPI_Datatype t, const char *tname, enum cat c)           \
     {                                                                          \
         struct pair {                                                          \
             T v;                                                               \
-            int k;                                                             \
+            K k;                                                               \
         };                                                                     \
         /* equal values with different indices, negative values and indices */ \
         const T v[P] = {-3, -3, 5, 5, 0, 7, -8, 5, 0, -3, 7, -8, 100, -100};   \
-        const int k[P] = {4, 2, 9, 1, 0, 3, -1, 9, 5, -6, 3, 8, 0, 2};         \
+        const K k[P] = {4, 2, 9, 1, 0, 3, -1, 9, 5, -6, 3, 8, 0, 2};           \
         static struct pair in[N], io0[N], io[N];                               \
         check_table(t, tname, c);                                              \
         memset(in, 0, sizeof in); /* padding compares equal under memcmp */    \
@@ -369,13 +372,14 @@ COMPLEX_TEST(test_cldouble, long double)
                     if ((io[i].v != want.v || io[i].k != want.k) && bad++ < 5) \
                         CHECK(0, "%s %s [%d] (offset %d): in=(%Lg,%d) inout=(%Lg,%d) -> " \
                               "got (%Lg,%d), want (%Lg,%d)", ops[o].name, tname, i, off, \
-                              (long double)a.v, a.k, (long double)b.v, b.k,    \
-                              (long double)io[i].v, io[i].k, (long double)want.v, want.k); \
+                              (long double)a.v, (int)a.k, (long double)b.v, (int)b.k,\
+                              (long double)io[i].v, (int)io[i].k, (long double)want.v, (int)want.k); \
                 }                                                              \
                 CHECK(bad == 0, "%s %s: %d wrong elements", ops[o].name, tname, bad); \
             }                                                                  \
         }                                                                      \
     }
+#define PAIR_TEST(fname, T) PAIR_TEST_K(fname, T, int)
 
 PAIR_TEST(test_float_int, float)
 PAIR_TEST(test_double_int, double)
@@ -383,6 +387,9 @@ PAIR_TEST(test_long_int, long)
 PAIR_TEST(test_2int, int)
 PAIR_TEST(test_short_int, short)
 PAIR_TEST(test_long_double_int, long double)
+PAIR_TEST_K(test_2integer, int32_t, int32_t)
+PAIR_TEST_K(test_2real, float, float)
+PAIR_TEST_K(test_2double_precision, double, double)
 
 /* ---- types with no arithmetic: MPI_WCHAR (replace and no-op), MPI_PACKED ---- */
 
@@ -410,6 +417,11 @@ static void test_bytes_only(MPI_Datatype t, const char *tname, enum cat c, size_
 static void test_wchar(MPI_Datatype t, const char *tname, enum cat c)
 {
     test_bytes_only(t, tname, c, sizeof(wchar_t));
+}
+
+static void test_character(MPI_Datatype t, const char *tname, enum cat c)
+{
+    test_bytes_only(t, tname, c, 1);
 }
 
 static void test_packed(MPI_Datatype t, const char *tname, enum cat c)
@@ -475,6 +487,24 @@ static const struct {
     {MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", CAT_COMPLEX, test_cldouble},
     {MPI_LB, "MPI_LB", CAT_MARKER, test_marker},
     {MPI_UB, "MPI_UB", CAT_MARKER, test_marker},
+    {MPI_INTEGER, "MPI_INTEGER", CAT_F_INTEGER, test_i32},
+    {MPI_REAL, "MPI_REAL", CAT_FLOATING, test_float},
+    {MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", CAT_FLOATING, test_double},
+    {MPI_COMPLEX, "MPI_COMPLEX", CAT_COMPLEX, test_cfloat},
+    {MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", CAT_COMPLEX, test_cdouble},
+    {MPI_LOGICAL, "MPI_LOGICAL", CAT_LOGICAL, test_i32},
+    {MPI_CHARACTER, "MPI_CHARACTER", CAT_CHARACTER, test_character},
+    {MPI_INTEGER1, "MPI_INTEGER1", CAT_F_INTEGER, test_i8},
+    {MPI_INTEGER2, "MPI_INTEGER2", CAT_F_INTEGER, test_i16},
+    {MPI_INTEGER4, "MPI_INTEGER4", CAT_F_INTEGER, test_i32},
+    {MPI_INTEGER8, "MPI_INTEGER8", CAT_F_INTEGER, test_i64},
+    {MPI_REAL4, "MPI_REAL4", CAT_FLOATING, test_float},
+    {MPI_REAL8, "MPI_REAL8", CAT_FLOATING, test_double},
+    {MPI_COMPLEX8, "MPI_COMPLEX8", CAT_COMPLEX, test_cfloat},
+    {MPI_COMPLEX16, "MPI_COMPLEX16", CAT_COMPLEX, test_cdouble},
+    {MPI_2INTEGER, "MPI_2INTEGER", CAT_PAIR, test_2integer},
+    {MPI_2REAL, "MPI_2REAL", CAT_PAIR, test_2real},
+    {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", CAT_PAIR, test_2double_precision},
 };
 #define NTYPES ((int)(sizeof types / sizeof types[0]))
 
