@@ -27,5 +27,11 @@ int MPIR_Err_create(int errclass, const char *fmt, ...) __attribute__((format(pr
 /* The message of a code; the class's generic text if its message is gone. */
 const char *MPIR_Err_string(int code);
 const char *MPIR_Err_class_string(int errclass);
+/* Whether code is an error code MPI_Error_class accepts (a class, predefined or added, or a
+ * code of one); MPI_SUCCESS is not. */
+static inline int MPIR_Err_is_code(int code)
+{
+    return code > 0 && MPIR_Err_class_string(MPIR_Err_class(code)) != NULL;
+}
 
 #endif /* ERR_H_INCLUDED */

@@ -145,12 +145,13 @@ static void unlink_attr(attr_t **pp)
     free(a);
 }
 
-/* The error a failing callback makes the call return: a code or class the program added
- * (MPI_Add_error_code/class) as it is, so that the program can tell its own failure (as MPICH
- * does); any other value as MPI_ERR_OTHER naming the callback and what it returned. */
+/* The error a failing callback makes the call return: an error code as it is (a predefined
+ * class such as MPI_ERR_OTHER, a code an MPI call gave the callback, a code or class the program
+ * added), so that the program can compare it with what its callback returned, as MPICH does;
+ * any other value as MPI_ERR_OTHER naming the callback and what it returned. */
 static int callback_error(int rc, const char *which, int keyval)
 {
-    if ((rc & MPIR_ERR_USER_BIT) && MPIR_Err_user_class(rc) >= 0)
+    if (MPIR_Err_is_code(rc))
         return rc;
     return MPIR_Err_create(MPI_ERR_OTHER, "the %s callback of keyval %#x returned %d", which,
                            (unsigned)keyval, rc);

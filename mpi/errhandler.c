@@ -131,7 +131,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 {
     MPIR_CS_GUARD; /* (also outside MPI_Init..MPI_Finalize) */
     int cls = MPIR_Err_class(errorcode);
-    if (errorcode < 0 || !MPIR_Err_class_string(cls))
+    if (errorcode != MPI_SUCCESS && !MPIR_Err_is_code(errorcode))
         return MPIR_Err_return(NULL, "MPI_Error_class",
                                MPIR_Err_create(MPI_ERR_ARG, "Invalid error code %d", errorcode));
     if (!errorclass)
