@@ -64,6 +64,14 @@ int MPID_Imrecv(void *buf, MPI_Aint count, MPI_Datatype type, MPIR_Request *msg,
 /* One pass of the communication agent over every method and deferred queue;
  * returns 1 if anything happened. */
 int MPID_Progress_test(void);
+/* The poll of a call that returns to the program without waiting (MPI_Test and its kin,
+ * MPI_Iprobe, MPI_Parrived ...): MPID_Progress_test, then, when it found nothing and waits do
+ * not spin (an oversubscribed node, or FERRY_POLL_SPINS=0), the CPU is given away, because a
+ * program that loops on MPI_Test would otherwise keep its core from the very peer it waits
+ * for (Open MPI's yield_when_idle): a yield, and when the program spins on such calls (16 in
+ * a row, each within 10 us of the last one's return) a sleep of at most 200 us on the doorbell
+ * a message to this rank rings, as an idle wait does. */
+int MPID_Progress_poll(void);
 /* Runs the agent until done(arg) is true, spinning first and then yielding
  * the CPU between polls. */
 void MPID_Progress_wait(int (*done)(void *arg), void *arg);

@@ -648,7 +648,7 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     /* Each call moves the agent when the partition is not in yet: a loop of Parrived alone
      * must see it arrive. */
     if (!partition_in(req, partition))
-        MPID_Progress_test();
+        MPID_Progress_poll();
     *flag = partition_in(req, partition);
     return MPI_SUCCESS;
 }

@@ -365,7 +365,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     err = MPID_Iprobe(source, tag, c, 0, flag, &st);
     if (!*flag && !err) {
         /* Nothing yet: let the agent look once, as a polling loop expects. */
-        MPID_Progress_test();
+        MPID_Progress_poll();
         err = MPID_Iprobe(source, tag, c, 0, flag, &st);
     }
     if (err)
@@ -434,7 +434,7 @@ static int mprobe(const char *fname, int source, int tag, MPI_Comm comm, int *fl
     if (wait)
         MPID_Progress_wait(probe_found, &p);
     else if (!probe_found(&p)) {
-        MPID_Progress_test();
+        MPID_Progress_poll();
         probe_found(&p);
     }
     if (p.err)

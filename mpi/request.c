@@ -244,7 +244,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!is_done(req))
-        MPID_Progress_test();
+        MPID_Progress_poll();
     *flag = is_done(req);
     if (!*flag)
         return MPI_SUCCESS;
@@ -267,7 +267,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!is_done(req))
-        MPID_Progress_test();
+        MPID_Progress_poll();
     *flag = is_done(req);
     if (!*flag)
         return MPI_SUCCESS;
@@ -383,7 +383,7 @@ int PMPI_Testall(int count, MPI_Request *array_of_requests, int *flag,
         return MPIR_Err_return(NULL, "MPI_Testall", err);
     all_arg_t a = {count, arr.objs, 0};
     if (!all_done(&a))
-        MPID_Progress_test();
+        MPID_Progress_poll();
     *flag = all_done(&a);
     if (*flag)
         err = finish_array("MPI_Testall", count, array_of_requests, arr.objs, NULL,
@@ -439,7 +439,7 @@ static int complete_any(const char *fname, int count, MPI_Request reqs[], int *i
     if (wait)
         MPID_Progress_wait(any_done, &a);
     else if (!any_done(&a)) {
-        MPID_Progress_test();
+        MPID_Progress_poll();
         any_done(&a);
     }
     MPIR_Request *req = a.index >= 0 ? objs[a.index] : NULL;
@@ -489,7 +489,7 @@ static int complete_some(const char *fname, int incount, MPI_Request reqs[], int
     if (wait)
         MPID_Progress_wait(any_done, &a);
     else if (!any_done(&a))
-        MPID_Progress_test();
+        MPID_Progress_poll();
     int n = 0;
     for (int i = 0; i < incount; i++)
         if (!is_inactive(objs[i]) && is_done(objs[i]))

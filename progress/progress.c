@@ -65,6 +65,8 @@ static _Atomic uint32_t *(*word_fn)(uint32_t *seen_p);
  * which runs at each arming); 20 ms keeps a rank that waits a second for a
  * peer to 50 wake-ups (1 ms naps cost 11% of a 256-rank job's CPU). */
 #define MPIDI_WORD_SLEEP_NS 20000000L
+/* The longest sleep of a poll that returns to the program (MPID_Progress_poll). */
+#define MPIDI_POLL_SLEEP_NS 200000L
 
 /* A doorbell is used only on an oversubscribed node, and only when no other
  * method can bring this rank anything: the whole job is on this node and the
@@ -169,7 +171,7 @@ static int sleep_in_methods(void)
  * sched_yield).  Armed first, then one more poll, so a message that came in
  * between is not slept through.  Work the core retries by itself (deferred
  * sends waiting for room at a peer) rings no bell: then it yields. */
-static int sleep_on_word(void)
+static int sleep_on_word(long ns)
 {
     uint32_t seen;
     if (!word_fn || MPIDI_deferred_pending())
@@ -179,11 +181,41 @@ static int sleep_on_word(void)
         return 0;
     if (MPID_Progress_test())
         return 1;
-    struct timespec ts = {0, MPIDI_WORD_SLEEP_NS};
+    struct timespec ts = {0, ns};
     /* EAGAIN (rung since the arming), EINTR and the timeout all just return. */
     syscall(SYS_futex, word, FUTEX_WAIT, seen, &ts, NULL, 0);
     MPIDI_stats.progress_sleeps++;
     return 1;
+}
+
+/* A program that calls MPI_Test (or MPI_Iprobe ...) again within this long of the last idle
+ * poll's return is taken to spin on it rather than to compute between its polls. */
+#define MPIDI_POLL_SPIN_GAP_NS 10000L
+
+static long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+int MPID_Progress_poll(void)
+{
+    static int spun;      /* idle polls in a row, each called right after the one before */
+    static long last_end; /* when the last idle poll returned */
+    int made = MPID_Progress_test();
+    if (made || spins_before_yield != 0) {
+        spun = 0;
+        return made;
+    }
+    spun = now_ns() - last_end < MPIDI_POLL_SPIN_GAP_NS ? spun + 1 : 0;
+    /* A spinning program sleeps on the doorbell (at most MPIDI_POLL_SLEEP_NS), but only without
+     * other threads in MPI (thread_yield unset): this one holds the lock.  One that computes
+     * between its polls only yields. */
+    if (!(spun > MPIDI_WORD_SLEEP_AFTER && !thread_yield && sleep_on_word(MPIDI_POLL_SLEEP_NS)))
+        sched_yield();
+    last_end = now_ns();
+    return 0;
 }
 
 void MPID_Progress_wait(int (*done)(void *arg), void *arg)
@@ -204,7 +236,7 @@ void MPID_Progress_wait(int (*done)(void *arg), void *arg)
             MPIDI_stats.progress_yields++;
             if (sleep_in_methods())
                 continue;
-            if (idle > spins_before_yield + MPIDI_WORD_SLEEP_AFTER && sleep_on_word())
+            if (idle > spins_before_yield + MPIDI_WORD_SLEEP_AFTER && sleep_on_word(MPIDI_WORD_SLEEP_NS))
                 continue;
             sched_yield();
         }
