@@ -34,7 +34,7 @@ static const struct category {
     {"device",
      "the device: protocols (eager, rendezvous), matching, progress, and the choice of methods",
      NULL, NULL, NULL, MPI_T_VERBOSITY_TUNER_BASIC},
-    {"self", "the self method: messages a process sends to itself", "FERRY_SELF_", "self_", NULL,
+    {"self", "the self method: messages a process sends to itself", NULL, "self_", NULL,
      MPI_T_VERBOSITY_TUNER_DETAIL},
     {"shm", "the shm method: processes of one node (cells, rings, CMA)", "FERRY_SHM_", "shm_", NULL,
      MPI_T_VERBOSITY_TUNER_DETAIL},
@@ -55,6 +55,8 @@ static int category_of(const char *name, int is_cvar)
     size_t best_len = 0;
     for (int c = 1; c < NCATEGORIES; c++) {
         const char *p = is_cvar ? categories[c].cvar_prefix : categories[c].pvar_prefix;
+        if (!p)
+            continue; /* no variables of this kind (self has no FERRY_ variable) */
         size_t n = strlen(p);
         if (n > best_len && strncmp(name, p, n) == 0) {
             best = c;
