@@ -1,5 +1,6 @@
 /* init.c: MPI_Init/Finalize, Abort, version, processor name and the timers. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
 #include <time.h>
@@ -15,10 +16,15 @@ static int device_users;
  * MPI-4.0 sec. 11.3), so the count and the start are kept under a lock of their own, not the
  * library's lock, which is taken only at MPI_THREAD_MULTIPLE. */
 static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
-/* The last user is ending the device.  The end (a barrier) runs without device_lock: a wait
- * lets the library's lock go between polls, and a thread that got in meanwhile must not block
- * on device_lock while holding the library's lock. */
+/* The device is ending, by MPI_Finalize or at the process's exit.  The end (a barrier) runs
+ * without device_lock: a wait lets the library's lock go between polls, and a thread that got
+ * in meanwhile must not block on device_lock while holding the library's lock. */
 static int device_ending;
+/* When the last user to go is a session, the device stays up with no user ("idle") and ends at
+ * the process's exit (end_idle_device): MPI-4.0 lets a process open sessions again after it
+ * closed them all, and Ferry's device cannot start twice.  A later MPI_Session_init or MPI_Init
+ * uses it again; MPI_Finalize, when the world model is the last user, ends it at once. */
+static int end_at_exit_registered;
 /* What MPI_Init_thread provided; MPI_Init acts as MPI_Init_thread(MPI_THREAD_SINGLE). */
 static int thread_level = MPI_THREAD_SINGLE;
 /* The thread that initialized MPI (MPI_Is_thread_main). */
@@ -35,9 +41,8 @@ int MPIR_Device_acquire(const char *fname)
     int err = MPI_SUCCESS;
     if (MPIR_initialized == 2 || device_ending) {
         err = MPIR_Err_create(MPI_ERR_OTHER,
-                              "MPI has finished in this process (MPI_Finalize or the last "
-                              "MPI_Session_finalize ended the device) and Ferry cannot start it "
-                              "again (doc/api.md, Sessions)");
+                              "MPI has finished in this process (MPI_Finalize ended the device) "
+                              "and Ferry cannot start it again (doc/api.md, Sessions)");
     } else if (MPIR_initialized == 0) {
         static const MPID_upcalls_t upcalls = {.comm_release = MPIR_Comm_release};
         err = MPID_Init(&upcalls);
@@ -63,21 +68,16 @@ static int raise_on(int err, const char *fname, MPI_Session session, MPI_Errhand
                                        : MPIR_Err_return_session(session, eh, fname, err);
 }
 
-int MPIR_Device_release(int err, const char *fname, MPI_Session session, MPI_Errhandler eh)
+/* The device's end, by its last user or at exit: every process of the job ends its device once
+ * (by MPI_Finalize, or at exit after its last MPI_Session_finalize), so the barriers pair up
+ * whatever model each process used.  Raises err, or the end's own failure, as raise_on does. */
+static int end_device(int err, const char *fname, MPI_Session session, MPI_Errhandler eh)
 {
-    pthread_mutex_lock(&device_lock);
-    int last = --device_users == 0;
-    device_ending = last;
-    pthread_mutex_unlock(&device_lock);
-    if (!last)
-        return raise_on(err, fname, session, eh);
     /* The process-wide buffer's sends complete first (MPI_Finalize did this already when the
      * world model was a user; a session's communicators may have used it since). */
     int end_err = MPIR_Bsend_finalize();
     /* A barrier over the device first: a peer may still need us to answer a rendezvous or
-     * read our memory until it has finished its own sends.  Every process of the job ends
-     * its device once, by MPI_Finalize or by its last MPI_Session_finalize, so the barriers
-     * pair up whatever model each process used. */
+     * read our memory until it has finished its own sends. */
     if (!end_err)
         end_err = MPIR_Barrier_impl(MPIR_Comm_get(MPI_COMM_WORLD));
     if (!end_err)
@@ -94,6 +94,37 @@ int MPIR_Device_release(int err, const char *fname, MPI_Session session, MPI_Err
     MPIR_Sched_finalize();
     MPIR_initialized = 2;
     return err;
+}
+
+/* atexit: an idle device (its last user was a session) ends as MPI_Finalize would end it. */
+static void end_idle_device(void)
+{
+    pthread_mutex_lock(&device_lock);
+    int idle = MPIR_initialized == 1 && device_users == 0 && !device_ending;
+    device_ending = idle;
+    pthread_mutex_unlock(&device_lock);
+    if (idle) {
+        MPIR_CS_GUARD;
+        end_device(MPI_SUCCESS, "exit (the device's end after the last MPI_Session_finalize)",
+                   MPI_SESSION_NULL, MPI_ERRHANDLER_NULL);
+    }
+}
+
+int MPIR_Device_release(int err, const char *fname, MPI_Session session, MPI_Errhandler eh)
+{
+    pthread_mutex_lock(&device_lock);
+    int last = --device_users == 0;
+    /* A session (not the world model) leaves the device idle, to end at exit. */
+    int idle = last && session != MPI_SESSION_NULL;
+    device_ending = last && !idle;
+    if (idle && !end_at_exit_registered)
+        end_at_exit_registered = atexit(end_idle_device) == 0;
+    pthread_mutex_unlock(&device_lock);
+    if (idle) /* its buffered sends still complete now, as MPI-4.1 sec. 3.6 asks */
+        return raise_on(err ? err : MPIR_Bsend_finalize(), fname, session, eh);
+    if (!last)
+        return raise_on(err, fname, session, eh);
+    return end_device(err, fname, session, eh);
 }
 
 #pragma weak MPI_Init = PMPI_Init

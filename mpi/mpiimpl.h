@@ -11,18 +11,21 @@
 
 /* Whether MPI may be used: 0 before the device starts, 1 while it runs, 2 after it finished.
  * The device has users, the world model (MPI_Init..MPI_Finalize) and each live session
- * (mpi/session.c); it starts with the first and finishes with the last (mpi/init.c), so one
- * load and a compare (MPIR_CHECK_INIT) still tell every call whether it may go on. */
+ * (mpi/session.c); it starts with the first.  It finishes with MPI_Finalize when the world model
+ * is the last user to go; when a session is, it stays up, idle, until a new user comes or the
+ * process exits (mpi/init.c).  So one load and a compare (MPIR_CHECK_INIT) still tell every call
+ * whether it may go on. */
 extern int MPIR_initialized;
 /* The device gets a user: started on the first (MPI_Init, MPI_Session_init); MPI_ERR_OTHER
- * once it has finished, since Ferry's device cannot start again.  fname names the caller in
- * the fatal message of a failed start. */
+ * once MPI_Finalize has finished it, since Ferry's device cannot start again.  fname names the
+ * caller in the fatal message of a failed start. */
 int MPIR_Device_acquire(const char *fname);
-/* A user goes; the last one finishes the device as MPI_Finalize always has (a barrier over
- * every process of the job, then MPID_Finalize, then every MPI object is freed).  err (the
- * caller's own failure so far) and that end's failure are raised in fname on the session's
- * handler eh, or on MPI_COMM_WORLD's for the world model (session MPI_SESSION_NULL), while the
- * objects still exist; returns what the handler returned. */
+/* A user goes.  When it is the last: a session leaves the device idle, to end at exit, after
+ * the process-wide buffer's sends completed; the world model finishes it as MPI_Finalize always
+ * has (a barrier over every process of the job, then MPID_Finalize, then every MPI object is
+ * freed).  err (the caller's own failure so far) and that end's failure are raised in fname on
+ * the session's handler eh, or on MPI_COMM_WORLD's for the world model (session
+ * MPI_SESSION_NULL), while the objects still exist; returns what the handler returned. */
 int MPIR_Device_release(int err, const char *fname, MPI_Session session, MPI_Errhandler eh);
 /* The world model's state, which MPI_Initialized and MPI_Finalized report (MPI-4.0 sec. 11.3:
  * the sessions do not count): 0 before MPI_Init, 1 during, 2 after MPI_Finalize. */

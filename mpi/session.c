@@ -3,7 +3,8 @@
  * info and its error handler.
  *
  * A session is a user of the device (mpi/init.c, MPIR_Device_acquire): the first user starts
- * it, the last one ends it.  Its communicators are made by MPI_Comm_create_from_group from
+ * it; when the last user to go is a session, the device stays up, idle, for the sessions a
+ * process may open again, and ends at exit.  Its communicators are made by MPI_Comm_create_from_group from
  * groups of MPI_COMM_WORLD's processes, as the world model's are (mpi/comm_from_group.c), so a
  * session keeps nothing but its thread level and its error handler. */
 #include <pthread.h>
@@ -148,9 +149,9 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 
 /* Local: MPI-4.0 sec. 11.3.1 lets it synchronize with the processes of the session's
  * communicators but does not ask it to, and the program must have completed its operations
- * on them before.  Only when it is the device's last user does it wait for the other
- * processes (the device's end, mpi/init.c).  Objects made from the session that the program
- * did not free stay until the device ends. */
+ * on them before.  The last session leaves the device idle (mpi/init.c): the wait for the
+ * other processes comes at exit, or with MPI_Finalize.  Objects made from the session that the
+ * program did not free stay until the device ends. */
 #pragma weak MPI_Session_finalize = PMPI_Session_finalize
 int PMPI_Session_finalize(MPI_Session *session)
 {
@@ -223,14 +224,15 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
     return MPI_SUCCESS;
 }
 
-/* The process set named name, exactly as MPI_Session_get_nth_pset gives it (MPI-4.0 asks
- * MPI_Group_from_session_pset for one of those names), else MPI_ERR_ARG. */
+/* The process set named name, as MPI_Session_get_nth_pset gives it but in any case (MPI-4.0
+ * asks MPI_Group_from_session_pset for one of those names; MPICH matches the reserved mpi://
+ * names in any case, and its tests write mpi://world), else MPI_ERR_ARG. */
 static int find_pset(const char *name, int *pset)
 {
     if (!name)
         return MPIR_Err_create(MPI_ERR_ARG, "pset_name is NULL");
     for (int p = 0; p < NPSETS; p++) {
-        if (strcmp(name, pset_names[p]) == 0) {
+        if (strcasecmp(name, pset_names[p]) == 0) {
             *pset = p;
             return MPI_SUCCESS;
         }
