@@ -120,8 +120,8 @@ int MPIR_Err_not_initialized(const char *fname)
     fprintf(stderr, "ferry: %s called %s; exiting\n", fname,
             MPIR_initialized == 0
                 ? "before MPI_Init or MPI_Session_init"
-                : "after MPI has finished in this process (MPI_Finalize, or the last "
-                  "MPI_Session_finalize, ended it)");
+                : "after MPI ended in this process (MPI_Finalize, or the exit after the "
+                  "last MPI_Session_finalize)");
     fflush(stderr);
     _exit(1);
 }
