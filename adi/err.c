@@ -101,6 +101,7 @@ static const char *class_text[] = {
 #define NUSER 1024
 static struct {
     int errclass;
+    int removed; /* by MPI_Remove_error_class/code; its number is not given again */
     char text[MPI_MAX_ERROR_STRING];
 } user[NUSER];
 static int nuser, last_class = MPI_ERR_LASTCODE;
@@ -108,7 +109,7 @@ static int nuser, last_class = MPI_ERR_LASTCODE;
 static int user_index(int code)
 {
     int i = (code & ~MPIR_ERR_USER_BIT) - 1;
-    return (code & MPIR_ERR_USER_BIT) && i >= 0 && i < nuser ? i : -1;
+    return (code & MPIR_ERR_USER_BIT) && i >= 0 && i < nuser && !user[i].removed ? i : -1;
 }
 
 int MPIR_Err_user_class(int code)
@@ -136,6 +137,25 @@ int MPIR_Err_user_set_string(int code, const char *text)
     if (i < 0)
         return MPI_ERR_ARG;
     snprintf(user[i].text, sizeof(user[i].text), "%s", text);
+    return MPI_SUCCESS;
+}
+
+int MPIR_Err_user_remove(int code, int is_class)
+{
+    int i = user_index(code);
+    if (i < 0 || (user[i].errclass == code) != is_class)
+        return MPI_ERR_ARG;
+    if (is_class)
+        for (int j = 0; j < nuser; j++)
+            if (!user[j].removed && j != i && user[j].errclass == code)
+                return MPI_ERR_OTHER; /* a code of the class is left */
+    user[i].removed = 1;
+    if (is_class && code == last_class) {
+        last_class = MPI_ERR_LASTCODE;
+        for (int j = 0; j < nuser; j++)
+            if (!user[j].removed && user[j].errclass == (MPIR_ERR_USER_BIT | (j + 1)))
+                last_class = user[j].errclass;
+    }
     return MPI_SUCCESS;
 }
 

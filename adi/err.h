@@ -20,6 +20,9 @@ int MPIR_Err_user_add(int errclass);
 /* Sets the text of a user-added class or code (copied; at most MPI_MAX_ERROR_STRING - 1
  * characters). */
 int MPIR_Err_user_set_string(int code, const char *text);
+/* Takes back a class (is_class) or code that MPIR_Err_user_add gave: MPI_ERR_ARG when code is
+ * not one of those, MPI_ERR_OTHER when a class still has codes. */
+int MPIR_Err_user_remove(int code, int is_class);
 /* The largest error class, the user-added ones included (MPI_LASTUSEDCODE). */
 int MPIR_Err_last_used(void);
 /* Creates a code of class errclass with a formatted message. */

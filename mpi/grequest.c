@@ -54,6 +54,78 @@ int PMPI_Grequest_complete(MPI_Request request)
     return MPI_SUCCESS;
 }
 
+/* ---- MPI-4.1: a status's public fields through calls (for languages and tools that do not
+ * see the struct) ---- */
+
+static int status_field(const char *fname, const MPI_Status *status, const void *out)
+{
+    if (!status || status == MPI_STATUS_IGNORE || !out)
+        return MPIR_Err_return(NULL, fname,
+                               MPIR_Err_create(MPI_ERR_ARG, "%s is NULL or ignored",
+                                               status ? "the output" : "status"));
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_get_source = PMPI_Status_get_source
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+    MPIR_CHECK_INIT("MPI_Status_get_source");
+    int err = status_field("MPI_Status_get_source", status, source);
+    if (!err)
+        *source = status->MPI_SOURCE;
+    return err;
+}
+
+#pragma weak MPI_Status_set_source = PMPI_Status_set_source
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+    MPIR_CHECK_INIT("MPI_Status_set_source");
+    int err = status_field("MPI_Status_set_source", status, status);
+    if (!err)
+        status->MPI_SOURCE = source;
+    return err;
+}
+
+#pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    MPIR_CHECK_INIT("MPI_Status_get_tag");
+    int err = status_field("MPI_Status_get_tag", status, tag);
+    if (!err)
+        *tag = status->MPI_TAG;
+    return err;
+}
+
+#pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+    MPIR_CHECK_INIT("MPI_Status_set_tag");
+    int err = status_field("MPI_Status_set_tag", status, status);
+    if (!err)
+        status->MPI_TAG = tag;
+    return err;
+}
+
+#pragma weak MPI_Status_get_error = PMPI_Status_get_error
+int PMPI_Status_get_error(const MPI_Status *status, int *error)
+{
+    MPIR_CHECK_INIT("MPI_Status_get_error");
+    int err = status_field("MPI_Status_get_error", status, error);
+    if (!err)
+        *error = status->MPI_ERROR;
+    return err;
+}
+
+#pragma weak MPI_Status_set_error = PMPI_Status_set_error
+int PMPI_Status_set_error(MPI_Status *status, int error)
+{
+    MPIR_CHECK_INIT("MPI_Status_set_error");
+    int err = status_field("MPI_Status_set_error", status, status);
+    if (!err)
+        status->MPI_ERROR = error;
+    return err;
+}
+
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {

@@ -212,6 +212,18 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
     return MPIR_Err_return(NULL, "MPI_Info_create_env", err);
 }
 
+/* MPI-4.1 leaves the keys to the implementation; Ferry knows of no hardware resource a
+ * program could ask for by name (MPI_COMM_TYPE_HW_GUIDED takes mpi_shared_memory), so the info
+ * is empty, as Open MPI's is.  Like the other info calls, it may be made at any time. */
+#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
+{
+    MPIR_CS_GUARD;
+    int err = hw_info ? MPIR_Info_create_impl(hw_info)
+                      : MPIR_Err_create(MPI_ERR_ARG, "hw_info is NULL");
+    return MPIR_Err_return(NULL, "MPI_Get_hw_resource_info", err);
+}
+
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {

@@ -159,8 +159,8 @@ static void array_free(req_array_t *a)
         free(a->objs);
 }
 
-static int check_array(const char *fname, int count, MPI_Request reqs[], const MPI_Status *statuses,
-                       req_array_t *a)
+static int check_array(const char *fname, int count, const MPI_Request reqs[],
+                       const MPI_Status *statuses, req_array_t *a)
 {
     if (count < 0)
         return MPIR_Err_create(MPI_ERR_COUNT, "Negative count %d", count);
@@ -251,6 +251,16 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return finish_one("MPI_Test", request, req, status);
 }
 
+/* The status of a complete request for MPI_Request_get_status and its -any/-all/-some forms:
+ * like MPI_Test's, but the request stays as it is.  Returns the request's error. */
+static int peek(MPIR_Request *req, MPI_Status *status)
+{
+    if (req->kind == MPIR_REQ_GREQ)
+        return greq_query(req, status);
+    MPIR_Status_set(status, req);
+    return req->status.MPI_ERROR;
+}
+
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
@@ -271,14 +281,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     *flag = is_done(req);
     if (!*flag)
         return MPI_SUCCESS;
-    /* Like MPI_Test, but the request stays as it is. */
-    if (req->kind == MPIR_REQ_GREQ)
-        err = greq_query(req, status);
-    else {
-        MPIR_Status_set(status, req);
-        err = req->status.MPI_ERROR;
-    }
-    return MPIR_Err_return(req_comm(req), "MPI_Request_get_status", err);
+    return MPIR_Err_return(req_comm(req), "MPI_Request_get_status", peek(req, status));
 }
 
 typedef struct {
@@ -469,6 +472,16 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
     return complete_any("MPI_Testany", count, array_of_requests, index, flag, status, 0);
 }
 
+/* The indices of the active requests that are complete, in order; returns how many. */
+static int done_indices(int count, MPIR_Request **objs, int indices[])
+{
+    int n = 0;
+    for (int i = 0; i < count; i++)
+        if (!is_inactive(objs[i]) && is_done(objs[i]))
+            indices[n++] = i;
+    return n;
+}
+
 /* Waitsome and Testsome. */
 static int complete_some(const char *fname, int incount, MPI_Request reqs[], int *outcount,
                          int indices[], MPI_Status statuses[], int wait)
@@ -490,10 +503,7 @@ static int complete_some(const char *fname, int incount, MPI_Request reqs[], int
         MPID_Progress_wait(any_done, &a);
     else if (!any_done(&a))
         MPID_Progress_poll();
-    int n = 0;
-    for (int i = 0; i < incount; i++)
-        if (!is_inactive(objs[i]) && is_done(objs[i]))
-            indices[n++] = i;
+    int n = done_indices(incount, objs, indices);
     *outcount = n;
     err = finish_array(fname, n, reqs, objs, indices, statuses);
     array_free(&arr);
@@ -516,6 +526,113 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
     MPIR_CHECK_INIT("MPI_Testsome");
     return complete_some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
                          array_of_statuses, 0);
+}
+
+/* ---- MPI-4.1: MPI_Request_get_status_any/all/some, Testany/all/some that leave the requests
+ * as they are (not freed, not made inactive). ---- */
+
+/* The statuses of the listed requests (all of them when indices is NULL), with MPI_ERROR as the
+ * -all/-some calls report it; an inactive request's is the empty status.  Raises
+ * MPI_ERR_IN_STATUS when one of them failed, as finish_array does. */
+static int peek_array(const char *fname, int count, MPIR_Request **objs, const int *indices,
+                      MPI_Status statuses[])
+{
+    MPIR_Comm *comm = NULL;
+    int first_err = MPI_SUCCESS;
+    for (int k = 0; k < count; k++) {
+        MPIR_Request *req = objs[indices ? indices[k] : k];
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[k];
+        if (req && !comm)
+            comm = req_comm(req);
+        if (is_inactive(req)) {
+            MPIR_Status_empty(st);
+            continue;
+        }
+        int err = peek(req, st);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+        if (err && !first_err)
+            first_err = err;
+    }
+    return first_err ? MPIR_Err_return_in_status(comm, fname, first_err) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                                int *flag, MPI_Status *status)
+{
+    static const char fname[] = "MPI_Request_get_status_any";
+    MPIR_CHECK_INIT(fname);
+    req_array_t arr;
+    int err = index && flag ? MPIR_Check_status(status)
+                            : MPIR_Err_create(MPI_ERR_ARG, "index or flag is NULL");
+    if (!err)
+        err = check_array(fname, count, array_of_requests, status, &arr);
+    if (err)
+        return MPIR_Err_return(NULL, fname, err);
+    int none = nactive(count, arr.objs) == 0;
+    any_arg_t a = {count, -1, arr.objs};
+    if (!none && !any_done(&a)) {
+        MPID_Progress_poll();
+        any_done(&a);
+    }
+    MPIR_Request *req = a.index >= 0 ? arr.objs[a.index] : NULL;
+    array_free(&arr);
+    *flag = none || req;
+    *index = req ? a.index : MPI_UNDEFINED;
+    if (!req) {
+        if (none)
+            MPIR_Status_empty(status);
+        return MPI_SUCCESS;
+    }
+    return MPIR_Err_return(req_comm(req), fname, peek(req, status));
+}
+
+#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                MPI_Status array_of_statuses[])
+{
+    static const char fname[] = "MPI_Request_get_status_all";
+    MPIR_CHECK_INIT(fname);
+    req_array_t arr;
+    int err = flag ? check_array(fname, count, array_of_requests, array_of_statuses, &arr)
+                   : MPIR_Err_create(MPI_ERR_ARG, "flag is NULL");
+    if (err)
+        return MPIR_Err_return(NULL, fname, err);
+    all_arg_t a = {count, arr.objs, 0};
+    if (!all_done(&a))
+        MPID_Progress_poll();
+    *flag = all_done(&a);
+    if (*flag)
+        err = peek_array(fname, count, arr.objs, NULL, array_of_statuses);
+    array_free(&arr);
+    return err;
+}
+
+#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                 int *outcount, int array_of_indices[],
+                                 MPI_Status array_of_statuses[])
+{
+    static const char fname[] = "MPI_Request_get_status_some";
+    MPIR_CHECK_INIT(fname);
+    req_array_t arr;
+    int err = outcount && (incount == 0 || array_of_indices)
+                  ? check_array(fname, incount, array_of_requests, array_of_statuses, &arr)
+                  : MPIR_Err_create(MPI_ERR_ARG, "outcount or array_of_indices is NULL");
+    if (err)
+        return MPIR_Err_return(NULL, fname, err);
+    int n = MPI_UNDEFINED;
+    if (nactive(incount, arr.objs) > 0) {
+        any_arg_t a = {incount, -1, arr.objs};
+        if (!any_done(&a))
+            MPID_Progress_poll();
+        n = done_indices(incount, arr.objs, array_of_indices);
+        err = peek_array(fname, n, arr.objs, array_of_indices, array_of_statuses);
+    }
+    *outcount = n;
+    array_free(&arr);
+    return err;
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free

@@ -982,6 +982,41 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
                                            typeclass, size));
 }
 
+/* The predefined pair types of MINLOC and MAXLOC (MPI-4.1 sec. 6.9.4), by value and index type. */
+static const struct {
+    MPI_Datatype value, index, pair;
+} value_index_pairs[] = {
+    {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+    {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+    {MPI_LONG, MPI_INT, MPI_LONG_INT},
+    {MPI_INT, MPI_INT, MPI_2INT},
+    {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+    {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+    {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+    {MPI_REAL, MPI_REAL, MPI_2REAL},
+    {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+};
+
+#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                              MPI_Datatype *pair_type)
+{
+    static const char fname[] = "MPI_Type_get_value_index";
+    MPIR_CHECK_INIT(fname);
+    int err = MPIR_Check_type(value_type);
+    if (!err)
+        err = MPIR_Check_type(index_type);
+    if (!err && !pair_type)
+        err = MPIR_Err_create(MPI_ERR_ARG, "pair_type is NULL");
+    if (err)
+        return MPIR_Err_return(NULL, fname, err);
+    *pair_type = MPI_DATATYPE_NULL; /* no predefined pair: not an error (MPI-4.1) */
+    for (size_t i = 0; i < sizeof value_index_pairs / sizeof value_index_pairs[0]; i++)
+        if (value_index_pairs[i].value == value_type && value_index_pairs[i].index == index_type)
+            *pair_type = value_index_pairs[i].pair;
+    return MPI_SUCCESS;
+}
+
 /* The smallest kind of the class with at least precision p and range r (MPI_UNDEFINED: any). */
 static int f90_kind(const char *fname, int typeclass, int p, int r, MPI_Datatype *newtype)
 {

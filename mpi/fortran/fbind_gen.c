@@ -531,6 +531,12 @@ void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr)
 }
 #pragma weak mpi_info_create_ = pmpi_info_create_
 
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Get_hw_resource_info(hw_info);
+}
+#pragma weak mpi_get_hw_resource_info_ = pmpi_get_hw_resource_info_
+
 void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr)
 {
     *ierr = PMPI_Info_dup(*info, newinfo);
@@ -1032,6 +1038,15 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *statu
 }
 #pragma weak mpi_request_get_status_ = pmpi_request_get_status_
 
+void pmpi_request_get_status_any_(MPI_Fint *count, const MPI_Fint *array_of_requests,
+                                  MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Request_get_status_any(*count, array_of_requests, index, flag, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_request_get_status_any_ = pmpi_request_get_status_any_
+
 void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
 {
     *ierr = PMPI_Grequest_complete(*request);
@@ -1063,6 +1078,51 @@ void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count
     ferry_f_status_out(p_status, status);
 }
 #pragma weak mpi_status_set_elements_x_ = pmpi_status_set_elements_x_
+
+void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Status_get_source(p_status, source);
+}
+#pragma weak mpi_status_get_source_ = pmpi_status_get_source_
+
+void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Status_set_source(p_status, *source);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_status_set_source_ = pmpi_status_set_source_
+
+void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Status_get_tag(p_status, tag);
+}
+#pragma weak mpi_status_get_tag_ = pmpi_status_get_tag_
+
+void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Status_set_tag(p_status, *tag);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_status_set_tag_ = pmpi_status_set_tag_
+
+void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Status_get_error(p_status, error);
+}
+#pragma weak mpi_status_get_error_ = pmpi_status_get_error_
+
+void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Status_set_error(p_status, *error);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_status_set_error_ = pmpi_status_set_error_
 
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -1258,6 +1318,13 @@ void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *dataty
 }
 #pragma weak mpi_type_match_size_ = pmpi_type_match_size_
 
+void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type,
+                                MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_get_value_index(*value_type, *index_type, pair_type);
+}
+#pragma weak mpi_type_get_value_index_ = pmpi_type_get_value_index_
+
 void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
 {
     *ierr = PMPI_Type_create_f90_integer(*r, newtype);
@@ -1404,6 +1471,24 @@ void pmpi_add_error_string_(MPI_Fint *errorcode, const char *string, MPI_Fint *i
     free(s_string);
 }
 #pragma weak mpi_add_error_string_ = pmpi_add_error_string_
+
+void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Remove_error_class(*errorclass);
+}
+#pragma weak mpi_remove_error_class_ = pmpi_remove_error_class_
+
+void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Remove_error_code(*errorcode);
+}
+#pragma weak mpi_remove_error_code_ = pmpi_remove_error_code_
+
+void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Remove_error_string(*errorcode);
+}
+#pragma weak mpi_remove_error_string_ = pmpi_remove_error_string_
 
 void pmpi_op_create_(MPI_User_function *user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr)
 {
@@ -2838,7 +2923,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 346; in fbind.c: 18; not bound: 83 (and the
+/* Generated: 358; in fbind.c: 18; not bound: 85 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Keyval_create: argument MPI_Copy_function * copy_fn
  *   MPI_Attr_put: INTEGER attribute values; MPI_Comm_set_attr
@@ -2869,6 +2954,8 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Session_f2c: returns MPI_Session
  *   MPI_Status_c2f: argument MPI_Fint * f_status
  *   MPI_Status_f2c: argument const MPI_Fint * f_status
+ *   MPI_Request_get_status_all: argument MPI_Status [] array_of_statuses
+ *   MPI_Request_get_status_some: argument MPI_Status [] array_of_statuses
  *   MPI_Grequest_start: argument MPI_Grequest_query_function * query_fn
  *   MPI_Send_c: large counts: mpi_f08 only
  *   MPI_Ssend_c: large counts: mpi_f08 only

@@ -1384,6 +1384,18 @@ module mpi
        integer :: info
        integer :: ierror
      end subroutine PMPI_Info_create
+     subroutine MPI_Get_hw_resource_info(hw_info, ierror)
+       import
+       implicit none
+       integer :: hw_info
+       integer :: ierror
+     end subroutine MPI_Get_hw_resource_info
+     subroutine PMPI_Get_hw_resource_info(hw_info, ierror)
+       import
+       implicit none
+       integer :: hw_info
+       integer :: ierror
+     end subroutine PMPI_Get_hw_resource_info
      subroutine MPI_Info_dup(info, newinfo, ierror)
        import
        implicit none
@@ -2534,6 +2546,26 @@ module mpi
        integer :: status(MPI_STATUS_SIZE)
        integer :: ierror
      end subroutine PMPI_Request_get_status
+     subroutine MPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+       import
+       implicit none
+       integer :: count
+       integer :: array_of_requests(*)
+       integer :: index
+       logical :: flag
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_Request_get_status_any
+     subroutine PMPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+       import
+       implicit none
+       integer :: count
+       integer :: array_of_requests(*)
+       integer :: index
+       logical :: flag
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_Request_get_status_any
      subroutine MPI_Grequest_complete(request, ierror)
        import
        implicit none
@@ -2592,6 +2624,90 @@ module mpi
        integer(kind=MPI_COUNT_KIND) :: count
        integer :: ierror
      end subroutine PMPI_Status_set_elements_x
+     subroutine MPI_Status_get_source(status, source, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: source
+       integer :: ierror
+     end subroutine MPI_Status_get_source
+     subroutine PMPI_Status_get_source(status, source, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: source
+       integer :: ierror
+     end subroutine PMPI_Status_get_source
+     subroutine MPI_Status_set_source(status, source, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: source
+       integer :: ierror
+     end subroutine MPI_Status_set_source
+     subroutine PMPI_Status_set_source(status, source, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: source
+       integer :: ierror
+     end subroutine PMPI_Status_set_source
+     subroutine MPI_Status_get_tag(status, tag, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: tag
+       integer :: ierror
+     end subroutine MPI_Status_get_tag
+     subroutine PMPI_Status_get_tag(status, tag, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: tag
+       integer :: ierror
+     end subroutine PMPI_Status_get_tag
+     subroutine MPI_Status_set_tag(status, tag, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: tag
+       integer :: ierror
+     end subroutine MPI_Status_set_tag
+     subroutine PMPI_Status_set_tag(status, tag, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: tag
+       integer :: ierror
+     end subroutine PMPI_Status_set_tag
+     subroutine MPI_Status_get_error(status, error, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: error
+       integer :: ierror
+     end subroutine MPI_Status_get_error
+     subroutine PMPI_Status_get_error(status, error, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: error
+       integer :: ierror
+     end subroutine PMPI_Status_get_error
+     subroutine MPI_Status_set_error(status, error, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: error
+       integer :: ierror
+     end subroutine MPI_Status_set_error
+     subroutine PMPI_Status_set_error(status, error, ierror)
+       import
+       implicit none
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: error
+       integer :: ierror
+     end subroutine PMPI_Status_set_error
      subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
        import
        implicit none
@@ -3044,6 +3160,22 @@ module mpi
        integer :: datatype
        integer :: ierror
      end subroutine PMPI_Type_match_size
+     subroutine MPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+       import
+       implicit none
+       integer :: value_type
+       integer :: index_type
+       integer :: pair_type
+       integer :: ierror
+     end subroutine MPI_Type_get_value_index
+     subroutine PMPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+       import
+       implicit none
+       integer :: value_type
+       integer :: index_type
+       integer :: pair_type
+       integer :: ierror
+     end subroutine PMPI_Type_get_value_index
      subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
        import
        implicit none
@@ -3330,6 +3462,42 @@ module mpi
        character(len=*) :: string
        integer :: ierror
      end subroutine PMPI_Add_error_string
+     subroutine MPI_Remove_error_class(errorclass, ierror)
+       import
+       implicit none
+       integer :: errorclass
+       integer :: ierror
+     end subroutine MPI_Remove_error_class
+     subroutine PMPI_Remove_error_class(errorclass, ierror)
+       import
+       implicit none
+       integer :: errorclass
+       integer :: ierror
+     end subroutine PMPI_Remove_error_class
+     subroutine MPI_Remove_error_code(errorcode, ierror)
+       import
+       implicit none
+       integer :: errorcode
+       integer :: ierror
+     end subroutine MPI_Remove_error_code
+     subroutine PMPI_Remove_error_code(errorcode, ierror)
+       import
+       implicit none
+       integer :: errorcode
+       integer :: ierror
+     end subroutine PMPI_Remove_error_code
+     subroutine MPI_Remove_error_string(errorcode, ierror)
+       import
+       implicit none
+       integer :: errorcode
+       integer :: ierror
+     end subroutine MPI_Remove_error_string
+     subroutine PMPI_Remove_error_string(errorcode, ierror)
+       import
+       implicit none
+       integer :: errorcode
+       integer :: ierror
+     end subroutine PMPI_Remove_error_string
      subroutine MPI_Op_create(user_fn, commute, op, ierror)
        import
        implicit none
