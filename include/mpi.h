@@ -33,8 +33,14 @@ typedef int MPI_File;
 typedef int MPI_Session;
 typedef int MPI_Fint; /* Fortran INTEGER: handles convert as themselves */
 typedef intptr_t MPI_Aint;
+/* 64 bits; __extension__ keeps C89/C++98 programs built with -pedantic quiet (MPICH's mpi.h is). */
+#if defined(__GNUC__)
+__extension__ typedef long long MPI_Offset;
+__extension__ typedef long long MPI_Count;
+#else
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+#endif
 
 typedef struct MPI_Status {
     int MPI_SOURCE;
