@@ -102,6 +102,16 @@ static inline void MPIR_Datatype_release(MPIR_Datatype *dt)
     if (dt && dt->kind != MPIR_DT_BUILTIN && --dt->ref == 0)
         MPIR_Datatype_destroy(dt);
 }
+/* The types of MPI_Type_create_f90_integer, _real, _complex (mpi/type.c): derived objects, each
+ * an alias of the named type of its kind under an F90 combiner, which the standard calls
+ * predefined (MPI-4.1 sec. 19.1.9): the user may not free them, predefined operations take them. */
+static inline int MPIR_Datatype_is_f90(const MPIR_Datatype *dt)
+{
+    return dt->combiner == MPI_COMBINER_F90_INTEGER || dt->combiner == MPI_COMBINER_F90_REAL ||
+           dt->combiner == MPI_COMBINER_F90_COMPLEX;
+}
+/* The named type whose data type is when type is an f90 type; else type. */
+MPI_Datatype MPIR_Datatype_f90_named(MPI_Datatype type);
 /* Gives a new type a user handle.  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int MPIR_Datatype_register(MPIR_Datatype *dt);
 int MPIR_Datatype_live(void); /* derived objects alive (leak checks in tests) */

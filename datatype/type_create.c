@@ -51,6 +51,14 @@ int MPIR_Datatype_register(MPIR_Datatype *dt)
     return MPI_SUCCESS;
 }
 
+MPI_Datatype MPIR_Datatype_f90_named(MPI_Datatype type)
+{
+    if (MPIR_Datatype_is_builtin(type))
+        return type;
+    MPIR_Datatype *dt = MPIR_Datatype_get_derived(type);
+    return dt && MPIR_Datatype_is_f90(dt) ? dt->child->handle : type;
+}
+
 int MPIR_Datatype_live(void)
 {
     return live;

@@ -750,10 +750,16 @@ int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 #define MPI_COMBINER_SUBARRAY 11
 #define MPI_COMBINER_DARRAY 12
 #define MPI_COMBINER_RESIZED 13
-/* Not returned: MPI_Type_create_f90_* give the named MPI_INTEGERn/REALn/COMPLEXn (doc/api.md). */
+/* MPI_Type_create_f90_real, _complex, _integer. */
 #define MPI_COMBINER_F90_REAL 14
 #define MPI_COMBINER_F90_COMPLEX 15
 #define MPI_COMBINER_F90_INTEGER 16
+/* MPI-1's combiners of the Fortran INTEGER-address calls, removed in MPI-3.0 and never returned
+ * (those calls give MPI_COMBINER_HVECTOR ...): defined for old programs that name them.  MPICH's
+ * values (5, 8, 12) are other combiners here. */
+#define MPI_COMBINER_HVECTOR_INTEGER 17
+#define MPI_COMBINER_HINDEXED_INTEGER 18
+#define MPI_COMBINER_STRUCT_INTEGER 19
 
 /* Array orders and distributions (subarray, darray). */
 #define MPI_ORDER_C 56

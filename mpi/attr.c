@@ -28,7 +28,12 @@ typedef struct attr {
     MPIR_Attr_kind_t kind;
     int handle;
     int keyval;
-    void *value;
+    void *value; /* what callbacks get; a Fortran value as an address-sized integer */
+    /* Set from Fortran: the value as stored, so that C's get can point at it (MPI-4.1 sec.
+     * 19.3.7: C gets a pointer to the MPI_Aint, or to the int of MPI_Attr_put). */
+    MPIR_Attr_form_t form;
+    MPI_Aint aint_value;
+    int int_value;
 } attr_t;
 static attr_t *attrs, **attrs_tail = &attrs;
 
@@ -166,7 +171,16 @@ static int call_delete(const attr_t *a)
     return rc == MPI_SUCCESS ? rc : callback_error(rc, "delete", a->keyval);
 }
 
-static int set_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *value, int is_copy)
+static void store_value(attr_t *a, void *value, MPIR_Attr_form_t form)
+{
+    a->value = value;
+    a->form = form;
+    a->aint_value = (MPI_Aint)value;
+    a->int_value = (int)(MPI_Aint)value;
+}
+
+static int set_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *value,
+                    MPIR_Attr_form_t form, int is_copy)
 {
     int err;
     keyval_t *k = find_keyval(keyval, kind, is_copy, &err);
@@ -177,13 +191,14 @@ static int set_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *value, 
         /* Replacing a value deletes the old one first (MPI-4.1 sec. 7.7.2). */
         if ((err = call_delete(*pp)))
             return err;
-        (*pp)->value = value;
+        store_value(*pp, value, form);
         return MPI_SUCCESS;
     }
     attr_t *a = malloc(sizeof(*a));
     if (!a)
         return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory setting an attribute");
-    *a = (attr_t){.kind = kind, .handle = handle, .keyval = keyval, .value = value};
+    *a = (attr_t){.kind = kind, .handle = handle, .keyval = keyval};
+    store_value(a, value, form);
     *attrs_tail = a;
     attrs_tail = &a->next;
     k->nattrs++;
@@ -207,7 +222,7 @@ static int delete_attr(MPIR_Attr_kind_t kind, int handle, int keyval)
 
 /* The predefined attributes (MPI-4.1 sec. 9.1.2): values live here, the
  * caller gets a pointer to them. */
-static int get_predefined(int keyval, void *attribute_val, int *flag)
+static int get_predefined(int keyval, void *attribute_val, int *flag, MPIR_Attr_form_t form)
 {
     static int tag_ub = MPIR_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE;
     static int wtime_global = 0, universe, appnum, lastused = MPI_ERR_LASTCODE;
@@ -241,24 +256,40 @@ static int get_predefined(int keyval, void *attribute_val, int *flag)
         break;
     }
     *flag = val != NULL;
-    if (val)
+    if (val && form == MPIR_ATTR_VOID_PTR)
         *(int **)attribute_val = val;
+    else if (val) /* Fortran gets the value itself */
+        *(MPI_Aint *)attribute_val = *val;
     return MPI_SUCCESS;
 }
 
-static int get_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *attribute_val, int *flag)
+/* form says who asks: C (a void * written through attribute_val) or Fortran (an MPI_Aint
+ * written there; MPI_Attr_get's binding cuts it to an INTEGER).  Across languages MPI-4.1 sec.
+ * 19.3.7: C reading a value set from Fortran gets a pointer to it, Fortran reading a C pointer
+ * gets the address as an integer. */
+static int get_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *attribute_val, int *flag,
+                    MPIR_Attr_form_t form)
 {
     if (!attribute_val || !flag)
         return MPIR_Err_create(MPI_ERR_ARG, "attribute_val or flag is NULL");
     if (kind == MPIR_ATTR_COMM && is_predefined(keyval))
-        return get_predefined(keyval, attribute_val, flag);
+        return get_predefined(keyval, attribute_val, flag, form);
     int err;
     if (!get_keyval(keyval, kind, &err))
         return err;
     attr_t **pp = find(kind, handle, keyval);
     *flag = pp != NULL;
-    if (pp)
-        *(void **)attribute_val = (*pp)->value;
+    if (!pp)
+        return MPI_SUCCESS;
+    attr_t *a = *pp;
+    if (form != MPIR_ATTR_VOID_PTR)
+        *(MPI_Aint *)attribute_val = a->aint_value;
+    else if (a->form == MPIR_ATTR_AINT)
+        *(MPI_Aint **)attribute_val = &a->aint_value;
+    else if (a->form == MPIR_ATTR_INT)
+        *(int **)attribute_val = &a->int_value;
+    else
+        *(void **)attribute_val = a->value;
     return MPI_SUCCESS;
 }
 
@@ -277,7 +308,7 @@ int MPIR_Attr_copy_all(MPIR_Attr_kind_t kind, int old_handle, int new_handle)
                     return callback_error(rc, "copy", a->keyval);
             }
             if (flag) {
-                int err = set_attr(kind, new_handle, a->keyval, out, 1);
+                int err = set_attr(kind, new_handle, a->keyval, out, a->form, 1);
                 if (err)
                     return err;
             }
@@ -332,7 +363,8 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
     return free_keyval("MPI_Comm_free_keyval", MPIR_ATTR_COMM, comm_keyval);
 }
 
-static int comm_attr_op(const char *fname, MPI_Comm comm, int op, int keyval, void *val, int *flag)
+static int comm_attr_op(const char *fname, MPI_Comm comm, int op, int keyval, void *val, int *flag,
+                        MPIR_Attr_form_t form)
 {
     MPIR_Comm *c;
     int err = MPIR_Check_comm(comm, &c);
@@ -340,8 +372,8 @@ static int comm_attr_op(const char *fname, MPI_Comm comm, int op, int keyval, vo
         err = MPIR_Err_create(MPI_ERR_KEYVAL, "predefined attribute %#x cannot be changed",
                               (unsigned)keyval);
     if (!err)
-        err = op == 0   ? set_attr(MPIR_ATTR_COMM, comm, keyval, val, 0)
-              : op == 1 ? get_attr(MPIR_ATTR_COMM, comm, keyval, val, flag)
+        err = op == 0   ? set_attr(MPIR_ATTR_COMM, comm, keyval, val, form, 0)
+              : op == 1 ? get_attr(MPIR_ATTR_COMM, comm, keyval, val, flag, form)
                         : delete_attr(MPIR_ATTR_COMM, comm, keyval);
     return MPIR_Err_return(c, fname, err);
 }
@@ -350,21 +382,24 @@ static int comm_attr_op(const char *fname, MPI_Comm comm, int op, int keyval, vo
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     MPIR_CHECK_INIT("MPI_Comm_set_attr");
-    return comm_attr_op("MPI_Comm_set_attr", comm, 0, comm_keyval, attribute_val, NULL);
+    return comm_attr_op("MPI_Comm_set_attr", comm, 0, comm_keyval, attribute_val, NULL,
+                        MPIR_ATTR_VOID_PTR);
 }
 
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     MPIR_CHECK_INIT("MPI_Comm_get_attr");
-    return comm_attr_op("MPI_Comm_get_attr", comm, 1, comm_keyval, attribute_val, flag);
+    return comm_attr_op("MPI_Comm_get_attr", comm, 1, comm_keyval, attribute_val, flag,
+                        MPIR_ATTR_VOID_PTR);
 }
 
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     MPIR_CHECK_INIT("MPI_Comm_delete_attr");
-    return comm_attr_op("MPI_Comm_delete_attr", comm, 2, comm_keyval, NULL, NULL);
+    return comm_attr_op("MPI_Comm_delete_attr", comm, 2, comm_keyval, NULL, NULL,
+                        MPIR_ATTR_VOID_PTR);
 }
 
 /* The MPI-1 names (deprecated, still in MPI-4.1): communicator attributes. */
@@ -388,21 +423,21 @@ int PMPI_Keyval_free(int *keyval)
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
     MPIR_CHECK_INIT("MPI_Attr_put");
-    return comm_attr_op("MPI_Attr_put", comm, 0, keyval, attribute_val, NULL);
+    return comm_attr_op("MPI_Attr_put", comm, 0, keyval, attribute_val, NULL, MPIR_ATTR_VOID_PTR);
 }
 
 #pragma weak MPI_Attr_get = PMPI_Attr_get
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     MPIR_CHECK_INIT("MPI_Attr_get");
-    return comm_attr_op("MPI_Attr_get", comm, 1, keyval, attribute_val, flag);
+    return comm_attr_op("MPI_Attr_get", comm, 1, keyval, attribute_val, flag, MPIR_ATTR_VOID_PTR);
 }
 
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     MPIR_CHECK_INIT("MPI_Attr_delete");
-    return comm_attr_op("MPI_Attr_delete", comm, 2, keyval, NULL, NULL);
+    return comm_attr_op("MPI_Attr_delete", comm, 2, keyval, NULL, NULL, MPIR_ATTR_VOID_PTR);
 }
 
 /* ---- Datatypes ---- */
@@ -425,12 +460,12 @@ int PMPI_Type_free_keyval(int *type_keyval)
 }
 
 static int type_attr_op(const char *fname, MPI_Datatype type, int op, int keyval, void *val,
-                        int *flag)
+                        int *flag, MPIR_Attr_form_t form)
 {
     int err = MPIR_Check_type(type);
     if (!err)
-        err = op == 0   ? set_attr(MPIR_ATTR_TYPE, type, keyval, val, 0)
-              : op == 1 ? get_attr(MPIR_ATTR_TYPE, type, keyval, val, flag)
+        err = op == 0   ? set_attr(MPIR_ATTR_TYPE, type, keyval, val, form, 0)
+              : op == 1 ? get_attr(MPIR_ATTR_TYPE, type, keyval, val, flag, form)
                         : delete_attr(MPIR_ATTR_TYPE, type, keyval);
     return MPIR_Err_return(NULL, fname, err);
 }
@@ -439,21 +474,44 @@ static int type_attr_op(const char *fname, MPI_Datatype type, int op, int keyval
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
     MPIR_CHECK_INIT("MPI_Type_set_attr");
-    return type_attr_op("MPI_Type_set_attr", datatype, 0, type_keyval, attribute_val, NULL);
+    return type_attr_op("MPI_Type_set_attr", datatype, 0, type_keyval, attribute_val, NULL,
+                        MPIR_ATTR_VOID_PTR);
 }
 
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
     MPIR_CHECK_INIT("MPI_Type_get_attr");
-    return type_attr_op("MPI_Type_get_attr", datatype, 1, type_keyval, attribute_val, flag);
+    return type_attr_op("MPI_Type_get_attr", datatype, 1, type_keyval, attribute_val, flag,
+                        MPIR_ATTR_VOID_PTR);
 }
 
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     MPIR_CHECK_INIT("MPI_Type_delete_attr");
-    return type_attr_op("MPI_Type_delete_attr", datatype, 2, type_keyval, NULL, NULL);
+    return type_attr_op("MPI_Type_delete_attr", datatype, 2, type_keyval, NULL, NULL,
+                        MPIR_ATTR_VOID_PTR);
+}
+
+/* ---- Fortran's attribute calls (mpi/fortran/fbind.c): values as integers ---- */
+
+int MPIR_Attr_set_fortran(const char *fname, MPIR_Attr_kind_t kind, int handle, int keyval,
+                          MPI_Aint value, MPIR_Attr_form_t form)
+{
+    MPIR_CHECK_INIT(fname);
+    void *v = (void *)value;
+    return kind == MPIR_ATTR_COMM ? comm_attr_op(fname, handle, 0, keyval, v, NULL, form)
+                                  : type_attr_op(fname, handle, 0, keyval, v, NULL, form);
+}
+
+int MPIR_Attr_get_fortran(const char *fname, MPIR_Attr_kind_t kind, int handle, int keyval,
+                          MPI_Aint *value, int *flag)
+{
+    MPIR_CHECK_INIT(fname);
+    return kind == MPIR_ATTR_COMM
+               ? comm_attr_op(fname, handle, 1, keyval, value, flag, MPIR_ATTR_AINT)
+               : type_attr_op(fname, handle, 1, keyval, value, flag, MPIR_ATTR_AINT);
 }
 
 /* ---- Windows: keyvals work; windows themselves are refused (doc/api.md) ---- */

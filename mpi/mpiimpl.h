@@ -440,6 +440,17 @@ int MPIR_Attr_copy_all(MPIR_Attr_kind_t kind, int old_handle, int new_handle);
 /* Runs the delete callbacks and drops the attributes (MPI_Comm_free ...). */
 int MPIR_Attr_delete_all(MPIR_Attr_kind_t kind, int handle);
 void MPIR_Attr_finalize(void);
+/* The form an attribute value was set in (MPI-4.1 sec. 19.3.7): C's void *, Fortran's
+ * INTEGER(KIND=MPI_ADDRESS_KIND) (MPI_COMM_SET_ATTR ...) or MPI-1 Fortran's INTEGER
+ * (MPI_ATTR_PUT, sign-extended).  C reading a Fortran value gets a pointer to it. */
+typedef enum { MPIR_ATTR_VOID_PTR, MPIR_ATTR_AINT, MPIR_ATTR_INT } MPIR_Attr_form_t;
+/* The Fortran bindings' set and get of communicator and datatype attributes (kind COMM or
+ * TYPE): Fortran gets any value as an address-sized integer (a C pointer's address, a
+ * predefined attribute's value); errors go to the object's handler under fname. */
+int MPIR_Attr_set_fortran(const char *fname, MPIR_Attr_kind_t kind, int handle, int keyval,
+                          MPI_Aint value, MPIR_Attr_form_t form);
+int MPIR_Attr_get_fortran(const char *fname, MPIR_Attr_kind_t kind, int handle, int keyval,
+                          MPI_Aint *value, int *flag);
 
 /* ---- Info objects (mpi/info.c) ---- */
 int MPIR_Info_create_impl(MPI_Info *info);

@@ -64,7 +64,7 @@ int MPIR_Op_check_reduce(MPI_Op op, MPI_Datatype type)
 {
     if (live_op(op)) /* a user function takes any datatype (MPI-4.1 sec. 6.9.5) */
         return MPIR_Check_comm_type(type);
-    int err = MPIR_Op_check(op, type);
+    int err = MPIR_Op_check(op, MPIR_Datatype_f90_named(type));
     if (err == MPI_ERR_TYPE && MPIR_Check_type(type) == MPI_SUCCESS)
         return MPIR_Err_create(MPI_ERR_TYPE,
                                "the predefined operation %#x is defined on predefined datatypes "
@@ -88,7 +88,7 @@ void MPIR_Reduce_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout
 {
     user_op_t *u = user_op(op);
     if (!u) {
-        MPIR_Op_apply(op, type, in, inout, count);
+        MPIR_Op_apply(op, MPIR_Datatype_f90_named(type), in, inout, count);
         return;
     }
     MPI_Datatype t = type; /* the functions take a non-const pointer */

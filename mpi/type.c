@@ -677,6 +677,11 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (!err && !(err = check_type(*datatype, &dt))) {
         if (dt->kind == MPIR_DT_BUILTIN) {
             err = MPIR_Err_create(MPI_ERR_TYPE, "Cannot free the predefined datatype %s", dt->name);
+        } else if (MPIR_Datatype_is_f90(dt)) {
+            err = MPIR_Err_create(MPI_ERR_TYPE,
+                                  "Cannot free the predefined datatype %#x (from "
+                                  "MPI_Type_create_f90_*)",
+                                  (unsigned)*datatype);
         } else if (!(err = MPIR_Attr_delete_all(MPIR_ATTR_TYPE, *datatype))) {
             /* Parents, pending requests and get_contents copies hold their own
              * references, so they keep the object alive. */
@@ -943,8 +948,8 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 /* ---- Fortran's kinds (MPI-4.0 19.3.6) ----
  * The named Fortran types stand for every kind Ferry knows: INTEGER of 1, 2, 4 and 8 bytes, REAL
  * and COMPLEX of 4 and 8 bytes per part (no 16-byte REAL: gfortran's is IEEE quad, not C's long
- * double).  The f90 calls return those named types themselves, so their envelope says
- * MPI_COMBINER_NAMED where the standard says MPI_COMBINER_F90_*; they need no freeing. */
+ * double).  The f90 calls return an alias of one of them under the F90 combiner with the p and r
+ * asked (MPIR_Datatype_is_f90), one per combiner, p and r, kept for the process. */
 static const struct {
     int typeclass, size;
     int precision, range; /* decimal digits and exponent range, as Fortran's SELECTED_*_KIND */
@@ -1017,18 +1022,63 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
     return MPI_SUCCESS;
 }
 
+/* The f90 types made so far: the same arguments give the same handle (MPI-4.1 sec. 19.1.9 lets
+ * a program call these as often as it likes and never free the result). */
+typedef struct f90_type {
+    struct f90_type *next;
+    int combiner, p, r;
+    MPI_Datatype handle;
+} f90_type_t;
+static f90_type_t *f90_types;
+
+/* A new f90 type: named's data, committed, contents (p, r) or (r) for integers. */
+static int f90_type_new(int combiner, int p, int r, MPI_Datatype named, MPI_Datatype *newtype)
+{
+    f90_type_t *f = malloc(sizeof *f);
+    MPIR_Datatype *t = f ? MPIR_Type_alias(MPIR_Datatype_get(named), 0, 0, 0) : NULL;
+    contents_t c;
+    int err = t ? contents_init(&c, 0, 2)
+                : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory creating a datatype");
+    if (err) {
+        MPIR_Datatype_release(t);
+        free(f);
+        return err;
+    }
+    if (combiner != MPI_COMBINER_F90_INTEGER)
+        put_fixed(&c, p);
+    put_fixed(&c, r);
+    if ((err = publish(t, combiner, &c, 0, NULL, newtype))) {
+        free(f);
+        return err;
+    }
+    if (MPIR_Type_commit(t)) {
+        MPIR_Datatype_release(t);
+        free(f);
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory committing a datatype");
+    }
+    *f = (f90_type_t){.next = f90_types, .combiner = combiner, .p = p, .r = r, .handle = *newtype};
+    f90_types = f;
+    return MPI_SUCCESS;
+}
+
 /* The smallest kind of the class with at least precision p and range r (MPI_UNDEFINED: any). */
-static int f90_kind(const char *fname, int typeclass, int p, int r, MPI_Datatype *newtype)
+static int f90_kind(const char *fname, int combiner, int typeclass, int p, int r,
+                    MPI_Datatype *newtype)
 {
     if (!newtype)
         return MPIR_Err_return(NULL, fname, MPIR_Err_create(MPI_ERR_ARG, "newtype is NULL"));
+    for (f90_type_t *f = f90_types; f; f = f->next) {
+        if (f->combiner == combiner && f->p == p && f->r == r) {
+            *newtype = f->handle;
+            return MPI_SUCCESS;
+        }
+    }
     for (size_t i = 0; i < N_FORTRAN_KINDS; i++) {
         if (fortran_kinds[i].typeclass == typeclass &&
             (p == MPI_UNDEFINED || p <= fortran_kinds[i].precision) &&
-            (r == MPI_UNDEFINED || r <= fortran_kinds[i].range)) {
-            *newtype = fortran_kinds[i].type;
-            return MPI_SUCCESS;
-        }
+            (r == MPI_UNDEFINED || r <= fortran_kinds[i].range))
+            return MPIR_Err_return(NULL, fname,
+                                   f90_type_new(combiner, p, r, fortran_kinds[i].type, newtype));
     }
     return MPIR_Err_return(NULL, fname,
                            MPIR_Err_create(MPI_ERR_ARG,
@@ -1041,20 +1091,22 @@ static int f90_kind(const char *fname, int typeclass, int p, int r, MPI_Datatype
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     MPIR_CHECK_INIT("MPI_Type_create_f90_integer");
-    return f90_kind("MPI_Type_create_f90_integer", MPI_TYPECLASS_INTEGER, MPI_UNDEFINED, r,
-                    newtype);
+    return f90_kind("MPI_Type_create_f90_integer", MPI_COMBINER_F90_INTEGER, MPI_TYPECLASS_INTEGER,
+                    MPI_UNDEFINED, r, newtype);
 }
 
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     MPIR_CHECK_INIT("MPI_Type_create_f90_real");
-    return f90_kind("MPI_Type_create_f90_real", MPI_TYPECLASS_REAL, p, r, newtype);
+    return f90_kind("MPI_Type_create_f90_real", MPI_COMBINER_F90_REAL, MPI_TYPECLASS_REAL, p, r,
+                    newtype);
 }
 
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     MPIR_CHECK_INIT("MPI_Type_create_f90_complex");
-    return f90_kind("MPI_Type_create_f90_complex", MPI_TYPECLASS_COMPLEX, p, r, newtype);
+    return f90_kind("MPI_Type_create_f90_complex", MPI_COMBINER_F90_COMPLEX, MPI_TYPECLASS_COMPLEX,
+                    p, r, newtype);
 }

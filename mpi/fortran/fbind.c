@@ -1,9 +1,11 @@
 /* fbind.c: the Fortran bindings maint/fortran-bindings cannot generate (its HAND list): calls
  * without arguments in Fortran, DOUBLE PRECISION results, arrays of statuses, 1-based indexes,
- * attribute values as INTEGER(KIND=MPI_ADDRESS_KIND); and the string helpers of fortran.h.
+ * attribute values and Fortran callbacks (keyvals, generalized requests), the info calls whose
+ * outputs have Fortran rules; and the string helpers of fortran.h.
  * Each pmpi_x_ calls PMPI_X; mpi_x_ is a weak alias, as in the generated file. */
 #include <string.h>
 #include "fortran.h"
+#include "mpiimpl.h"
 
 char *ferry_f_string_in(const char *f, size_t len)
 {
@@ -22,6 +24,15 @@ char *ferry_f_string_buf(size_t len)
     /* MPI_MAX_INFO_VAL is the longest MPI_MAX_ length: a call that writes up to one of them
      * whatever the Fortran length is cannot overrun. */
     return calloc(len + MPI_MAX_INFO_VAL + 1, 1);
+}
+
+char *ferry_f_info_string_in(const char *f, size_t len)
+{
+    while (len > 0 && f[0] == ' ') {
+        f++;
+        len--;
+    }
+    return ferry_f_string_in(f, len);
 }
 
 void ferry_f_string_out(const char *c, char *f, size_t len)
@@ -196,69 +207,81 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, M
 }
 #pragma weak mpi_testsome_ = pmpi_testsome_
 
-/* ---- attributes: INTEGER(KIND=MPI_ADDRESS_KIND) values ---- */
+/* ---- attributes: integer values ---- */
 
-/* C stores a Fortran value as the pointer itself; the predefined attributes of MPI_COMM_WORLD
- * (MPI_TAG_UB ...) are pointers to ints in C, and their values in Fortran. */
-static int predefined_keyval(int keyval)
-{
-    return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
-           keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_UNIVERSE_SIZE || keyval == MPI_APPNUM ||
-           keyval == MPI_LASTUSEDCODE;
-}
-
-typedef int (*get_attr_fn)(int, int, void *, int *);
-static void get_attr(get_attr_fn fn, MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *value,
-                     MPI_Fint *flag, MPI_Fint *ierr)
-{
-    void *v = NULL;
-    *ierr = fn(*obj, *keyval, &v, flag);
-    if (*ierr == MPI_SUCCESS && *flag)
-        *value = predefined_keyval(*keyval) ? *(int *)v : (MPI_Aint)v;
-}
-
+/* mpi/attr.c keeps the form a value was set in, for C's get (MPI-4.1 sec. 19.3.7): C reading a
+ * value set here gets a pointer to it; Fortran reading what C set gets the address. */
 void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
                          MPI_Fint *ierr)
 {
-    get_attr(PMPI_Comm_get_attr, comm, keyval, value, flag, ierr);
+    *ierr = MPIR_Attr_get_fortran("MPI_Comm_get_attr", MPIR_ATTR_COMM, *comm, *keyval, value, flag);
 }
 #pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
 
 void pmpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
                          MPI_Fint *ierr)
 {
-    get_attr(PMPI_Type_get_attr, type, keyval, value, flag, ierr);
+    *ierr = MPIR_Attr_get_fortran("MPI_Type_get_attr", MPIR_ATTR_TYPE, *type, *keyval, value, flag);
 }
 #pragma weak mpi_type_get_attr_ = pmpi_type_get_attr_
 
 void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr)
 {
-    *ierr = PMPI_Comm_set_attr(*comm, *keyval, (void *)*value);
+    *ierr = MPIR_Attr_set_fortran("MPI_Comm_set_attr", MPIR_ATTR_COMM, *comm, *keyval, *value,
+                                  MPIR_ATTR_AINT);
 }
 #pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
 
 void pmpi_type_set_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *ierr)
 {
-    *ierr = PMPI_Type_set_attr(*type, *keyval, (void *)*value);
+    *ierr = MPIR_Attr_set_fortran("MPI_Type_set_attr", MPIR_ATTR_TYPE, *type, *keyval, *value,
+                                  MPIR_ATTR_AINT);
 }
 #pragma weak mpi_type_set_attr_ = pmpi_type_set_attr_
+
+/* MPI-1's INTEGER values: stored sign-extended; a wider value comes back cut to its low bits
+ * (MPI-4.1 sec. 19.3.7). */
+void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierr)
+{
+    *ierr = MPIR_Attr_set_fortran("MPI_Attr_put", MPIR_ATTR_COMM, *comm, *keyval, *value,
+                                  MPIR_ATTR_INT);
+}
+#pragma weak mpi_attr_put_ = pmpi_attr_put_
+
+void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag,
+                    MPI_Fint *ierr)
+{
+    MPI_Aint v;
+    *ierr = MPIR_Attr_get_fortran("MPI_Attr_get", MPIR_ATTR_COMM, *comm, *keyval, &v, flag);
+    if (*ierr == MPI_SUCCESS && *flag)
+        *value = (MPI_Fint)v;
+}
+#pragma weak mpi_attr_get_ = pmpi_attr_get_
 
 /* ---- keyvals: Fortran copy and delete callbacks ---- */
 
 /* Fortran's callbacks take every argument by reference and attribute values as
- * INTEGER(KIND=MPI_ADDRESS_KIND), so C calls them through these trampolines; the keyval's
- * extra_state is a record of the two and the program's extra state.  The record stays until the
- * process ends (a few bytes per keyval: C frees a keyval only once no attribute uses it, and
- * does not say when). Communicator and datatype callbacks have one form here: both handles are
- * ints. */
+ * INTEGER(KIND=MPI_ADDRESS_KIND) (MPI_COMM_CREATE_KEYVAL, MPI_TYPE_CREATE_KEYVAL) or, MPI-1's
+ * (MPI_KEYVAL_CREATE), as INTEGER with an INTEGER extra state, so C calls them through these
+ * trampolines; the keyval's extra_state is a record of the two and the program's extra state.
+ * The record stays until the process ends (a few bytes per keyval: C frees a keyval only once no
+ * attribute uses it, and does not say when). Communicator and datatype callbacks have one form
+ * here: both handles are ints. */
 typedef void f_copy_fn(MPI_Fint *old, MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Aint *in,
                        MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierr);
 typedef void f_delete_fn(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *value, MPI_Aint *extra_state,
                          MPI_Fint *ierr);
+typedef void f_int_copy_fn(MPI_Fint *old, MPI_Fint *keyval, MPI_Fint *extra_state, MPI_Fint *in,
+                           MPI_Fint *out, MPI_Fint *flag, MPI_Fint *ierr);
+typedef void f_int_delete_fn(MPI_Fint *obj, MPI_Fint *keyval, MPI_Fint *value,
+                             MPI_Fint *extra_state, MPI_Fint *ierr);
 struct f_keyval {
-    f_copy_fn *copy;
+    f_copy_fn *copy; /* address-sized values */
     f_delete_fn *del;
     MPI_Aint extra_state;
+    f_int_copy_fn *int_copy; /* MPI-1's INTEGER values */
+    f_int_delete_fn *int_del;
+    MPI_Fint int_extra_state;
 };
 
 static int copy_trampoline(int old, int keyval, void *extra, void *in, void *out, int *flag)
@@ -282,34 +305,68 @@ static int delete_trampoline(int obj, int keyval, void *value, void *extra)
     return ierr;
 }
 
-/* Both C keyval constructors have this type: communicator and datatype handles are ints. */
+/* MPI-1's: the value's low bits in, the INTEGER out sign-extended (as MPI_ATTR_PUT stores it). */
+static int int_copy_trampoline(int old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    struct f_keyval *k = extra;
+    MPI_Fint f_flag = 0, ierr = MPI_SUCCESS;
+    MPI_Fint v_in = (MPI_Fint)(MPI_Aint)in, v_out = 0;
+    k->int_copy(&old, &keyval, &k->int_extra_state, &v_in, &v_out, &f_flag, &ierr);
+    *flag = f_flag != 0;
+    if (*flag)
+        *(void **)out = (void *)(MPI_Aint)v_out;
+    return ierr;
+}
+
+static int int_delete_trampoline(int obj, int keyval, void *value, void *extra)
+{
+    struct f_keyval *k = extra;
+    MPI_Fint ierr = MPI_SUCCESS;
+    MPI_Fint v = (MPI_Fint)(MPI_Aint)value;
+    k->int_del(&obj, &keyval, &v, &k->int_extra_state, &ierr);
+    return ierr;
+}
+
+/* The C keyval constructors have this type: communicator and datatype handles are ints. */
 typedef int create_keyval_fn(MPI_Comm_copy_attr_function *, MPI_Comm_delete_attr_function *, int *,
                              void *);
-static void create_keyval(create_keyval_fn *create, f_copy_fn *copy, f_delete_fn *del,
-                          MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Fint *ierr)
+/* Makes the keyval with record (copied) as the extra state of the trampolines. */
+static void create_keyval(create_keyval_fn *create, MPI_Comm_copy_attr_function *copy,
+                          MPI_Comm_delete_attr_function *del, struct f_keyval record,
+                          MPI_Fint *keyval, MPI_Fint *ierr)
 {
     struct f_keyval *k = malloc(sizeof *k);
     if (!k) {
         *ierr = MPI_ERR_NO_MEM;
         return;
     }
-    *k = (struct f_keyval){.copy = copy, .del = del, .extra_state = *extra_state};
-    *ierr = create(copy_trampoline, delete_trampoline, keyval, k);
+    *k = record;
+    *ierr = create(copy, del, keyval, k);
 }
 
 void pmpi_comm_create_keyval_(f_copy_fn *copy, f_delete_fn *del, MPI_Fint *keyval,
                               MPI_Aint *extra_state, MPI_Fint *ierr)
 {
-    create_keyval(PMPI_Comm_create_keyval, copy, del, keyval, extra_state, ierr);
+    struct f_keyval r = {.copy = copy, .del = del, .extra_state = *extra_state};
+    create_keyval(PMPI_Comm_create_keyval, copy_trampoline, delete_trampoline, r, keyval, ierr);
 }
 #pragma weak mpi_comm_create_keyval_ = pmpi_comm_create_keyval_
 
 void pmpi_type_create_keyval_(f_copy_fn *copy, f_delete_fn *del, MPI_Fint *keyval,
                               MPI_Aint *extra_state, MPI_Fint *ierr)
 {
-    create_keyval(PMPI_Type_create_keyval, copy, del, keyval, extra_state, ierr);
+    struct f_keyval r = {.copy = copy, .del = del, .extra_state = *extra_state};
+    create_keyval(PMPI_Type_create_keyval, copy_trampoline, delete_trampoline, r, keyval, ierr);
 }
 #pragma weak mpi_type_create_keyval_ = pmpi_type_create_keyval_
+
+void pmpi_keyval_create_(f_int_copy_fn *copy, f_int_delete_fn *del, MPI_Fint *keyval,
+                         MPI_Fint *extra_state, MPI_Fint *ierr)
+{
+    struct f_keyval r = {.int_copy = copy, .int_del = del, .int_extra_state = *extra_state};
+    create_keyval(PMPI_Keyval_create, int_copy_trampoline, int_delete_trampoline, r, keyval, ierr);
+}
+#pragma weak mpi_keyval_create_ = pmpi_keyval_create_
 
 /* The predefined callbacks, as Fortran procedures (mpif.h declares them EXTERNAL). */
 void mpi_comm_null_copy_fn_(MPI_Fint *old, MPI_Fint *keyval, MPI_Aint *extra_state, MPI_Aint *in,
@@ -335,3 +392,128 @@ void mpi_comm_null_delete_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *value,
 #pragma weak mpi_type_null_copy_fn_ = mpi_comm_null_copy_fn_
 #pragma weak mpi_type_dup_fn_ = mpi_comm_dup_fn_
 #pragma weak mpi_type_null_delete_fn_ = mpi_comm_null_delete_fn_
+
+/* MPI-1's, for MPI_KEYVAL_CREATE: INTEGER values.  The null ones touch no value: the same code. */
+#pragma weak mpi_null_copy_fn_ = mpi_comm_null_copy_fn_
+#pragma weak mpi_null_delete_fn_ = mpi_comm_null_delete_fn_
+void mpi_dup_fn_(MPI_Fint *old, MPI_Fint *keyval, MPI_Fint *extra_state, MPI_Fint *in,
+                 MPI_Fint *out, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    *out = *in;
+    *flag = 1;
+    *ierr = MPI_SUCCESS;
+}
+
+/* ---- generalized requests: Fortran query, free and cancel callbacks ---- */
+
+/* As the keyvals' callbacks: by reference, the extra state INTEGER(KIND=MPI_ADDRESS_KIND), the
+ * status a Fortran one, COMPLETE a LOGICAL.  The extra state they get is the program's
+ * EXTRA_STATE variable itself, as MPICH and Open MPI pass it (MPICH's greqf test counts on a
+ * change made by the free callback); the record goes with the free callback, which the request
+ * calls once (Fortran cannot pass a null one). */
+typedef void f_query_fn(MPI_Aint *extra_state, MPI_Fint *status, MPI_Fint *ierr);
+typedef void f_free_fn(MPI_Aint *extra_state, MPI_Fint *ierr);
+typedef void f_cancel_fn(MPI_Aint *extra_state, MPI_Fint *complete, MPI_Fint *ierr);
+struct f_greq {
+    f_query_fn *query;
+    f_free_fn *free;
+    f_cancel_fn *cancel;
+    MPI_Aint *extra_state;
+};
+
+static int greq_query_trampoline(void *extra, MPI_Status *status)
+{
+    struct f_greq *g = extra;
+    MPI_Fint f_status[MPI_F_STATUS_SIZE], ierr = MPI_SUCCESS;
+    PMPI_Status_c2f(status, f_status);
+    g->query(g->extra_state, f_status, &ierr);
+    PMPI_Status_f2c(f_status, status);
+    return ierr;
+}
+
+static int greq_free_trampoline(void *extra)
+{
+    struct f_greq *g = extra;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->free(g->extra_state, &ierr);
+    free(g);
+    return ierr;
+}
+
+static int greq_cancel_trampoline(void *extra, int complete)
+{
+    struct f_greq *g = extra;
+    MPI_Fint f_complete = complete != 0, ierr = MPI_SUCCESS;
+    g->cancel(g->extra_state, &f_complete, &ierr);
+    return ierr;
+}
+
+void pmpi_grequest_start_(f_query_fn *query, f_free_fn *free_fn, f_cancel_fn *cancel,
+                          MPI_Aint *extra_state, MPI_Fint *request, MPI_Fint *ierr)
+{
+    struct f_greq *g = malloc(sizeof *g);
+    if (!g) {
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    *g = (struct f_greq){
+        .query = query, .free = free_fn, .cancel = cancel, .extra_state = extra_state};
+    *ierr = PMPI_Grequest_start(greq_query_trampoline, greq_free_trampoline, greq_cancel_trampoline,
+                                g, request);
+    if (*ierr != MPI_SUCCESS)
+        free(g);
+}
+#pragma weak mpi_grequest_start_ = pmpi_grequest_start_
+
+/* ---- info: Fortran's strings ---- */
+
+/* MPI_INFO_CREATE_ENV(INFO, IERROR): Fortran has no argc and argv to give. */
+void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Info_create_env(0, NULL, info);
+}
+#pragma weak mpi_info_create_env_ = pmpi_info_create_env_
+
+/* VALUE is left as it is when the key is absent. */
+void pmpi_info_get_(MPI_Fint *info, const char *key, MPI_Fint *valuelen, char *value,
+                    MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
+{
+    char *s_key = ferry_f_info_string_in(key, key_len);
+    char *s_value = ferry_f_string_buf(value_len);
+    if (!s_key || !s_value)
+        *ierr = MPI_ERR_NO_MEM;
+    else
+        *ierr = PMPI_Info_get(*info, s_key, *valuelen, s_value, flag);
+    if (s_key && s_value && *ierr == MPI_SUCCESS && *flag)
+        ferry_f_string_out(s_value, value, value_len);
+    free(s_key);
+    free(s_value);
+}
+#pragma weak mpi_info_get_ = pmpi_info_get_
+
+/* Fortran's BUFLEN counts characters, with no terminator: in, how many to write (0: none);
+ * out, the value's length.  The value is cut at BUFLEN and at VALUE's length, then padded with
+ * blanks; VALUE is left as it is when the key is absent or BUFLEN is 0. */
+void pmpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen, char *value,
+                           MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
+{
+    char *s_key = ferry_f_info_string_in(key, key_len);
+    char *s_value = calloc(MPI_MAX_INFO_VAL + 1, 1); /* any value fits */
+    /* A negative BUFLEN: C's call says what is wrong. */
+    int c_buflen = *buflen < 0 ? *buflen : MPI_MAX_INFO_VAL + 1;
+    if (!s_key || !s_value)
+        *ierr = MPI_ERR_NO_MEM;
+    else
+        *ierr = PMPI_Info_get_string(*info, s_key, &c_buflen, s_value, flag);
+    if (s_key && s_value && *ierr == MPI_SUCCESS && *flag) {
+        if (*buflen > 0) {
+            if (*buflen <= MPI_MAX_INFO_VAL)
+                s_value[*buflen] = '\0';
+            ferry_f_string_out(s_value, value, value_len);
+        }
+        *buflen = c_buflen - 1; /* C's counts the terminator */
+    }
+    free(s_key);
+    free(s_value);
+}
+#pragma weak mpi_info_get_string_ = pmpi_info_get_string_

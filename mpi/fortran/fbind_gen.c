@@ -552,8 +552,8 @@ void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierr)
 void pmpi_info_set_(MPI_Fint *info, const char *key, const char *value, MPI_Fint *ierr,
                     size_t key_len, size_t value_len)
 {
-    char *s_key = ferry_f_string_in(key, key_len);
-    char *s_value = ferry_f_string_in(value, value_len);
+    char *s_key = ferry_f_info_string_in(key, key_len);
+    char *s_value = ferry_f_info_string_in(value, value_len);
     if (!s_key || !s_value) {
         *ierr = MPI_ERR_NO_MEM;
         free(s_key);
@@ -568,7 +568,7 @@ void pmpi_info_set_(MPI_Fint *info, const char *key, const char *value, MPI_Fint
 
 void pmpi_info_delete_(MPI_Fint *info, const char *key, MPI_Fint *ierr, size_t key_len)
 {
-    char *s_key = ferry_f_string_in(key, key_len);
+    char *s_key = ferry_f_info_string_in(key, key_len);
     if (!s_key) {
         *ierr = MPI_ERR_NO_MEM;
         free(s_key);
@@ -579,46 +579,10 @@ void pmpi_info_delete_(MPI_Fint *info, const char *key, MPI_Fint *ierr, size_t k
 }
 #pragma weak mpi_info_delete_ = pmpi_info_delete_
 
-void pmpi_info_get_(MPI_Fint *info, const char *key, MPI_Fint *valuelen, char *value,
-                    MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
-{
-    char *s_key = ferry_f_string_in(key, key_len);
-    char *s_value = ferry_f_string_buf(value_len);
-    if (!s_key || !s_value) {
-        *ierr = MPI_ERR_NO_MEM;
-        free(s_key);
-        free(s_value);
-        return;
-    }
-    *ierr = PMPI_Info_get(*info, s_key, *valuelen, s_value, flag);
-    free(s_key);
-    ferry_f_string_out(s_value, value, value_len);
-    free(s_value);
-}
-#pragma weak mpi_info_get_ = pmpi_info_get_
-
-void pmpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen, char *value,
-                           MPI_Fint *flag, MPI_Fint *ierr, size_t key_len, size_t value_len)
-{
-    char *s_key = ferry_f_string_in(key, key_len);
-    char *s_value = ferry_f_string_buf(value_len);
-    if (!s_key || !s_value) {
-        *ierr = MPI_ERR_NO_MEM;
-        free(s_key);
-        free(s_value);
-        return;
-    }
-    *ierr = PMPI_Info_get_string(*info, s_key, buflen, s_value, flag);
-    free(s_key);
-    ferry_f_string_out(s_value, value, value_len);
-    free(s_value);
-}
-#pragma weak mpi_info_get_string_ = pmpi_info_get_string_
-
 void pmpi_info_get_valuelen_(MPI_Fint *info, const char *key, MPI_Fint *valuelen, MPI_Fint *flag,
                              MPI_Fint *ierr, size_t key_len)
 {
-    char *s_key = ferry_f_string_in(key, key_len);
+    char *s_key = ferry_f_info_string_in(key, key_len);
     if (!s_key) {
         *ierr = MPI_ERR_NO_MEM;
         free(s_key);
@@ -2923,13 +2887,9 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 358; in fbind.c: 18; not bound: 85 (and the
+/* Generated: 356; in fbind.c: 25; not bound: 80 (and the
  * MPI_T_ calls, which have C bindings only):
- *   MPI_Keyval_create: argument MPI_Copy_function * copy_fn
- *   MPI_Attr_put: INTEGER attribute values; MPI_Comm_set_attr
- *   MPI_Attr_get: INTEGER attribute values; MPI_Comm_get_attr
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
- *   MPI_Info_create_env: argument char * [] argv
  *   MPI_Comm_c2f: returns MPI_Fint
  *   MPI_Comm_f2c: returns MPI_Comm
  *   MPI_Type_c2f: returns MPI_Fint
@@ -2956,7 +2916,6 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Status_f2c: argument const MPI_Fint * f_status
  *   MPI_Request_get_status_all: argument MPI_Status [] array_of_statuses
  *   MPI_Request_get_status_some: argument MPI_Status [] array_of_statuses
- *   MPI_Grequest_start: argument MPI_Grequest_query_function * query_fn
  *   MPI_Send_c: large counts: mpi_f08 only
  *   MPI_Ssend_c: large counts: mpi_f08 only
  *   MPI_Rsend_c: large counts: mpi_f08 only

@@ -64,6 +64,9 @@ static inline void ferry_f_status_out(MPI_Status *c, MPI_Fint *f)
  * MPI_MAX_ length when a call writes that much whatever it is given), then the string copied
  * into the Fortran one, cut at len and padded with blanks. */
 char *ferry_f_string_in(const char *f, size_t len);
+/* Info keys and values lose their leading blanks too (MPI-4.1 sec. 10: in Fortran, leading and
+ * trailing spaces of keys and values are stripped). */
+char *ferry_f_info_string_in(const char *f, size_t len);
 char *ferry_f_string_buf(size_t len);
 void ferry_f_string_out(const char *c, char *f, size_t len);
 

@@ -1254,6 +1254,24 @@ module mpi
        integer :: comm_keyval
        integer :: ierror
      end subroutine PMPI_Comm_delete_attr
+     subroutine MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)
+       import
+       implicit none
+       external :: copy_fn
+       external :: delete_fn
+       integer :: keyval
+       integer :: extra_state
+       integer :: ierror
+     end subroutine MPI_Keyval_create
+     subroutine PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)
+       import
+       implicit none
+       external :: copy_fn
+       external :: delete_fn
+       integer :: keyval
+       integer :: extra_state
+       integer :: ierror
+     end subroutine PMPI_Keyval_create
      subroutine MPI_Keyval_free(keyval, ierror)
        import
        implicit none
@@ -1266,6 +1284,40 @@ module mpi
        integer :: keyval
        integer :: ierror
      end subroutine PMPI_Keyval_free
+     subroutine MPI_Attr_put(comm, keyval, attribute_val, ierror)
+       import
+       implicit none
+       integer :: comm
+       integer :: keyval
+       integer :: attribute_val
+       integer :: ierror
+     end subroutine MPI_Attr_put
+     subroutine PMPI_Attr_put(comm, keyval, attribute_val, ierror)
+       import
+       implicit none
+       integer :: comm
+       integer :: keyval
+       integer :: attribute_val
+       integer :: ierror
+     end subroutine PMPI_Attr_put
+     subroutine MPI_Attr_get(comm, keyval, attribute_val, flag, ierror)
+       import
+       implicit none
+       integer :: comm
+       integer :: keyval
+       integer :: attribute_val
+       logical :: flag
+       integer :: ierror
+     end subroutine MPI_Attr_get
+     subroutine PMPI_Attr_get(comm, keyval, attribute_val, flag, ierror)
+       import
+       implicit none
+       integer :: comm
+       integer :: keyval
+       integer :: attribute_val
+       logical :: flag
+       integer :: ierror
+     end subroutine PMPI_Attr_get
      subroutine MPI_Attr_delete(comm, keyval, ierror)
        import
        implicit none
@@ -1384,6 +1436,18 @@ module mpi
        integer :: info
        integer :: ierror
      end subroutine PMPI_Info_create
+     subroutine MPI_Info_create_env(info, ierror)
+       import
+       implicit none
+       integer :: info
+       integer :: ierror
+     end subroutine MPI_Info_create_env
+     subroutine PMPI_Info_create_env(info, ierror)
+       import
+       implicit none
+       integer :: info
+       integer :: ierror
+     end subroutine PMPI_Info_create_env
      subroutine MPI_Get_hw_resource_info(hw_info, ierror)
        import
        implicit none
@@ -2566,6 +2630,26 @@ module mpi
        integer :: status(MPI_STATUS_SIZE)
        integer :: ierror
      end subroutine PMPI_Request_get_status_any
+     subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+       import
+       implicit none
+       external :: query_fn
+       external :: free_fn
+       external :: cancel_fn
+       integer(kind=MPI_ADDRESS_KIND) :: extra_state
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_Grequest_start
+     subroutine PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+       import
+       implicit none
+       external :: query_fn
+       external :: free_fn
+       external :: cancel_fn
+       integer(kind=MPI_ADDRESS_KIND) :: extra_state
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_Grequest_start
      subroutine MPI_Grequest_complete(request, ierror)
        import
        implicit none

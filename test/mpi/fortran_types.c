@@ -5,13 +5,87 @@
  * LAND/LOR/LXOR on LOGICAL with Fortran's truth values, MINLOC/MAXLOC on the pair types whose
  * index has the value's type) and round-trip through external32 (not under MPICH 4.0.2, which
  * fails an assertion there); MPI_Type_match_size and MPI_Type_create_f90_integer/real/complex give
- * types of the sizes asked for.  Any number of ranks.  (Open MPI 4.1 counts one MPI_2REAL as one
- * element, not two, and fails that check.) */
+ * types of the sizes asked for, the latter under their F90 combiners with the arguments given,
+ * one handle per arguments, not freeable.  Any number of ranks.  (Open MPI 4.1 counts one MPI_2REAL
+ * as one element, not two, and fails that check.) */
 #include "mtest.h"
 
 #include <complex.h>
 #include <stdint.h>
 #include <string.h>
+
+/* One f90 type: its envelope and contents say the combiner and the arguments as given (MPI-4.1
+ * sec. 19.1.9), its data is the named type's. */
+static int check_f90_envelope(MPI_Datatype t, int combiner, int ni, const int *ints,
+                              MPI_Datatype named, const char *what)
+{
+    int errs = 0, nints = -1, naddrs = -1, ntypes = -1, comb = -1, got[2] = {-1, -1};
+    MPI_Type_get_envelope(t, &nints, &naddrs, &ntypes, &comb);
+    MTEST_CHECK_INT(errs, combiner, comb, "%s: combiner", what);
+    MTEST_CHECK_INT(errs, ni, nints, "%s: integers", what);
+    MTEST_CHECK_INT(errs, 0, naddrs, "%s: addresses", what);
+    MTEST_CHECK_INT(errs, 0, ntypes, "%s: datatypes", what);
+    if (comb == combiner && nints == ni) {
+        MPI_Aint a;
+        MPI_Datatype d;
+        MPI_Type_get_contents(t, 2, 0, 0, got, &a, &d);
+        for (int i = 0; i < ni; i++)
+            MTEST_CHECK_INT(errs, ints[i], got[i], "%s: contents integer %d", what, i);
+    }
+    int size = -1, named_size = -2;
+    MPI_Aint lb, ext, named_lb, named_ext;
+    MPI_Type_size(t, &size);
+    MPI_Type_size(named, &named_size);
+    MPI_Type_get_extent(t, &lb, &ext);
+    MPI_Type_get_extent(named, &named_lb, &named_ext);
+    if (size != named_size || lb != named_lb || ext != named_ext)
+        MTEST_FAIL(errs, "%s: size %d, extent [%ld, %ld), the named type's %d, [%ld, %ld)", what,
+                   size, (long)lb, (long)ext, named_size, (long)named_lb, (long)named_ext);
+    return errs;
+}
+
+/* MPI_Type_create_f90_*: F90 combiners, one handle per arguments (the same again for the same),
+ * which MPI_Type_free refuses as it does the named types'. */
+static int check_f90_types(void)
+{
+    int errs = 0;
+    MPI_Datatype i9, i8, i9b, r, c, ru;
+    MPI_Type_create_f90_integer(9, &i9);
+    MPI_Type_create_f90_integer(8, &i8);
+    MPI_Type_create_f90_integer(9, &i9b);
+    MPI_Type_create_f90_real(6, 30, &r);
+    MPI_Type_create_f90_real(MPI_UNDEFINED, 30, &ru);
+    MPI_Type_create_f90_complex(15, MPI_UNDEFINED, &c);
+    errs += check_f90_envelope(i9, MPI_COMBINER_F90_INTEGER, 1, (int[]){9}, MPI_INTEGER4,
+                               "f90_integer(9)");
+    errs += check_f90_envelope(i8, MPI_COMBINER_F90_INTEGER, 1, (int[]){8}, MPI_INTEGER4,
+                               "f90_integer(8)");
+    errs += check_f90_envelope(r, MPI_COMBINER_F90_REAL, 2, (int[]){6, 30}, MPI_REAL4,
+                               "f90_real(6, 30)");
+    errs += check_f90_envelope(ru, MPI_COMBINER_F90_REAL, 2, (int[]){MPI_UNDEFINED, 30}, MPI_REAL4,
+                               "f90_real(MPI_UNDEFINED, 30)");
+    errs += check_f90_envelope(c, MPI_COMBINER_F90_COMPLEX, 2, (int[]){15, MPI_UNDEFINED},
+                               MPI_COMPLEX16, "f90_complex(15, MPI_UNDEFINED)");
+    if (i9 == i8 || r == ru)
+        MTEST_FAIL(errs, "different arguments, one handle: r=9 %#x r=8 %#x; (6,30) %#x (-,30) %#x",
+                   (unsigned)i9, (unsigned)i8, (unsigned)r, (unsigned)ru);
+    MTEST_CHECK_INT(errs, (int)i9, (int)i9b, "f90_integer(9) twice: the same handle");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype t = i9;
+    errs += mtest_check_class(MPI_Type_free(&t), MPI_ERR_TYPE, "MPI_Type_free(f90_integer(9))");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    /* Usable as they are, in point-to-point and with predefined operations. */
+    int me = mtest_rank, n = mtest_size;
+    int32_t isum = -1, mine = me;
+    MPI_Allreduce(&mine, &isum, 1, i8, MPI_SUM, MPI_COMM_WORLD);
+    MTEST_CHECK_INT(errs, n * (n - 1) / 2, isum, "SUM of f90_integer(8)");
+    double complex z = me, zsum = -1;
+    MPI_Allreduce(&z, &zsum, 1, c, MPI_SUM, MPI_COMM_WORLD);
+    if (creal(zsum) != n * (n - 1) / 2.0)
+        MTEST_FAIL(errs, "SUM of f90_complex(15, MPI_UNDEFINED): (%g,%g)", creal(zsum),
+                   cimag(zsum));
+    return errs;
+}
 
 int main(int argc, char **argv)
 {
@@ -200,5 +274,6 @@ int main(int argc, char **argv)
     MPI_Allreduce(&mine_d, &max_d, 1, f90, MPI_MAX, MPI_COMM_WORLD);
     if (max_d != n - 1)
         MTEST_FAIL(errs, "MAX of MPI_Type_create_f90_real(15, 300): %g", max_d);
+    errs += check_f90_types();
     return MTest_Finalize(errs);
 }
