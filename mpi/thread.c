@@ -14,20 +14,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int depth; /* calls of this thread under way: only the outer one locks */
 static atomic_int waiting;      /* threads blocked on the lock, so a wait knows to let go */
 
-/* A thread that finds the lock taken spins on it, giving its CPU away between tries, rather than
- * sleeping in the kernel: the holder is usually a wait that lets go at its next poll (wait_yield),
- * within a microsecond, and a futex sleep and wake-up cost tens of microseconds on a busy node
- * (two threads of a rank answering ping-pongs, osu_latency_mt: 25-50 us a message, against
- * 0.5 us for Open MPI).  sched_yield lets a holder that shares this CPU run. */
 static void lock_take(void)
 {
     if (pthread_mutex_trylock(&lock) == 0)
         return;
     atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed);
-    for (int tries = 0; pthread_mutex_trylock(&lock) != 0; tries++) {
-        if (tries >= 64)
-            sched_yield();
-    }
+    pthread_mutex_lock(&lock);
     atomic_fetch_sub_explicit(&waiting, 1, memory_order_relaxed);
 }
 
