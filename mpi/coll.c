@@ -199,44 +199,39 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
     return barrier_call("MPI_Barrier_init", comm, MPIR_COLL_PERSISTENT, info, request);
 }
 
-static int bcast_call(const char *fname, void *buffer, int count, MPI_Datatype datatype, int root,
-                      MPI_Comm comm, MPIR_Coll_mode_t mode, MPI_Info info, MPI_Request *request)
+/* Bcast's arguments, from its int or its _c form. */
+typedef struct {
+    void *buf;
+    MPI_Aint count;
+    MPI_Datatype type;
+    int root;
+} bcast_args_t;
+
+/* kind: the schedule's tag, MPIR_TAG_BCAST. */
+static int bcast_call(const char *fname, int kind, const bcast_args_t *a, MPI_Comm comm,
+                      MPIR_Coll_mode_t mode, MPI_Info info, MPI_Request *request)
 {
     MPIR_Comm *c;
     MPIR_Sched_t *s;
     int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
-    if (!err && !(err = MPIR_Check_count(count)) && !(err = MPIR_Check_comm_type(datatype)) &&
-        !(err = MPIR_Check_typed_buf(buffer, count, datatype)))
-        err = MPIR_Check_root(c, root);
-    if (!err && !(err = MPIR_Sched_create(c, mode, MPIR_TAG_BCAST, &s))) {
-        bcast_build(s, buffer, count, datatype, root, c);
+    if (!err && !(err = MPIR_Check_count(a->count)) && !(err = MPIR_Check_comm_type(a->type)) &&
+        !(err = MPIR_Check_typed_buf(a->buf, a->count, a->type)))
+        err = MPIR_Check_root(c, a->root);
+    if (!err && !(err = MPIR_Sched_create(c, mode, kind, &s))) {
+        bcast_build(s, a->buf, a->count, a->type, a->root, c);
         err = MPIR_Sched_finish(s, request);
     }
     return MPIR_Err_return(c, fname, err);
 }
 
+#define BCAST_ARGS (.buf = buffer, .count = count, .type = datatype, .root = root)
 #pragma weak MPI_Bcast = PMPI_Bcast
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    MPIR_CHECK_INIT("MPI_Bcast");
-    return bcast_call("MPI_Bcast", buffer, count, datatype, root, comm, MPIR_COLL_BLOCKING,
-                      MPI_INFO_NULL, NULL);
-}
-
 #pragma weak MPI_Ibcast = PMPI_Ibcast
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Ibcast");
-    return bcast_call("MPI_Ibcast", buffer, count, datatype, root, comm, MPIR_COLL_NONBLOCKING,
-                      MPI_INFO_NULL, request);
-}
-
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
-int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                    MPI_Info info, MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Bcast_init");
-    return bcast_call("MPI_Bcast_init", buffer, count, datatype, root, comm, MPIR_COLL_PERSISTENT,
-                      info, request);
-}
+MPIR_COLL_FORMS(Bcast, Ibcast, bcast_call, MPIR_TAG_BCAST, bcast_args_t, BCAST_ARGS, void *buffer,
+                int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+#pragma weak MPI_Bcast_c = PMPI_Bcast_c
+#pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
+#pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
+MPIR_COLL_FORMS_C(Bcast, Ibcast, bcast_call, MPIR_TAG_BCAST, bcast_args_t, BCAST_ARGS, void *buffer,
+                  MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)

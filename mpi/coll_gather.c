@@ -203,10 +203,10 @@ static void alltoallv_build(MPIR_Sched_t *s, const void *sendbuf, const MPI_Aint
 
 /* Alltoallw: per-peer counts and datatypes, displacements in bytes (on an intercommunicator, as
  * alltoallv_build). */
-static void alltoallw_build(MPIR_Sched_t *s, const void *sendbuf, const int *scounts,
-                            const int *sdispls, const MPI_Datatype *stypes, void *recvbuf,
-                            const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes,
-                            const MPIR_Comm *comm)
+static void alltoallw_build(MPIR_Sched_t *s, const void *sendbuf, const MPI_Aint *scounts,
+                            const MPI_Aint *sdispls, const MPI_Datatype *stypes, void *recvbuf,
+                            const MPI_Aint *rcounts, const MPI_Aint *rdispls,
+                            const MPI_Datatype *rtypes, const MPIR_Comm *comm)
 {
     int n = MPIR_Comm_peer_size(comm);
     if (sendbuf == MPI_IN_PLACE) {
@@ -262,7 +262,7 @@ static int check_alias(const void *sendbuf, const void *recvbuf, int sends)
 }
 
 /* Whether any of n counts is positive (the data a v-form sends or receives). */
-static int any_positive(const int *counts, int n)
+static int any_positive(const MPI_Aint *counts, int n)
 {
     for (int r = 0; counts && r < n; r++)
         if (counts[r] > 0)
@@ -282,32 +282,24 @@ typedef enum {
     DATA_ALLTOALLW,
 } data_kind_t;
 
-/* The arguments of one data-moving call; the v forms' arrays are read while building. */
+/* The arguments of one data-moving call, from its int or its _c form; the v forms' arrays are
+ * read while building. */
 typedef struct {
     const void *sendbuf;
-    int sendcount;
-    const int *sendcounts, *sdispls;
+    MPI_Aint sendcount;
+    MPIR_Array_t sendcounts, sdispls;
     MPI_Datatype sendtype;
     const MPI_Datatype *sendtypes;
     void *recvbuf;
-    int recvcount;
-    const int *recvcounts, *rdispls;
+    MPI_Aint recvcount;
+    MPIR_Array_t recvcounts, rdispls;
     MPI_Datatype recvtype;
     const MPI_Datatype *recvtypes;
     int root;
 } data_args_t;
 
-/* int counts and displacements as MPI_Aint arrays (NULL when out of memory) */
-static MPI_Aint *widen(const int *a, int n)
-{
-    MPI_Aint *w = malloc(sizeof(*w) * (n > 0 ? n : 1));
-    if (w && a)
-        for (int i = 0; i < n; i++)
-            w[i] = a[i];
-    return w;
-}
-
-/* The v forms: counts[r] elements at displs[r] for each rank r, each checked. */
+/* The v and w forms: counts[r] elements at displs[r] for each rank r, as the MPI_Aint arrays the
+ * builders take. */
 typedef struct {
     MPI_Aint *n, *d;
 } blocks_t;
@@ -318,26 +310,37 @@ static void blocks_free(blocks_t *b)
     free(b->d);
 }
 
+/* The caller's int or MPI_Count counts and int or MPI_Aint displacements, n of each, widened
+ * into b: the one place where the int and _c forms' arrays become the same. */
+static int widen_blocks(MPIR_Array_t counts, MPIR_Array_t displs, int n, blocks_t *b)
+{
+    b->n = malloc(sizeof(MPI_Aint) * (n > 0 ? n : 1));
+    b->d = malloc(sizeof(MPI_Aint) * (n > 0 ? n : 1));
+    if (!b->n || !b->d)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for %d counts and displacements", n);
+    for (int i = 0; i < n; i++) {
+        b->n[i] = MPIR_Array_at(counts, i);
+        b->d[i] = MPIR_Array_at(displs, i);
+    }
+    return MPI_SUCCESS;
+}
+
 typedef enum { SIDE_SEND, SIDE_RECV } side_t;
 
 /* The blocks of a v-form's send or receive side, one per rank point-to-point names (the remote
  * group's on an intercommunicator), each checked as that side's buffers are (a receive side
  * refuses MPI_IN_PLACE). */
-static int blocks(side_t side, const int *counts, const int *displs, const void *buf,
+static int blocks(side_t side, MPIR_Array_t counts, MPIR_Array_t displs, const void *buf,
                   MPI_Datatype type, const MPIR_Comm *c, blocks_t *b)
 {
     int (*check)(const void *, MPI_Aint, MPI_Datatype) = side == SIDE_RECV ? check_rbuf : check_buf;
-    int err = MPI_SUCCESS;
-    if (!counts || !displs)
+    if (!counts.base || !displs.base)
         return MPIR_Err_create(MPI_ERR_ARG, "%s counts or displs is NULL",
                                side == SIDE_RECV ? "recv" : "send");
     int n = MPIR_Comm_peer_size(c);
-    b->n = widen(counts, n);
-    b->d = widen(displs, n);
-    if (!b->n || !b->d)
-        err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory");
+    int err = widen_blocks(counts, displs, n, b);
     for (int r = 0; !err && r < n; r++)
-        err = check(buf, counts[r], type);
+        err = check(buf, b->n[r], type);
     return err;
 }
 
@@ -411,33 +414,33 @@ static int data_build(data_kind_t kind, const data_args_t *a, const MPIR_Comm *c
         if (!err)
             err = blocks(SIDE_RECV, a->recvcounts, a->rdispls, a->recvbuf, a->recvtype, c, &rb);
         if (!err)
-            err = check_alias(a->sendbuf, a->recvbuf,
-                              any_positive(a->sendcounts, MPIR_Comm_peer_size(c)));
+            err = check_alias(a->sendbuf, a->recvbuf, any_positive(sb.n, MPIR_Comm_peer_size(c)));
         if (!err)
             alltoallv_build(s, a->sendbuf, sb.n, sb.d, 0, a->sendtype, a->recvbuf, rb.n, rb.d, 0,
                             a->recvtype, c);
         break;
     case DATA_ALLTOALLW: {
-        int in_place = a->sendbuf == MPI_IN_PLACE;
-        if ((!in_place && (!a->sendcounts || !a->sdispls || !a->sendtypes)) || !a->recvcounts ||
-            !a->rdispls || !a->recvtypes)
+        int in_place = a->sendbuf == MPI_IN_PLACE, n = MPIR_Comm_peer_size(c);
+        if ((!in_place && (!a->sendcounts.base || !a->sdispls.base || !a->sendtypes)) ||
+            !a->recvcounts.base || !a->rdispls.base || !a->recvtypes)
             err = MPIR_Err_create(MPI_ERR_ARG, "a count, displacement or datatype array is NULL");
         if (!err && a->recvbuf == MPI_IN_PLACE)
             err = check_rbuf(a->recvbuf, 0, MPI_DATATYPE_NULL);
         if (!err && !in_place)
-            err = check_alias(a->sendbuf, a->recvbuf,
-                              any_positive(a->sendcounts, MPIR_Comm_peer_size(c)));
-        for (int r = 0; !err && r < MPIR_Comm_peer_size(c); r++) {
+            err = widen_blocks(a->sendcounts, a->sdispls, n, &sb);
+        if (!err)
+            err = widen_blocks(a->recvcounts, a->rdispls, n, &rb);
+        if (!err && !in_place)
+            err = check_alias(a->sendbuf, a->recvbuf, any_positive(sb.n, n));
+        for (int r = 0; !err && r < n; r++) {
             if (!in_place)
-                err = check_buf((const char *)a->sendbuf + a->sdispls[r], a->sendcounts[r],
-                                a->sendtypes[r]);
+                err = check_buf((const char *)a->sendbuf + sb.d[r], sb.n[r], a->sendtypes[r]);
             if (!err)
-                err = check_buf((char *)a->recvbuf + a->rdispls[r], a->recvcounts[r],
-                                a->recvtypes[r]);
+                err = check_buf((char *)a->recvbuf + rb.d[r], rb.n[r], a->recvtypes[r]);
         }
         if (!err)
-            alltoallw_build(s, a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
-                            a->recvcounts, a->rdispls, a->recvtypes, c);
+            alltoallw_build(s, a->sendbuf, sb.n, sb.d, a->sendtypes, a->recvbuf, rb.n, rb.d,
+                            a->recvtypes, c);
         break;
     }
     }
@@ -541,92 +544,157 @@ static int data_call(const char *fname, data_kind_t kind, const data_args_t *a, 
     return MPIR_Err_return(c, fname, err);
 }
 
+/* Each call in its int form and its _c form (MPI_Count counts, MPI_Aint displacements), one
+ * ARGS for both. */
+/* Gather and Scatter take the same fields. */
+#define ROOTED_ARGS                                                                                \
+    (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,         \
+     .recvcount = recvcount, .recvtype = recvtype, .root = root)
 #pragma weak MPI_Gather = PMPI_Gather
 #pragma weak MPI_Igather = PMPI_Igather
 #pragma weak MPI_Gather_init = PMPI_Gather_init
-MPIR_COLL_FORMS(Gather, Igather, data_call, DATA_GATHER, data_args_t,
-                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
-                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root),
+MPIR_COLL_FORMS(Gather, Igather, data_call, DATA_GATHER, data_args_t, ROOTED_ARGS,
                 const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+#pragma weak MPI_Gather_c = PMPI_Gather_c
+#pragma weak MPI_Igather_c = PMPI_Igather_c
+#pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
+MPIR_COLL_FORMS_C(Gather, Igather, data_call, DATA_GATHER, data_args_t, ROOTED_ARGS,
+                  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 
+#define GATHERV_ARGS                                                                               \
+    (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,         \
+     .recvcounts = MPIR_ARRAY(recvcounts), .rdispls = MPIR_ARRAY(displs), .recvtype = recvtype,    \
+     .root = root)
 #pragma weak MPI_Gatherv = PMPI_Gatherv
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
-MPIR_COLL_FORMS(Gatherv, Igatherv, data_call, DATA_GATHERV, data_args_t,
-                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
-                 .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
-                 .recvtype = recvtype, .root = root),
+MPIR_COLL_FORMS(Gatherv, Igatherv, data_call, DATA_GATHERV, data_args_t, GATHERV_ARGS,
                 const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
+#pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
+#pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
+#pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
+MPIR_COLL_FORMS_C(Gatherv, Igatherv, data_call, DATA_GATHERV, data_args_t, GATHERV_ARGS,
+                  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
 
 #pragma weak MPI_Scatter = PMPI_Scatter
 #pragma weak MPI_Iscatter = PMPI_Iscatter
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
-MPIR_COLL_FORMS(Scatter, Iscatter, data_call, DATA_SCATTER, data_args_t,
-                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
-                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root),
+MPIR_COLL_FORMS(Scatter, Iscatter, data_call, DATA_SCATTER, data_args_t, ROOTED_ARGS,
                 const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+#pragma weak MPI_Scatter_c = PMPI_Scatter_c
+#pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
+#pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
+MPIR_COLL_FORMS_C(Scatter, Iscatter, data_call, DATA_SCATTER, data_args_t, ROOTED_ARGS,
+                  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 
+#define SCATTERV_ARGS                                                                              \
+    (.sendbuf = sendbuf, .sendcounts = MPIR_ARRAY(sendcounts), .sdispls = MPIR_ARRAY(displs),      \
+     .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,       \
+     .root = root)
 #pragma weak MPI_Scatterv = PMPI_Scatterv
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
-MPIR_COLL_FORMS(Scatterv, Iscatterv, data_call, DATA_SCATTERV, data_args_t,
-                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,
-                 .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
-                 .recvtype = recvtype, .root = root),
+MPIR_COLL_FORMS(Scatterv, Iscatterv, data_call, DATA_SCATTERV, data_args_t, SCATTERV_ARGS,
                 const void *sendbuf, const int sendcounts[], const int displs[],
                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                 int root, MPI_Comm comm)
+#pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
+#pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
+#pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
+MPIR_COLL_FORMS_C(Scatterv, Iscatterv, data_call, DATA_SCATTERV, data_args_t, SCATTERV_ARGS,
+                  const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                  MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
 
+/* Allgather and Alltoall take the same fields. */
+#define BLOCK_ARGS                                                                                 \
+    (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,         \
+     .recvcount = recvcount, .recvtype = recvtype)
 #pragma weak MPI_Allgather = PMPI_Allgather
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
-MPIR_COLL_FORMS(Allgather, Iallgather, data_call, DATA_ALLGATHER, data_args_t,
-                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
-                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype),
+MPIR_COLL_FORMS(Allgather, Iallgather, data_call, DATA_ALLGATHER, data_args_t, BLOCK_ARGS,
                 const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Allgather_c = PMPI_Allgather_c
+#pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
+#pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
+MPIR_COLL_FORMS_C(Allgather, Iallgather, data_call, DATA_ALLGATHER, data_args_t, BLOCK_ARGS,
+                  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 
+#define ALLGATHERV_ARGS                                                                            \
+    (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,         \
+     .recvcounts = MPIR_ARRAY(recvcounts), .rdispls = MPIR_ARRAY(displs), .recvtype = recvtype)
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
-MPIR_COLL_FORMS(Allgatherv, Iallgatherv, data_call, DATA_ALLGATHERV, data_args_t,
-                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
-                 .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
-                 .recvtype = recvtype),
+MPIR_COLL_FORMS(Allgatherv, Iallgatherv, data_call, DATA_ALLGATHERV, data_args_t, ALLGATHERV_ARGS,
                 const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
+#pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
+#pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
+MPIR_COLL_FORMS_C(Allgatherv, Iallgatherv, data_call, DATA_ALLGATHERV, data_args_t, ALLGATHERV_ARGS,
+                  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                  MPI_Comm comm)
 
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
-MPIR_COLL_FORMS(Alltoall, Ialltoall, data_call, DATA_ALLTOALL, data_args_t,
-                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
-                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype),
+MPIR_COLL_FORMS(Alltoall, Ialltoall, data_call, DATA_ALLTOALL, data_args_t, BLOCK_ARGS,
                 const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Alltoall_c = PMPI_Alltoall_c
+#pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
+#pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
+MPIR_COLL_FORMS_C(Alltoall, Ialltoall, data_call, DATA_ALLTOALL, data_args_t, BLOCK_ARGS,
+                  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 
+#define ALLTOALLV_ARGS                                                                             \
+    (.sendbuf = sendbuf, .sendcounts = MPIR_ARRAY(sendcounts), .sdispls = MPIR_ARRAY(sdispls),     \
+     .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = MPIR_ARRAY(recvcounts),               \
+     .rdispls = MPIR_ARRAY(rdispls), .recvtype = recvtype)
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
 #pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
-MPIR_COLL_FORMS(Alltoallv, Ialltoallv, data_call, DATA_ALLTOALLV, data_args_t,
-                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
-                 .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                 .rdispls = rdispls, .recvtype = recvtype),
+MPIR_COLL_FORMS(Alltoallv, Ialltoallv, data_call, DATA_ALLTOALLV, data_args_t, ALLTOALLV_ARGS,
                 const void *sendbuf, const int sendcounts[], const int sdispls[],
                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                 MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
+#pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
+#pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
+MPIR_COLL_FORMS_C(Alltoallv, Ialltoallv, data_call, DATA_ALLTOALLV, data_args_t, ALLTOALLV_ARGS,
+                  const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 
+#define ALLTOALLW_ARGS                                                                             \
+    (.sendbuf = sendbuf, .sendcounts = MPIR_ARRAY(sendcounts), .sdispls = MPIR_ARRAY(sdispls),     \
+     .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = MPIR_ARRAY(recvcounts),             \
+     .rdispls = MPIR_ARRAY(rdispls), .recvtypes = recvtypes)
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
 #pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
-MPIR_COLL_FORMS(Alltoallw, Ialltoallw, data_call, DATA_ALLTOALLW, data_args_t,
-                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
-                 .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                 .rdispls = rdispls, .recvtypes = recvtypes),
+MPIR_COLL_FORMS(Alltoallw, Ialltoallw, data_call, DATA_ALLTOALLW, data_args_t, ALLTOALLW_ARGS,
                 const void *sendbuf, const int sendcounts[], const int sdispls[],
                 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+#pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
+#pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
+#pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
+MPIR_COLL_FORMS_C(Alltoallw, Ialltoallw, data_call, DATA_ALLTOALLW, data_args_t, ALLTOALLW_ARGS,
+                  const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)

@@ -19,18 +19,16 @@ typedef enum {
     NBR_ALLTOALLW,
 } nbr_kind_t;
 
-/* The arguments of one call; the arrays are read while building. */
+/* The arguments of one call, from its int or its _c form; the arrays are read while building. */
 typedef struct {
     const void *sendbuf;
-    int sendcount;
-    const int *sendcounts, *sdispls; /* Alltoallv: in sendtype's extents */
-    const MPI_Aint *sdispls_w;       /* Alltoallw: in bytes */
+    MPI_Aint sendcount;
+    MPIR_Array_t sendcounts, sdispls; /* sdispls: in sendtype's extents (v), in bytes (w) */
     MPI_Datatype sendtype;
     const MPI_Datatype *sendtypes;
     void *recvbuf;
-    int recvcount;
-    const int *recvcounts, *rdispls;
-    const MPI_Aint *rdispls_w;
+    MPI_Aint recvcount;
+    MPIR_Array_t recvcounts, rdispls;
     MPI_Datatype recvtype;
     const MPI_Datatype *recvtypes;
 } nbr_args_t;
@@ -55,12 +53,13 @@ static block_t send_block(nbr_kind_t kind, const nbr_args_t *a, int k)
     case NBR_ALLGATHERV:
         break;
     case NBR_ALLTOALL:
-        return (block_t){b + k * (MPI_Aint)a->sendcount * extent(a->sendtype), a->sendcount,
-                         a->sendtype};
+        return (block_t){b + k * a->sendcount * extent(a->sendtype), a->sendcount, a->sendtype};
     case NBR_ALLTOALLV:
-        return (block_t){b + a->sdispls[k] * extent(a->sendtype), a->sendcounts[k], a->sendtype};
+        return (block_t){b + MPIR_Array_at(a->sdispls, k) * extent(a->sendtype),
+                         MPIR_Array_at(a->sendcounts, k), a->sendtype};
     case NBR_ALLTOALLW:
-        return (block_t){b + a->sdispls_w[k], a->sendcounts[k], a->sendtypes[k]};
+        return (block_t){b + MPIR_Array_at(a->sdispls, k), MPIR_Array_at(a->sendcounts, k),
+                         a->sendtypes[k]};
     }
     return (block_t){b, a->sendcount, a->sendtype};
 }
@@ -74,12 +73,13 @@ static block_t recv_block(nbr_kind_t kind, const nbr_args_t *a, int k)
         break;
     case NBR_ALLGATHERV:
     case NBR_ALLTOALLV:
-        return (block_t){b + a->rdispls[k] * extent(a->recvtype), a->recvcounts[k], a->recvtype};
+        return (block_t){b + MPIR_Array_at(a->rdispls, k) * extent(a->recvtype),
+                         MPIR_Array_at(a->recvcounts, k), a->recvtype};
     case NBR_ALLTOALLW:
-        return (block_t){b + a->rdispls_w[k], a->recvcounts[k], a->recvtypes[k]};
+        return (block_t){b + MPIR_Array_at(a->rdispls, k), MPIR_Array_at(a->recvcounts, k),
+                         a->recvtypes[k]};
     }
-    return (block_t){b + k * (MPI_Aint)a->recvcount * extent(a->recvtype), a->recvcount,
-                     a->recvtype};
+    return (block_t){b + k * a->recvcount * extent(a->recvtype), a->recvcount, a->recvtype};
 }
 
 /* The slot of the k-th receive posted.  In a Cartesian topology the block a process sends to
@@ -127,15 +127,15 @@ static int check_arrays(nbr_kind_t kind, const nbr_args_t *a, const MPIR_Topo *t
     case NBR_ALLTOALL:
         break;
     case NBR_ALLGATHERV:
-        bad = recvs && (!a->recvcounts || !a->rdispls);
+        bad = recvs && (!a->recvcounts.base || !a->rdispls.base);
         break;
     case NBR_ALLTOALLV:
-        bad = (sends && (!a->sendcounts || !a->sdispls)) ||
-              (recvs && (!a->recvcounts || !a->rdispls));
+        bad = (sends && (!a->sendcounts.base || !a->sdispls.base)) ||
+              (recvs && (!a->recvcounts.base || !a->rdispls.base));
         break;
     case NBR_ALLTOALLW:
-        bad = (sends && (!a->sendcounts || !a->sdispls_w || !a->sendtypes)) ||
-              (recvs && (!a->recvcounts || !a->rdispls_w || !a->recvtypes));
+        bad = (sends && (!a->sendcounts.base || !a->sdispls.base || !a->sendtypes)) ||
+              (recvs && (!a->recvcounts.base || !a->rdispls.base || !a->recvtypes));
         break;
     }
     return bad ? MPIR_Err_create(MPI_ERR_ARG, "a count, displacement or datatype array is NULL")
@@ -187,52 +187,93 @@ static int nbr_call(const char *fname, nbr_kind_t kind, const nbr_args_t *a, MPI
     return MPIR_Err_return(c, fname, err);
 }
 
+/* Each call in its int form and its _c form (MPI_Count counts, MPI_Aint displacements), one
+ * ARGS for both. */
+/* Neighbor_allgather and Neighbor_alltoall take the same fields. */
+#define NBR_BLOCK_ARGS                                                                             \
+    (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,         \
+     .recvcount = recvcount, .recvtype = recvtype)
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
 MPIR_COLL_FORMS(Neighbor_allgather, Ineighbor_allgather, nbr_call, NBR_ALLGATHER, nbr_args_t,
-                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
-                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype),
-                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+                NBR_BLOCK_ARGS, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
+#pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
+#pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
+MPIR_COLL_FORMS_C(Neighbor_allgather, Ineighbor_allgather, nbr_call, NBR_ALLGATHER, nbr_args_t,
+                  NBR_BLOCK_ARGS, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 
+#define NBR_ALLGATHERV_ARGS                                                                        \
+    (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,         \
+     .recvcounts = MPIR_ARRAY(recvcounts), .rdispls = MPIR_ARRAY(displs), .recvtype = recvtype)
 #pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
 #pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
 MPIR_COLL_FORMS(Neighbor_allgatherv, Ineighbor_allgatherv, nbr_call, NBR_ALLGATHERV, nbr_args_t,
-                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
-                 .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
-                 .recvtype = recvtype),
-                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+                NBR_ALLGATHERV_ARGS, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                MPI_Comm comm)
+#pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
+#pragma weak MPI_Ineighbor_allgatherv_c = PMPI_Ineighbor_allgatherv_c
+#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
+MPIR_COLL_FORMS_C(Neighbor_allgatherv, Ineighbor_allgatherv, nbr_call, NBR_ALLGATHERV, nbr_args_t,
+                  NBR_ALLGATHERV_ARGS, const void *sendbuf, MPI_Count sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                  const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
 #pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
 MPIR_COLL_FORMS(Neighbor_alltoall, Ineighbor_alltoall, nbr_call, NBR_ALLTOALL, nbr_args_t,
-                (.sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
-                 .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype),
-                const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+                NBR_BLOCK_ARGS, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Neighbor_alltoall_c = PMPI_Neighbor_alltoall_c
+#pragma weak MPI_Ineighbor_alltoall_c = PMPI_Ineighbor_alltoall_c
+#pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
+MPIR_COLL_FORMS_C(Neighbor_alltoall, Ineighbor_alltoall, nbr_call, NBR_ALLTOALL, nbr_args_t,
+                  NBR_BLOCK_ARGS, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 
+#define NBR_ALLTOALLV_ARGS                                                                         \
+    (.sendbuf = sendbuf, .sendcounts = MPIR_ARRAY(sendcounts), .sdispls = MPIR_ARRAY(sdispls),     \
+     .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = MPIR_ARRAY(recvcounts),               \
+     .rdispls = MPIR_ARRAY(rdispls), .recvtype = recvtype)
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
 #pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
 #pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
 MPIR_COLL_FORMS(Neighbor_alltoallv, Ineighbor_alltoallv, nbr_call, NBR_ALLTOALLV, nbr_args_t,
-                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
-                 .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                 .rdispls = rdispls, .recvtype = recvtype),
-                const void *sendbuf, const int sendcounts[], const int sdispls[],
-                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-                MPI_Datatype recvtype, MPI_Comm comm)
+                NBR_ALLTOALLV_ARGS, const void *sendbuf, const int sendcounts[],
+                const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c
+#pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
+#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+MPIR_COLL_FORMS_C(Neighbor_alltoallv, Ineighbor_alltoallv, nbr_call, NBR_ALLTOALLV, nbr_args_t,
+                  NBR_ALLTOALLV_ARGS, const void *sendbuf, const MPI_Count sendcounts[],
+                  const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm)
 
+#define NBR_ALLTOALLW_ARGS                                                                         \
+    (.sendbuf = sendbuf, .sendcounts = MPIR_ARRAY(sendcounts), .sdispls = MPIR_ARRAY(sdispls),     \
+     .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = MPIR_ARRAY(recvcounts),             \
+     .rdispls = MPIR_ARRAY(rdispls), .recvtypes = recvtypes)
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
 #pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
 MPIR_COLL_FORMS(Neighbor_alltoallw, Ineighbor_alltoallw, nbr_call, NBR_ALLTOALLW, nbr_args_t,
-                (.sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls_w = sdispls,
-                 .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                 .rdispls_w = rdispls, .recvtypes = recvtypes),
-                const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+                NBR_ALLTOALLW_ARGS, const void *sendbuf, const int sendcounts[],
+                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                MPI_Comm comm)
+#pragma weak MPI_Neighbor_alltoallw_c = PMPI_Neighbor_alltoallw_c
+#pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
+#pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
+MPIR_COLL_FORMS_C(Neighbor_alltoallw, Ineighbor_alltoallw, nbr_call, NBR_ALLTOALLW, nbr_args_t,
+                  NBR_ALLTOALLW_ARGS, const void *sendbuf, const MPI_Count sendcounts[],
+                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                  const MPI_Datatype recvtypes[], MPI_Comm comm)

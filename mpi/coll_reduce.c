@@ -145,19 +145,33 @@ static int check_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_
     return MPI_SUCCESS;
 }
 
+static int reduce_local(const char *fname, const void *inbuf, void *inoutbuf, MPI_Aint count,
+                        MPI_Datatype datatype, MPI_Op op)
+{
+    int err = check_reduce(inbuf, inoutbuf, count, datatype, op, 1);
+    if (!err && inbuf == MPI_IN_PLACE)
+        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in %s", fname);
+    if (err)
+        return MPIR_Err_return(NULL, fname, err);
+    if (count > 0)
+        MPIR_Reduce_apply(op, datatype, inbuf, inoutbuf, count);
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
     MPIR_CHECK_INIT("MPI_Reduce_local");
-    int err = check_reduce(inbuf, inoutbuf, count, datatype, op, 1);
-    if (!err && inbuf == MPI_IN_PLACE)
-        err = MPIR_Err_create(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in MPI_Reduce_local");
-    if (err)
-        return MPIR_Err_return(NULL, "MPI_Reduce_local", err);
-    if (count > 0)
-        MPIR_Reduce_apply(op, datatype, inbuf, inoutbuf, count);
-    return MPI_SUCCESS;
+    return reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
+}
+
+#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Op op)
+{
+    MPIR_CHECK_INIT("MPI_Reduce_local_c");
+    return reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
 }
 
 /* Inclusive (Scan) or exclusive (Exscan) prefix reduction by recursive doubling: in round k
@@ -239,12 +253,12 @@ typedef enum {
     RED_REDUCE_SCATTER,
 } red_kind_t;
 
-/* The arguments of one reduction call. */
+/* The arguments of one reduction call, from its int or its _c form. */
 typedef struct {
     const void *sendbuf;
     void *recvbuf;
     MPI_Aint count;
-    const int *counts;
+    MPIR_Array_t counts;
     int vector; /* Reduce_scatter: counts, not count, gives the blocks */
     MPI_Datatype type;
     MPI_Op op;
@@ -259,7 +273,7 @@ static int reduce_scatter_call(const char *fname, const red_args_t *a, MPIR_Comm
     int err = counts && displs ? MPI_SUCCESS
                                : MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in %s", fname);
     for (int r = 0; !err && r < c->size; r++) {
-        counts[r] = a->vector ? a->counts[r] : a->count;
+        counts[r] = a->vector ? MPIR_Array_at(a->counts, r) : a->count;
         if (counts[r] < 0)
             err = MPIR_Err_create(MPI_ERR_COUNT, "recvcounts[%d] is %ld", r, (long)counts[r]);
         displs[r] = total;
@@ -330,7 +344,7 @@ static int red_call(const char *fname, red_kind_t kind, const red_args_t *a, MPI
     MPIR_Comm *c;
     MPIR_Sched_t *s = NULL;
     int err = MPIR_Coll_begin(fname, comm, mode, info, request, &c);
-    if (!err && a->vector && !a->counts)
+    if (!err && a->vector && !a->counts.base)
         err = MPIR_Err_create(MPI_ERR_ARG, "recvcounts is NULL");
     if (!err)
         err = c->is_inter ? check_inter(fname, kind, a, c) : check_intra(kind, a, c);
@@ -359,57 +373,87 @@ static int red_call(const char *fname, red_kind_t kind, const red_args_t *a, MPI
     return MPIR_Err_return(c, fname, err);
 }
 
+/* Each call in its int form and its _c form (MPI_Count counts), one ARGS for both. */
+#define REDUCE_ARGS                                                                                \
+    (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op,           \
+     .root = root)
 #pragma weak MPI_Reduce = PMPI_Reduce
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
-MPIR_COLL_FORMS(Reduce, Ireduce, red_call, RED_REDUCE, red_args_t,
-                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op,
-                 .root = root),
-                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm)
+MPIR_COLL_FORMS(Reduce, Ireduce, red_call, RED_REDUCE, red_args_t, REDUCE_ARGS, const void *sendbuf,
+                void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+#pragma weak MPI_Reduce_c = PMPI_Reduce_c
+#pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
+#pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
+MPIR_COLL_FORMS_C(Reduce, Ireduce, red_call, RED_REDUCE, red_args_t, REDUCE_ARGS,
+                  const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm)
 
+/* Allreduce, Scan and Exscan take the same fields. */
+#define RED_ARGS                                                                                   \
+    (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype, .op = op)
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
-MPIR_COLL_FORMS(Allreduce, Iallreduce, red_call, RED_ALLREDUCE, red_args_t,
-                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype,
-                 .op = op),
+MPIR_COLL_FORMS(Allreduce, Iallreduce, red_call, RED_ALLREDUCE, red_args_t, RED_ARGS,
                 const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
+#pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
+#pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
+#pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
+MPIR_COLL_FORMS_C(Allreduce, Iallreduce, red_call, RED_ALLREDUCE, red_args_t, RED_ARGS,
+                  const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
 
 #pragma weak MPI_Scan = PMPI_Scan
 #pragma weak MPI_Iscan = PMPI_Iscan
 #pragma weak MPI_Scan_init = PMPI_Scan_init
-MPIR_COLL_FORMS(Scan, Iscan, red_call, RED_SCAN, red_args_t,
-                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype,
-                 .op = op),
-                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm)
+MPIR_COLL_FORMS(Scan, Iscan, red_call, RED_SCAN, red_args_t, RED_ARGS, const void *sendbuf,
+                void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#pragma weak MPI_Scan_c = PMPI_Scan_c
+#pragma weak MPI_Iscan_c = PMPI_Iscan_c
+#pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
+MPIR_COLL_FORMS_C(Scan, Iscan, red_call, RED_SCAN, red_args_t, RED_ARGS, const void *sendbuf,
+                  void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 
 #pragma weak MPI_Exscan = PMPI_Exscan
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
-MPIR_COLL_FORMS(Exscan, Iexscan, red_call, RED_EXSCAN, red_args_t,
-                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .type = datatype,
-                 .op = op),
-                const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm)
+MPIR_COLL_FORMS(Exscan, Iexscan, red_call, RED_EXSCAN, red_args_t, RED_ARGS, const void *sendbuf,
+                void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#pragma weak MPI_Exscan_c = PMPI_Exscan_c
+#pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
+#pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
+MPIR_COLL_FORMS_C(Exscan, Iexscan, red_call, RED_EXSCAN, red_args_t, RED_ARGS, const void *sendbuf,
+                  void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 
+#define REDUCE_SCATTER_BLOCK_ARGS                                                                  \
+    (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = recvcount, .type = datatype, .op = op)
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
 #pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
 MPIR_COLL_FORMS(Reduce_scatter_block, Ireduce_scatter_block, red_call, RED_REDUCE_SCATTER,
-                red_args_t,
-                (.sendbuf = sendbuf, .recvbuf = recvbuf, .count = recvcount, .type = datatype,
-                 .op = op),
-                const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm)
+                red_args_t, REDUCE_SCATTER_BLOCK_ARGS, const void *sendbuf, void *recvbuf,
+                int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c
+#pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
+#pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
+MPIR_COLL_FORMS_C(Reduce_scatter_block, Ireduce_scatter_block, red_call, RED_REDUCE_SCATTER,
+                  red_args_t, REDUCE_SCATTER_BLOCK_ARGS, const void *sendbuf, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 
+#define REDUCE_SCATTER_ARGS                                                                        \
+    (.sendbuf = sendbuf, .recvbuf = recvbuf, .counts = MPIR_ARRAY(recvcounts), .vector = 1,        \
+     .type = datatype, .op = op)
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
 MPIR_COLL_FORMS(Reduce_scatter, Ireduce_scatter, red_call, RED_REDUCE_SCATTER, red_args_t,
-                (.sendbuf = sendbuf, .recvbuf = recvbuf, .counts = recvcounts, .vector = 1,
-                 .type = datatype, .op = op),
-                const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                MPI_Op op, MPI_Comm comm)
+                REDUCE_SCATTER_ARGS, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
+#pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
+#pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
+MPIR_COLL_FORMS_C(Reduce_scatter, Ireduce_scatter, red_call, RED_REDUCE_SCATTER, red_args_t,
+                  REDUCE_SCATTER_ARGS, const void *sendbuf, void *recvbuf,
+                  const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)

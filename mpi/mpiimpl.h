@@ -274,8 +274,10 @@ int MPIR_Coll_begin(const char *fname, MPI_Comm comm, MPIR_Coll_mode_t mode, MPI
 /* The three forms of a collective: PMPI_NAME(params), PMPI_INAME(params, request) and
  * PMPI_NAME_init(params, info, request).  Each checks that MPI is initialized and hands its
  * arguments (ARGS, a parenthesized initializer of an ARGS_T) to
- * CALL(fname, KIND, &args, comm, mode, info, request).  The #pragma weak lines for the MPI_
- * names stay beside each use. */
+ * CALL(fname, KIND, &args, comm, mode, info, request).  MPIR_COLL_FORMS_C makes the large-count
+ * forms PMPI_NAME_c, PMPI_INAME_c and PMPI_NAME_init_c (MPI-4.1 sec. 6: the same calls with
+ * MPI_Count counts and MPI_Aint displacements); one ARGS serves both, as MPIR_ARRAY takes either
+ * kind of array.  The #pragma weak lines for the MPI_ names stay beside each use. */
 #define MPIR_UNPAREN(...) __VA_ARGS__
 #define MPIR_COLL_FORM(FNAME, CALL, KIND, ARGS_T, ARGS, MODE, INFO, REQ)                           \
     {                                                                                              \
@@ -283,15 +285,48 @@ int MPIR_Coll_begin(const char *fname, MPI_Comm comm, MPIR_Coll_mode_t mode, MPI
         ARGS_T a = {MPIR_UNPAREN ARGS};                                                            \
         return CALL(FNAME, KIND, &a, comm, MODE, INFO, REQ);                                       \
     }
+#define MPIR_COLL_FORMS_SFX(NAME, INAME, SFX, CALL, KIND, ARGS_T, ARGS, ...)                       \
+    int PMPI_##NAME##SFX(__VA_ARGS__) MPIR_COLL_FORM(                                              \
+        "MPI_" #NAME #SFX, CALL, KIND, ARGS_T, ARGS, MPIR_COLL_BLOCKING, MPI_INFO_NULL,            \
+        NULL) int PMPI_##INAME##SFX(__VA_ARGS__, MPI_Request *request)                             \
+        MPIR_COLL_FORM(                                                                            \
+            "MPI_" #INAME #SFX, CALL, KIND, ARGS_T, ARGS, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,    \
+            request) int PMPI_##NAME##_init##SFX(__VA_ARGS__, MPI_Info info, MPI_Request *request) \
+            MPIR_COLL_FORM("MPI_" #NAME "_init" #SFX, CALL, KIND, ARGS_T, ARGS,                    \
+                           MPIR_COLL_PERSISTENT, info, request)
 #define MPIR_COLL_FORMS(NAME, INAME, CALL, KIND, ARGS_T, ARGS, ...)                                \
-    int PMPI_##NAME(__VA_ARGS__)                                                                   \
-        MPIR_COLL_FORM("MPI_" #NAME, CALL, KIND, ARGS_T, ARGS, MPIR_COLL_BLOCKING, MPI_INFO_NULL,  \
-                       NULL) int PMPI_##INAME(__VA_ARGS__, MPI_Request *request)                   \
-            MPIR_COLL_FORM(                                                                        \
-                "MPI_" #INAME, CALL, KIND, ARGS_T, ARGS, MPIR_COLL_NONBLOCKING, MPI_INFO_NULL,     \
-                request) int PMPI_##NAME##_init(__VA_ARGS__, MPI_Info info, MPI_Request *request)  \
-                MPIR_COLL_FORM("MPI_" #NAME "_init", CALL, KIND, ARGS_T, ARGS,                     \
-                               MPIR_COLL_PERSISTENT, info, request)
+    MPIR_COLL_FORMS_SFX(NAME, INAME, , CALL, KIND, ARGS_T, ARGS, __VA_ARGS__)
+#define MPIR_COLL_FORMS_C(NAME, INAME, CALL, KIND, ARGS_T, ARGS, ...)                              \
+    MPIR_COLL_FORMS_SFX(NAME, INAME, _c, CALL, KIND, ARGS_T, ARGS, __VA_ARGS__)
+
+/* A count or displacement array of a collective as its caller gave it: int in the classic
+ * forms, MPI_Count (counts) or MPI_Aint (displacements) in the _c forms and in the byte
+ * displacements of Neighbor_alltoallw.  Keeping the caller's array, rather than a converted
+ * copy, lets the int and _c forms share every check and builder; MPIR_Array_at reads one entry
+ * as the MPI_Aint the builders take. */
+typedef enum { MPIR_ARRAY_INT, MPIR_ARRAY_AINT, MPIR_ARRAY_COUNT } MPIR_Array_elem_t;
+typedef struct {
+    const void *base; /* NULL when the caller passed NULL */
+    MPIR_Array_elem_t elem;
+} MPIR_Array_t;
+#define MPIR_ARRAY(a)                                                                              \
+    ((MPIR_Array_t){(a), _Generic((a), const int *: MPIR_ARRAY_INT,                              \
+                                  const MPI_Aint *: MPIR_ARRAY_AINT,                             \
+                                  const MPI_Count *: MPIR_ARRAY_COUNT)})
+_Static_assert(sizeof(MPI_Count) <= sizeof(MPI_Aint),
+               "an MPI_Count count is an MPI_Aint unchanged");
+static inline MPI_Aint MPIR_Array_at(MPIR_Array_t a, int i)
+{
+    switch (a.elem) {
+    case MPIR_ARRAY_INT:
+        return ((const int *)a.base)[i];
+    case MPIR_ARRAY_AINT:
+        return ((const MPI_Aint *)a.base)[i];
+    case MPIR_ARRAY_COUNT:
+        return (MPI_Aint)((const MPI_Count *)a.base)[i];
+    }
+    return 0;
+}
 
 /* MPI_Start of a persistent collective. */
 void MPIR_Sched_start(MPIR_Sched_t *s, MPIR_Request *req);

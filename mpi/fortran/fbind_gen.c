@@ -2887,7 +2887,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 356; in fbind.c: 25; not bound: 80 (and the
+/* Generated: 356; in fbind.c: 25; not bound: 144 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -2965,8 +2965,72 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Pack_external_c: large counts: mpi_f08 only
  *   MPI_Unpack_external_c: large counts: mpi_f08 only
  *   MPI_Pack_external_size_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_allgather_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_allgatherv_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_alltoall_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_alltoallv_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_alltoallw_c: large counts: mpi_f08 only
+ *   MPI_Ineighbor_allgather_c: large counts: mpi_f08 only
+ *   MPI_Ineighbor_allgatherv_c: large counts: mpi_f08 only
+ *   MPI_Ineighbor_alltoall_c: large counts: mpi_f08 only
+ *   MPI_Ineighbor_alltoallv_c: large counts: mpi_f08 only
+ *   MPI_Ineighbor_alltoallw_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_allgather_init_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_allgatherv_init_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_alltoall_init_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_alltoallv_init_c: large counts: mpi_f08 only
+ *   MPI_Neighbor_alltoallw_init_c: large counts: mpi_f08 only
  *   MPI_Win_set_attr: windows are refused
  *   MPI_Win_get_attr: windows are refused
  *   MPI_Comm_spawn: argument char * [] argv
  *   MPI_Comm_spawn_multiple: argument char * [] array_of_commands
+ *   MPI_Bcast_c: large counts: mpi_f08 only
+ *   MPI_Reduce_c: large counts: mpi_f08 only
+ *   MPI_Allreduce_c: large counts: mpi_f08 only
+ *   MPI_Gather_c: large counts: mpi_f08 only
+ *   MPI_Gatherv_c: large counts: mpi_f08 only
+ *   MPI_Scatter_c: large counts: mpi_f08 only
+ *   MPI_Scatterv_c: large counts: mpi_f08 only
+ *   MPI_Allgather_c: large counts: mpi_f08 only
+ *   MPI_Allgatherv_c: large counts: mpi_f08 only
+ *   MPI_Alltoall_c: large counts: mpi_f08 only
+ *   MPI_Alltoallv_c: large counts: mpi_f08 only
+ *   MPI_Alltoallw_c: large counts: mpi_f08 only
+ *   MPI_Scan_c: large counts: mpi_f08 only
+ *   MPI_Exscan_c: large counts: mpi_f08 only
+ *   MPI_Reduce_scatter_c: large counts: mpi_f08 only
+ *   MPI_Reduce_scatter_block_c: large counts: mpi_f08 only
+ *   MPI_Reduce_local_c: large counts: mpi_f08 only
+ *   MPI_Ibcast_c: large counts: mpi_f08 only
+ *   MPI_Ireduce_c: large counts: mpi_f08 only
+ *   MPI_Iallreduce_c: large counts: mpi_f08 only
+ *   MPI_Igather_c: large counts: mpi_f08 only
+ *   MPI_Igatherv_c: large counts: mpi_f08 only
+ *   MPI_Iscatter_c: large counts: mpi_f08 only
+ *   MPI_Iscatterv_c: large counts: mpi_f08 only
+ *   MPI_Iallgather_c: large counts: mpi_f08 only
+ *   MPI_Iallgatherv_c: large counts: mpi_f08 only
+ *   MPI_Ialltoall_c: large counts: mpi_f08 only
+ *   MPI_Ialltoallv_c: large counts: mpi_f08 only
+ *   MPI_Ialltoallw_c: large counts: mpi_f08 only
+ *   MPI_Iscan_c: large counts: mpi_f08 only
+ *   MPI_Iexscan_c: large counts: mpi_f08 only
+ *   MPI_Ireduce_scatter_c: large counts: mpi_f08 only
+ *   MPI_Ireduce_scatter_block_c: large counts: mpi_f08 only
+ *   MPI_Bcast_init_c: large counts: mpi_f08 only
+ *   MPI_Reduce_init_c: large counts: mpi_f08 only
+ *   MPI_Allreduce_init_c: large counts: mpi_f08 only
+ *   MPI_Gather_init_c: large counts: mpi_f08 only
+ *   MPI_Gatherv_init_c: large counts: mpi_f08 only
+ *   MPI_Scatter_init_c: large counts: mpi_f08 only
+ *   MPI_Scatterv_init_c: large counts: mpi_f08 only
+ *   MPI_Allgather_init_c: large counts: mpi_f08 only
+ *   MPI_Allgatherv_init_c: large counts: mpi_f08 only
+ *   MPI_Alltoall_init_c: large counts: mpi_f08 only
+ *   MPI_Alltoallv_init_c: large counts: mpi_f08 only
+ *   MPI_Alltoallw_init_c: large counts: mpi_f08 only
+ *   MPI_Scan_init_c: large counts: mpi_f08 only
+ *   MPI_Exscan_init_c: large counts: mpi_f08 only
+ *   MPI_Reduce_scatter_init_c: large counts: mpi_f08 only
+ *   MPI_Reduce_scatter_block_init_c: large counts: mpi_f08 only
  */
