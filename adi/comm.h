@@ -30,6 +30,7 @@ typedef struct MPIR_Comm {
     MPI_Info info; /* hints given with MPI_Comm_set_info (kept, not acted on) */
     char name[MPI_MAX_OBJECT_NAME];
     struct MPIR_Topo *topo; /* a process topology (mpi/topo.c), or NULL */
+    struct bsend_buf *bsend; /* MPI_Comm_attach_buffer's buffer (mpi/bsend.c), or NULL */
 } MPIR_Comm;
 
 #define MPIR_CONTEXT_COLL_OFFSET 1

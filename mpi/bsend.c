@@ -16,37 +16,48 @@
 #define ALIGN 16
 #define ROUND_UP(n) (((n) + ALIGN - 1) & ~(size_t)(ALIGN - 1))
 
+typedef struct bsend_buf bsend_buf_t;
+
 typedef struct block {
-    struct block *next, *prev; /* in address order */
+    struct block *next, *prev; /* in address order (in allocation order, automatic) */
     size_t len;                /* header + rounded data */
     MPIR_Request *req;         /* the internal send */
-    unsigned long gen;         /* when it was made, for MPI_Buffer_iflush */
+    unsigned long gen;         /* when it was made, for the iflush calls */
 } block_t;
 
 #define HDR ROUND_UP(sizeof(block_t))
 _Static_assert(ROUND_UP(sizeof(block_t)) + 2 * ALIGN <= MPI_BSEND_OVERHEAD,
                "a block's header and alignment must fit MPI_BSEND_OVERHEAD");
 
-static struct {
-    void *user;     /* as attached, returned by detach */
+/* An attached buffer: the process's (MPI_Buffer_attach) or a communicator's
+ * (MPI_Comm_attach_buffer, MPI-4.1).  MPI_BUFFER_AUTOMATIC makes one whose blocks are allocated
+ * as the sends need them and freed when they are over. */
+struct bsend_buf {
+    void *user;     /* as attached, returned by detach; NULL: none attached */
     MPI_Count size; /* as attached */
     char *arena;    /* user rounded up to ALIGN */
     size_t arena_size;
+    int automatic;
+    int orphan;    /* its communicator is gone: freed when its last block is */
     block_t *head; /* blocks in use */
     unsigned long gen;
-} att;
+    bsend_buf_t *next_live; /* every buffer with a block in use or attached (live_bufs) */
+};
+static bsend_buf_t process_buf;
+static bsend_buf_t *live_bufs = &process_buf;
 
 /* Flush requests waiting for the blocks made before them. */
 typedef struct flush_wait {
     struct flush_wait *next;
     MPIR_Request *req;
+    bsend_buf_t *buf;
     unsigned long gen;
 } flush_wait_t;
 static flush_wait_t *flushes;
 
-static int none_older_than(unsigned long gen)
+static int none_older_than(const bsend_buf_t *buf, unsigned long gen)
 {
-    for (block_t *b = att.head; b; b = b->next)
+    for (block_t *b = buf->head; b; b = b->next)
         if (b->gen <= gen)
             return 0;
     return 1;
@@ -57,7 +68,7 @@ static void wake_flushes(void)
     flush_wait_t **pp = &flushes;
     while (*pp) {
         flush_wait_t *f = *pp;
-        if (none_older_than(f->gen)) {
+        if (none_older_than(f->buf, f->gen)) {
             *pp = f->next;
             MPIDI_Request_complete_one(f->req);
             free(f);
@@ -66,50 +77,91 @@ static void wake_flushes(void)
     }
 }
 
+static void unlink_live(bsend_buf_t *buf)
+{
+    for (bsend_buf_t **pp = &live_bufs; *pp; pp = &(*pp)->next_live)
+        if (*pp == buf) {
+            *pp = buf->next_live;
+            return;
+        }
+}
+
+/* Takes block b out of its buffer (and frees it, automatic). */
+static void block_free(bsend_buf_t *buf, block_t *b)
+{
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        buf->head = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    if (buf->automatic)
+        free(b);
+}
+
+/* A freed communicator's buffer goes with its last block (after the flushes that waited). */
+static void free_if_orphan(bsend_buf_t *buf)
+{
+    if (buf->orphan && !buf->head) {
+        unlink_live(buf);
+        free(buf);
+    }
+}
+
 void MPIR_Bsend_block_done(MPIR_Request *req)
 {
-    for (block_t *b = att.head; b; b = b->next) {
-        if (b->req != req)
-            continue;
-        if (b->prev)
-            b->prev->next = b->next;
-        else
-            att.head = b->next;
-        if (b->next)
-            b->next->prev = b->prev;
-        break;
-    }
-    wake_flushes();
+    for (bsend_buf_t *buf = live_bufs; buf; buf = buf->next_live)
+        for (block_t *b = buf->head; b; b = b->next)
+            if (b->req == req) {
+                block_free(buf, b);
+                wake_flushes();
+                free_if_orphan(buf);
+                return;
+            }
+}
+
+static block_t *link_first(bsend_buf_t *buf, block_t *nb, size_t need, block_t *prev, block_t *b)
+{
+    nb->len = need;
+    nb->prev = prev;
+    nb->next = b;
+    if (prev)
+        prev->next = nb;
+    else
+        buf->head = nb;
+    if (b)
+        b->prev = nb;
+    nb->gen = ++buf->gen;
+    return nb;
 }
 
 /* First fit in address order: a gap before the first block, between two,
- * or after the last. */
-static block_t *block_alloc(size_t data)
+ * or after the last.  An automatic buffer allocates the block. */
+static block_t *block_alloc(bsend_buf_t *buf, size_t data)
 {
     size_t need = HDR + ROUND_UP(data);
-    char *pos = att.arena, *end = att.arena + att.arena_size;
+    if (buf->automatic) {
+        block_t *nb = malloc(need);
+        return nb ? link_first(buf, nb, need, NULL, buf->head) : NULL;
+    }
+    char *pos = buf->arena, *end = buf->arena + buf->arena_size;
     block_t *prev = NULL;
-    for (block_t *b = att.head;; b = b->next) {
+    for (block_t *b = buf->head;; b = b->next) {
         char *limit = b ? (char *)b : end;
-        if (limit >= pos && (size_t)(limit - pos) >= need) {
-            block_t *nb = (block_t *)pos;
-            nb->len = need;
-            nb->prev = prev;
-            nb->next = b;
-            if (prev)
-                prev->next = nb;
-            else
-                att.head = nb;
-            if (b)
-                b->prev = nb;
-            nb->gen = ++att.gen;
-            return nb;
-        }
+        if (limit >= pos && (size_t)(limit - pos) >= need)
+            return link_first(buf, (block_t *)pos, need, prev, b);
         if (!b)
             return NULL;
         pos = (char *)b + b->len;
         prev = b;
     }
+}
+
+/* The buffer a buffered send on comm uses: the communicator's, else the process's (MPI-4.1
+ * sec. 3.6: the session's comes between them; Ferry has no session buffers). */
+static bsend_buf_t *buf_of(const MPIR_Comm *comm)
+{
+    return comm->bsend && comm->bsend->user ? comm->bsend : &process_buf;
 }
 
 int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
@@ -119,29 +171,33 @@ int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int des
     int err = MPIR_Segment_init(&seg, buf, count, type);
     if (err)
         return err;
-    if (!att.arena)
+    bsend_buf_t *bb = buf_of(comm);
+    if (!bb->user)
         return MPIR_Err_create(MPI_ERR_BUFFER,
                                "buffered send of %zu bytes to rank %d with no "
-                               "buffer attached (MPI_Buffer_attach)",
+                               "buffer attached (MPI_Buffer_attach, MPI_Comm_attach_buffer)",
                                seg.size, dest);
-    block_t *b = block_alloc(seg.size);
-    if (!b) {
+    block_t *b = block_alloc(bb, seg.size);
+    if (!b && !bb->automatic) {
         /* Earlier buffered sends may be over without anyone having looked. */
         MPID_Progress_test();
-        b = block_alloc(seg.size);
+        b = block_alloc(bb, seg.size);
     }
+    if (!b && bb->automatic)
+        return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory for a buffered send of %zu bytes",
+                               seg.size);
     if (!b)
         return MPIR_Err_create(MPI_ERR_BUFFER,
                                "buffered send of %zu bytes to rank %d does not fit the attached "
                                "buffer of %lld bytes (with MPI_BSEND_OVERHEAD = %d per message)",
-                               seg.size, dest, (long long)att.size, MPI_BSEND_OVERHEAD);
+                               seg.size, dest, (long long)bb->size, MPI_BSEND_OVERHEAD);
     char *data = (char *)b + HDR;
     MPIR_Segment_pack(&seg, 0, seg.size, data);
     b->req = NULL;
     MPIR_Request *sreq = NULL;
     err = MPID_Isend(data, (MPI_Aint)seg.size, MPI_BYTE, dest, tag, comm, 0, 0, &sreq);
     if (!sreq) {
-        MPIR_Bsend_block_done(NULL); /* b->req is NULL: frees b */
+        block_free(bb, b);
         return err;
     }
     b->req = sreq;
@@ -165,104 +221,60 @@ int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int des
     return MPI_SUCCESS;
 }
 
-static int attach(const char *fname, void *buffer, MPI_Count size)
+static int attach(const char *fname, bsend_buf_t *buf, void *buffer, MPI_Count size)
 {
     int err = MPI_SUCCESS;
-    if (att.user)
+    int automatic = buffer == MPI_BUFFER_AUTOMATIC;
+    if (buf->user)
         err = MPIR_Err_create(MPI_ERR_BUFFER, "a buffer is attached already");
     else if (size < 0)
         err = MPIR_Err_create(MPI_ERR_ARG, "negative buffer size %lld", (long long)size);
     else if (!buffer && size > 0)
         err = MPIR_Err_create(MPI_ERR_BUFFER, "NULL buffer of %lld bytes", (long long)size);
     if (err)
-        return MPIR_Err_return(NULL, fname, err);
+        return err;
     uintptr_t start = ((uintptr_t)buffer + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
     size_t lost = start - (uintptr_t)buffer;
-    att.user = buffer ? buffer : (void *)&att; /* a zero-size buffer is attached too */
-    att.size = size;
-    att.arena = (char *)start;
-    att.arena_size = (size_t)size > lost ? (size_t)size - lost : 0;
-    att.head = NULL;
+    buf->user = buffer ? buffer : (void *)buf; /* a zero-size buffer is attached too */
+    buf->size = automatic ? 0 : size;
+    buf->automatic = automatic;
+    buf->arena = automatic ? NULL : (char *)start;
+    buf->arena_size = !automatic && (size_t)size > lost ? (size_t)size - lost : 0;
     return MPI_SUCCESS;
 }
 
 static int nothing_pending(void *arg)
 {
-    (void)arg;
-    return att.head == NULL;
+    return ((const bsend_buf_t *)arg)->head == NULL;
 }
 
 /* Waits until every buffered send has left the buffer (MPI-4.1: detach
- * blocks until then). */
-static void drain(void)
+ * and flush block until then). */
+static void drain(bsend_buf_t *buf)
 {
-    MPID_Progress_wait(nothing_pending, NULL);
+    MPID_Progress_wait(nothing_pending, buf);
 }
 
-static int detach(void *buffer_addr, MPI_Count *size)
+static int detach(bsend_buf_t *buf, void *buffer_addr, MPI_Count *size)
 {
-    drain();
-    *(void **)buffer_addr = att.user == (void *)&att ? NULL : att.user;
-    *size = att.user ? att.size : 0;
-    memset(&att, 0, sizeof(att));
-    return MPI_SUCCESS;
-}
-
-int MPIR_Bsend_finalize(void)
-{
-    drain();
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_attach");
-    return attach("MPI_Buffer_attach", buffer, size);
-}
-
-#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_attach_c");
-    return attach("MPI_Buffer_attach_c", buffer, size);
-}
-
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_detach");
     if (!buffer_addr || !size)
-        return MPIR_Err_return(NULL, "MPI_Buffer_detach",
-                               MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL"));
-    MPI_Count n;
-    detach(buffer_addr, &n);
-    *size = n > INT_MAX ? INT_MAX : (int)n;
+        return MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL");
+    if (buf != &process_buf && !buf->user)
+        return MPIR_Err_create(MPI_ERR_BUFFER, "no buffer is attached to the communicator");
+    drain(buf);
+    *(void **)buffer_addr = buf->user == (void *)buf ? NULL : buf->user;
+    *size = buf->user ? buf->size : 0;
+    buf->user = NULL;
+    buf->arena = NULL;
+    buf->arena_size = 0;
+    buf->size = 0;
+    buf->automatic = 0;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+/* A request that completes when the blocks made so far have left buf. */
+static int iflush(bsend_buf_t *buf, MPI_Request *request)
 {
-    MPIR_CHECK_INIT("MPI_Buffer_detach_c");
-    if (!buffer_addr || !size)
-        return MPIR_Err_return(NULL, "MPI_Buffer_detach_c",
-                               MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL"));
-    return detach(buffer_addr, size);
-}
-
-#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
-int PMPI_Buffer_flush(void)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_flush");
-    drain();
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
-int PMPI_Buffer_iflush(MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_iflush");
     MPIR_Request *req = request ? MPIR_Request_create(MPIR_REQ_COMPOSITE) : NULL;
     flush_wait_t *f = req ? malloc(sizeof(*f)) : NULL;
     if (!f) {
@@ -270,17 +282,188 @@ int PMPI_Buffer_iflush(MPI_Request *request)
             req->ref = 1;
             MPIR_Request_release(req);
         }
-        return MPIR_Err_return(NULL, "MPI_Buffer_iflush",
-                               MPIR_Err_create(request ? MPI_ERR_NO_MEM : MPI_ERR_ARG,
-                                               "request is NULL or out of memory"));
+        return MPIR_Err_create(request ? MPI_ERR_NO_MEM : MPI_ERR_ARG,
+                               "request is NULL or out of memory");
     }
     req->comm = MPIR_Comm_get(MPI_COMM_SELF);
     req->comm->ref++;
     *request = req->handle;
     f->req = req;
-    f->gen = att.gen;
+    f->buf = buf;
+    f->gen = buf->gen;
     f->next = flushes;
     flushes = f;
     wake_flushes();
     return MPI_SUCCESS;
+}
+
+int MPIR_Bsend_finalize(void)
+{
+    drain(&process_buf);
+    return MPI_SUCCESS;
+}
+
+void MPIR_Bsend_comm_destroy(MPIR_Comm *comm)
+{
+    bsend_buf_t *buf = comm->bsend;
+    comm->bsend = NULL;
+    if (!buf)
+        return;
+    /* Sends of a freed communicator may still be under way: their blocks go when they end. */
+    buf->orphan = 1;
+    free_if_orphan(buf);
+}
+
+/* ---- The process's buffer ---- */
+
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_attach");
+    return MPIR_Err_return(NULL, "MPI_Buffer_attach",
+                           attach("MPI_Buffer_attach", &process_buf, buffer, size));
+}
+
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_attach_c");
+    return MPIR_Err_return(NULL, "MPI_Buffer_attach_c",
+                           attach("MPI_Buffer_attach_c", &process_buf, buffer, size));
+}
+
+static int detach_int(const char *fname, bsend_buf_t *buf, MPIR_Comm *comm, void *buffer_addr,
+                      int *size)
+{
+    MPI_Count n = 0;
+    int err = size ? detach(buf, buffer_addr, &n)
+                   : MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL");
+    if (!err)
+        *size = n > INT_MAX ? INT_MAX : (int)n;
+    return MPIR_Err_return(comm, fname, err);
+}
+
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_detach");
+    return detach_int("MPI_Buffer_detach", &process_buf, NULL, buffer_addr, size);
+}
+
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_detach_c");
+    return MPIR_Err_return(NULL, "MPI_Buffer_detach_c", detach(&process_buf, buffer_addr, size));
+}
+
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+int PMPI_Buffer_flush(void)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_flush");
+    drain(&process_buf);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_iflush");
+    return MPIR_Err_return(NULL, "MPI_Buffer_iflush", iflush(&process_buf, request));
+}
+
+/* ---- A communicator's buffer (MPI-4.1 sec. 3.6.1): its buffered sends use it, not the
+ * process's.  The object lives until the communicator is freed. ---- */
+
+static int comm_buf(MPI_Comm comm, MPIR_Comm **c_p, bsend_buf_t **buf_p, int create)
+{
+    int err = MPIR_Check_comm(comm, c_p);
+    if (err)
+        return err;
+    if (!(*c_p)->bsend && create) {
+        bsend_buf_t *buf = calloc(1, sizeof(*buf));
+        if (!buf)
+            return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory attaching a buffer");
+        buf->next_live = live_bufs;
+        live_bufs = buf;
+        (*c_p)->bsend = buf;
+    }
+    *buf_p = (*c_p)->bsend;
+    return *buf_p ? MPI_SUCCESS
+                  : MPIR_Err_create(MPI_ERR_BUFFER, "no buffer is attached to communicator %#x",
+                                    (unsigned)comm);
+}
+
+static int comm_attach(const char *fname, MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    MPIR_Comm *c = NULL;
+    bsend_buf_t *buf;
+    int err = comm_buf(comm, &c, &buf, 1);
+    if (!err)
+        err = attach(fname, buf, buffer, size);
+    return MPIR_Err_return(c, fname, err);
+}
+
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    MPIR_CHECK_INIT("MPI_Comm_attach_buffer");
+    return comm_attach("MPI_Comm_attach_buffer", comm, buffer, size);
+}
+
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    MPIR_CHECK_INIT("MPI_Comm_attach_buffer_c");
+    return comm_attach("MPI_Comm_attach_buffer_c", comm, buffer, size);
+}
+
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    static const char fname[] = "MPI_Comm_detach_buffer";
+    MPIR_CHECK_INIT(fname);
+    MPIR_Comm *c = NULL;
+    bsend_buf_t *buf;
+    int err = comm_buf(comm, &c, &buf, 0);
+    if (err)
+        return MPIR_Err_return(c, fname, err);
+    return detach_int(fname, buf, c, buffer_addr, size);
+}
+
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    static const char fname[] = "MPI_Comm_detach_buffer_c";
+    MPIR_CHECK_INIT(fname);
+    MPIR_Comm *c = NULL;
+    bsend_buf_t *buf;
+    int err = comm_buf(comm, &c, &buf, 0);
+    if (!err)
+        err = detach(buf, buffer_addr, size);
+    return MPIR_Err_return(c, fname, err);
+}
+
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    MPIR_CHECK_INIT("MPI_Comm_flush_buffer");
+    MPIR_Comm *c = NULL;
+    bsend_buf_t *buf;
+    int err = comm_buf(comm, &c, &buf, 0);
+    if (!err)
+        drain(buf);
+    return MPIR_Err_return(c, "MPI_Comm_flush_buffer", err);
+}
+
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Comm_iflush_buffer");
+    MPIR_Comm *c = NULL;
+    bsend_buf_t *buf;
+    int err = comm_buf(comm, &c, &buf, 0);
+    if (!err)
+        err = iflush(buf, request);
+    return MPIR_Err_return(c, "MPI_Comm_iflush_buffer", err);
 }

@@ -63,6 +63,7 @@ static void comm_destroy(MPIR_Comm *c)
     MPIR_Info_release(c->info);
     MPIR_Errhandler_release(c->errhandler);
     free(c->topo);
+    MPIR_Bsend_comm_destroy(c);
     free(c);
 }
 

@@ -185,6 +185,8 @@ int MPIR_Part_progress(void);
  * there; the returned request is complete at once. */
 int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
                      MPIR_Comm *comm, MPIR_Request **req_p);
+/* A communicator is destroyed: its attached buffer goes (with its last buffered send). */
+void MPIR_Bsend_comm_destroy(MPIR_Comm *comm);
 /* A send in any mode; the request exists unless an error is returned.
  * Inline: every MPI_Isend takes it. */
 static inline int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest,

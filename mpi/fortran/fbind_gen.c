@@ -882,6 +882,30 @@ void pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierr)
 }
 #pragma weak mpi_buffer_iflush_ = pmpi_buffer_iflush_
 
+void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Comm_attach_buffer(*comm, ferry_f_buf(buffer), *size);
+}
+#pragma weak mpi_comm_attach_buffer_ = pmpi_comm_attach_buffer_
+
+void pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Comm_detach_buffer(*comm, ferry_f_buf(buffer_addr), size);
+}
+#pragma weak mpi_comm_detach_buffer_ = pmpi_comm_detach_buffer_
+
+void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Comm_flush_buffer(*comm);
+}
+#pragma weak mpi_comm_flush_buffer_ = pmpi_comm_flush_buffer_
+
+void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Comm_iflush_buffer(*comm, request);
+}
+#pragma weak mpi_comm_iflush_buffer_ = pmpi_comm_iflush_buffer_
+
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                      MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2887,7 +2911,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 356; in fbind.c: 25; not bound: 144 (and the
+/* Generated: 360; in fbind.c: 25; not bound: 146 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -2940,6 +2964,8 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Get_count_c: large counts: mpi_f08 only
  *   MPI_Buffer_attach_c: large counts: mpi_f08 only
  *   MPI_Buffer_detach_c: large counts: mpi_f08 only
+ *   MPI_Comm_attach_buffer_c: large counts: mpi_f08 only
+ *   MPI_Comm_detach_buffer_c: large counts: mpi_f08 only
  *   MPI_Status_set_elements_c: large counts: mpi_f08 only
  *   MPI_Type_size_c: large counts: mpi_f08 only
  *   MPI_Get_elements_c: large counts: mpi_f08 only

@@ -2184,6 +2184,68 @@ module mpi
        integer :: request
        integer :: ierror
      end subroutine PMPI_Buffer_iflush
+     subroutine MPI_Comm_attach_buffer(comm, buffer, size, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+       integer :: comm
+       type(*), dimension(*) :: buffer
+       integer :: size
+       integer :: ierror
+     end subroutine MPI_Comm_attach_buffer
+     subroutine PMPI_Comm_attach_buffer(comm, buffer, size, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+       integer :: comm
+       type(*), dimension(*) :: buffer
+       integer :: size
+       integer :: ierror
+     end subroutine PMPI_Comm_attach_buffer
+     subroutine MPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+       integer :: comm
+       type(*), dimension(*) :: buffer_addr
+       integer :: size
+       integer :: ierror
+     end subroutine MPI_Comm_detach_buffer
+     subroutine PMPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+       integer :: comm
+       type(*), dimension(*) :: buffer_addr
+       integer :: size
+       integer :: ierror
+     end subroutine PMPI_Comm_detach_buffer
+     subroutine MPI_Comm_flush_buffer(comm, ierror)
+       import
+       implicit none
+       integer :: comm
+       integer :: ierror
+     end subroutine MPI_Comm_flush_buffer
+     subroutine PMPI_Comm_flush_buffer(comm, ierror)
+       import
+       implicit none
+       integer :: comm
+       integer :: ierror
+     end subroutine PMPI_Comm_flush_buffer
+     subroutine MPI_Comm_iflush_buffer(comm, request, ierror)
+       import
+       implicit none
+       integer :: comm
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_Comm_iflush_buffer
+     subroutine PMPI_Comm_iflush_buffer(comm, request, ierror)
+       import
+       implicit none
+       integer :: comm
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_Comm_iflush_buffer
      subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
        import
        implicit none
