@@ -245,7 +245,10 @@ static int attach(const char *fname, bsend_buf_t *buf, void *buffer, MPI_Count s
 
 static int nothing_pending(void *arg)
 {
-    return ((const bsend_buf_t *)arg)->head == NULL;
+    for (const bsend_buf_t *buf = live_bufs; buf; buf = buf->next_live)
+        if (buf == arg)
+            return buf->head == NULL;
+    return 1; /* a freed communicator's buffer, gone with its last block */
 }
 
 /* Waits until every buffered send has left the buffer (MPI-4.1: detach
@@ -297,9 +300,18 @@ static int iflush(bsend_buf_t *buf, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* Every buffered send completes before the device ends: the process's and the
+ * communicators' (freed communicators' too). */
 int MPIR_Bsend_finalize(void)
 {
-    drain(&process_buf);
+    for (bsend_buf_t *buf = live_bufs; buf;) {
+        if (!buf->head) {
+            buf = buf->next_live;
+            continue;
+        }
+        drain(buf); /* (may free buf, an orphan) */
+        buf = live_bufs;
+    }
     return MPI_SUCCESS;
 }
 
