@@ -261,6 +261,32 @@ static int peek(MPIR_Request *req, MPI_Status *status)
     return req->status.MPI_ERROR;
 }
 
+/* The statuses of the listed requests (all of them when indices is NULL), with MPI_ERROR as the
+ * -all/-some calls report it; an inactive request's is the empty status.  Raises
+ * MPI_ERR_IN_STATUS when one of them failed, as finish_array does. */
+static int peek_array(const char *fname, int count, MPIR_Request **objs, const int *indices,
+                      MPI_Status statuses[])
+{
+    MPIR_Comm *comm = NULL;
+    int first_err = MPI_SUCCESS;
+    for (int k = 0; k < count; k++) {
+        MPIR_Request *req = objs[indices ? indices[k] : k];
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[k];
+        if (req && !comm)
+            comm = req_comm(req);
+        if (is_inactive(req)) {
+            MPIR_Status_empty(st);
+            continue;
+        }
+        int err = peek(req, st);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+        if (err && !first_err)
+            first_err = err;
+    }
+    return first_err ? MPIR_Err_return_in_status(comm, fname, first_err) : MPI_SUCCESS;
+}
+
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
@@ -420,9 +446,23 @@ static int nactive(int count, MPIR_Request **objs)
     return n;
 }
 
-/* Waitany and Testany: wait says whether to block. */
+/* How the -any and -some calls complete: Waitany/some block, Testany/some poll once, and
+ * MPI-4.1's Request_get_status_any/some poll once and leave the requests as they are. */
+typedef enum { COMPLETE_WAIT, COMPLETE_TEST, COMPLETE_PEEK } complete_how_t;
+
+static void await_any(any_arg_t *a, complete_how_t how)
+{
+    if (how == COMPLETE_WAIT)
+        MPID_Progress_wait(any_done, a);
+    else if (!any_done(a)) {
+        MPID_Progress_poll();
+        any_done(a);
+    }
+}
+
+/* Waitany, Testany, Request_get_status_any. */
 static int complete_any(const char *fname, int count, MPI_Request reqs[], int *index, int *flag,
-                        MPI_Status *status, int wait)
+                        MPI_Status *status, complete_how_t how)
 {
     req_array_t arr;
     int err = !index ? MPIR_Err_create(MPI_ERR_ARG, "index is NULL") : MPIR_Check_status(status);
@@ -439,18 +479,15 @@ static int complete_any(const char *fname, int count, MPI_Request reqs[], int *i
         return MPI_SUCCESS;
     }
     any_arg_t a = {count, -1, objs};
-    if (wait)
-        MPID_Progress_wait(any_done, &a);
-    else if (!any_done(&a)) {
-        MPID_Progress_poll();
-        any_done(&a);
-    }
+    await_any(&a, how);
     MPIR_Request *req = a.index >= 0 ? objs[a.index] : NULL;
     array_free(&arr);
     *flag = req != NULL;
     *index = req ? a.index : MPI_UNDEFINED;
     if (!req)
         return MPI_SUCCESS;
+    if (how == COMPLETE_PEEK)
+        return MPIR_Err_return(req_comm(req), fname, peek(req, status));
     return finish_one(fname, &reqs[a.index], req, status);
 }
 
@@ -459,7 +496,8 @@ int PMPI_Waitany(int count, MPI_Request *array_of_requests, int *index, MPI_Stat
 {
     MPIR_CHECK_INIT("MPI_Waitany");
     int flag;
-    return complete_any("MPI_Waitany", count, array_of_requests, index, &flag, status, 1);
+    return complete_any("MPI_Waitany", count, array_of_requests, index, &flag, status,
+                        COMPLETE_WAIT);
 }
 
 #pragma weak MPI_Testany = PMPI_Testany
@@ -469,7 +507,8 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
     MPIR_CHECK_INIT("MPI_Testany");
     if (!flag)
         return MPIR_Err_return(NULL, "MPI_Testany", MPIR_Err_create(MPI_ERR_ARG, "flag is NULL"));
-    return complete_any("MPI_Testany", count, array_of_requests, index, flag, status, 0);
+    return complete_any("MPI_Testany", count, array_of_requests, index, flag, status,
+                        COMPLETE_TEST);
 }
 
 /* The indices of the active requests that are complete, in order; returns how many. */
@@ -484,7 +523,7 @@ static int done_indices(int count, MPIR_Request **objs, int indices[])
 
 /* Waitsome and Testsome. */
 static int complete_some(const char *fname, int incount, MPI_Request reqs[], int *outcount,
-                         int indices[], MPI_Status statuses[], int wait)
+                         int indices[], MPI_Status statuses[], complete_how_t how)
 {
     req_array_t arr;
     int err = outcount && (incount == 0 || indices)
@@ -499,13 +538,11 @@ static int complete_some(const char *fname, int incount, MPI_Request reqs[], int
         return MPI_SUCCESS;
     }
     any_arg_t a = {incount, -1, objs};
-    if (wait)
-        MPID_Progress_wait(any_done, &a);
-    else if (!any_done(&a))
-        MPID_Progress_poll();
+    await_any(&a, how);
     int n = done_indices(incount, objs, indices);
     *outcount = n;
-    err = finish_array(fname, n, reqs, objs, indices, statuses);
+    err = how == COMPLETE_PEEK ? peek_array(fname, n, objs, indices, statuses)
+                               : finish_array(fname, n, reqs, objs, indices, statuses);
     array_free(&arr);
     return err;
 }
@@ -516,7 +553,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 {
     MPIR_CHECK_INIT("MPI_Waitsome");
     return complete_some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
-                         array_of_statuses, 1);
+                         array_of_statuses, COMPLETE_WAIT);
 }
 
 #pragma weak MPI_Testsome = PMPI_Testsome
@@ -525,67 +562,23 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 {
     MPIR_CHECK_INIT("MPI_Testsome");
     return complete_some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
-                         array_of_statuses, 0);
+                         array_of_statuses, COMPLETE_TEST);
 }
 
 /* ---- MPI-4.1: MPI_Request_get_status_any/all/some, Testany/all/some that leave the requests
  * as they are (not freed, not made inactive). ---- */
 
-/* The statuses of the listed requests (all of them when indices is NULL), with MPI_ERROR as the
- * -all/-some calls report it; an inactive request's is the empty status.  Raises
- * MPI_ERR_IN_STATUS when one of them failed, as finish_array does. */
-static int peek_array(const char *fname, int count, MPIR_Request **objs, const int *indices,
-                      MPI_Status statuses[])
-{
-    MPIR_Comm *comm = NULL;
-    int first_err = MPI_SUCCESS;
-    for (int k = 0; k < count; k++) {
-        MPIR_Request *req = objs[indices ? indices[k] : k];
-        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[k];
-        if (req && !comm)
-            comm = req_comm(req);
-        if (is_inactive(req)) {
-            MPIR_Status_empty(st);
-            continue;
-        }
-        int err = peek(req, st);
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = err;
-        if (err && !first_err)
-            first_err = err;
-    }
-    return first_err ? MPIR_Err_return_in_status(comm, fname, first_err) : MPI_SUCCESS;
-}
-
+/* The request arrays of the -any/-some forms are const: COMPLETE_PEEK never writes them. */
 #pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
 int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
                                 int *flag, MPI_Status *status)
 {
     static const char fname[] = "MPI_Request_get_status_any";
     MPIR_CHECK_INIT(fname);
-    req_array_t arr;
-    int err = index && flag ? MPIR_Check_status(status)
-                            : MPIR_Err_create(MPI_ERR_ARG, "index or flag is NULL");
-    if (!err)
-        err = check_array(fname, count, array_of_requests, status, &arr);
-    if (err)
-        return MPIR_Err_return(NULL, fname, err);
-    int none = nactive(count, arr.objs) == 0;
-    any_arg_t a = {count, -1, arr.objs};
-    if (!none && !any_done(&a)) {
-        MPID_Progress_poll();
-        any_done(&a);
-    }
-    MPIR_Request *req = a.index >= 0 ? arr.objs[a.index] : NULL;
-    array_free(&arr);
-    *flag = none || req;
-    *index = req ? a.index : MPI_UNDEFINED;
-    if (!req) {
-        if (none)
-            MPIR_Status_empty(status);
-        return MPI_SUCCESS;
-    }
-    return MPIR_Err_return(req_comm(req), fname, peek(req, status));
+    if (!flag)
+        return MPIR_Err_return(NULL, fname, MPIR_Err_create(MPI_ERR_ARG, "flag is NULL"));
+    return complete_any(fname, count, (MPI_Request *)array_of_requests, index, flag, status,
+                        COMPLETE_PEEK);
 }
 
 #pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
@@ -614,25 +607,10 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
                                  int *outcount, int array_of_indices[],
                                  MPI_Status array_of_statuses[])
 {
-    static const char fname[] = "MPI_Request_get_status_some";
-    MPIR_CHECK_INIT(fname);
-    req_array_t arr;
-    int err = outcount && (incount == 0 || array_of_indices)
-                  ? check_array(fname, incount, array_of_requests, array_of_statuses, &arr)
-                  : MPIR_Err_create(MPI_ERR_ARG, "outcount or array_of_indices is NULL");
-    if (err)
-        return MPIR_Err_return(NULL, fname, err);
-    int n = MPI_UNDEFINED;
-    if (nactive(incount, arr.objs) > 0) {
-        any_arg_t a = {incount, -1, arr.objs};
-        if (!any_done(&a))
-            MPID_Progress_poll();
-        n = done_indices(incount, arr.objs, array_of_indices);
-        err = peek_array(fname, n, arr.objs, array_of_indices, array_of_statuses);
-    }
-    *outcount = n;
-    array_free(&arr);
-    return err;
+    MPIR_CHECK_INIT("MPI_Request_get_status_some");
+    return complete_some("MPI_Request_get_status_some", incount,
+                         (MPI_Request *)array_of_requests, outcount, array_of_indices,
+                         array_of_statuses, COMPLETE_PEEK);
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free
