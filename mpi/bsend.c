@@ -430,30 +430,35 @@ int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
     return comm_attach("MPI_Comm_attach_buffer_c", comm, buffer, size);
 }
 
-#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+/* MPI_Comm_detach_buffer and its _c form: size NULL for the int form, which gets *n cut to int. */
+static int comm_detach(const char *fname, MPI_Comm comm, void *buffer_addr, int *size,
+                       MPI_Count *size_c)
 {
-    static const char fname[] = "MPI_Comm_detach_buffer";
-    MPIR_CHECK_INIT(fname);
     MPIR_Comm *c = NULL;
     bsend_buf_t *buf;
     int err = comm_buf(comm, &c, &buf, 0);
     if (err)
         return MPIR_Err_return(c, fname, err);
-    return detach_int(fname, buf, c, buffer_addr, size);
+    if (size)
+        return detach_int(fname, buf, c, buffer_addr, size);
+    return MPIR_Err_return(c, fname, detach(buf, buffer_addr, size_c));
+}
+
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    MPIR_CHECK_INIT("MPI_Comm_detach_buffer");
+    if (!size)
+        return MPIR_Err_return(NULL, "MPI_Comm_detach_buffer",
+                               MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL"));
+    return comm_detach("MPI_Comm_detach_buffer", comm, buffer_addr, size, NULL);
 }
 
 #pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
-    static const char fname[] = "MPI_Comm_detach_buffer_c";
-    MPIR_CHECK_INIT(fname);
-    MPIR_Comm *c = NULL;
-    bsend_buf_t *buf;
-    int err = comm_buf(comm, &c, &buf, 0);
-    if (!err)
-        err = detach(buf, buffer_addr, size);
-    return MPIR_Err_return(c, fname, err);
+    MPIR_CHECK_INIT("MPI_Comm_detach_buffer_c");
+    return comm_detach("MPI_Comm_detach_buffer_c", comm, buffer_addr, NULL, size);
 }
 
 #pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
