@@ -18,7 +18,7 @@ fmoddir = $(includedir)
 fmod_DATA = mpi.mod
 CLEANFILES += mpi.mod mpi_mod.o
 mpi.mod: $(srcdir)/mpi/fortran/mpi_mod.f90 $(srcdir)/include/mpif.h
-	$(AM_V_GEN)$(FC) $(FCFLAGS) -I$(srcdir)/include -c -o mpi_mod.o $(srcdir)/mpi/fortran/mpi_mod.f90
+	$(AM_V_GEN)$(FC) $(FCFLAGS) -cpp -I$(srcdir)/include -c -o mpi_mod.o $(srcdir)/mpi/fortran/mpi_mod.f90
 
 bin_SCRIPTS += mpifort
 CLEANFILES += mpifort

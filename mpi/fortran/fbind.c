@@ -98,6 +98,35 @@ void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
 }
 #pragma weak mpi_buffer_detach_ = pmpi_buffer_detach_
 
+/* ---- MPI_SIZEOF: the specifics of the module's generic, one per type and kind ----
+ * X comes as gfortran's descriptor of an assumed-rank argument and is not read: the specific
+ * the compiler chose says the size (a REAL(10) is C's long double, with its padding). */
+
+#define FERRY_F_SIZEOF(name, bytes)                                                          \
+    void name(void *x, MPI_Fint *size, MPI_Fint *ierr)                                       \
+    {                                                                                        \
+        (void)x;                                                                             \
+        *size = (MPI_Fint)(bytes);                                                           \
+        *ierr = MPI_SUCCESS;                                                                 \
+    }
+FERRY_F_SIZEOF(mpi_sizeof_integer1_, 1)
+FERRY_F_SIZEOF(mpi_sizeof_integer2_, 2)
+FERRY_F_SIZEOF(mpi_sizeof_integer4_, 4)
+FERRY_F_SIZEOF(mpi_sizeof_integer8_, 8)
+FERRY_F_SIZEOF(mpi_sizeof_integer16_, 16)
+FERRY_F_SIZEOF(mpi_sizeof_real4_, 4)
+FERRY_F_SIZEOF(mpi_sizeof_real8_, 8)
+FERRY_F_SIZEOF(mpi_sizeof_real10_, sizeof(long double))
+FERRY_F_SIZEOF(mpi_sizeof_real16_, 16)
+FERRY_F_SIZEOF(mpi_sizeof_complex4_, 8)
+FERRY_F_SIZEOF(mpi_sizeof_complex8_, 16)
+FERRY_F_SIZEOF(mpi_sizeof_complex10_, 2 * sizeof(long double))
+FERRY_F_SIZEOF(mpi_sizeof_complex16_, 32)
+FERRY_F_SIZEOF(mpi_sizeof_logical1_, 1)
+FERRY_F_SIZEOF(mpi_sizeof_logical2_, 2)
+FERRY_F_SIZEOF(mpi_sizeof_logical4_, 4)
+FERRY_F_SIZEOF(mpi_sizeof_logical8_, 8)
+
 /* ---- completion: arrays of statuses and 1-based indexes ---- */
 
 /* C statuses for the Fortran array f of n statuses: MPI_STATUSES_IGNORE, c (when n is small) or

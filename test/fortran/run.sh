@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run.sh INST: the Fortran programs of this directory, each built with mpifort and run with
 # mpiexec at 2 and 3 ranks; a run passes when rank 0 prints "No Errors" and mpiexec exits 0.
-# Fixed form (.f, include 'mpif.h') and free form (.f90, use mpi).  Ends with
-# "N passed, N failed, N skipped" (one skip when Ferry was built without Fortran).  First: the
-# generated files are fresh (maint/fortran-bindings --check, when python3 is there).
+# Fixed form (.f, include 'mpif.h') and free form (.f90, use mpi; .F90 goes through the
+# preprocessor).  Ends with "N passed, N failed, N skipped" (one skip when Ferry was built
+# without Fortran).  First: the generated files are fresh (maint/fortran-bindings --check, when
+# python3 is there).
 # Other MPIs: MPIFORT=mpifort.mpich MPIEXEC=mpiexec.mpich test/fortran/run.sh -
 #   MPIFORT, MPIEXEC   the wrapper and the launcher (default: INST's)
 #   FFLAGS             added to every compile (other MPIs' wrappers on gfortran 10 and later need
@@ -41,7 +42,7 @@ else
     echo "SKIP generated files: no python3 for maint/fortran-bindings --check"
     skipped=$((skipped + 1))
 fi
-for src in "$here"/*.f "$here"/*.f90; do
+for src in "$here"/*.f "$here"/*.f90 "$here"/*.F90; do
     prog=$(basename "${src%.*}")
     # shellcheck disable=SC2086
     if ! $mpifort ${FFLAGS:-} -o "$d/$prog" "$src" >"$d/$prog.build" 2>&1; then
