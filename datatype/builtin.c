@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <wchar.h>
 #include "datatype.h"
+#include "op.h"
 
 /* external32 sizes are the standard's table (MPI-3.1 13.5.2), not the C sizes:
  * MPI_LONG is 4 bytes and MPI_WCHAR 2 there, whatever the platform uses. */
@@ -133,6 +134,9 @@ MPIR_Datatype MPIR_Datatype_builtins[MPIR_DT_BUILTIN_COUNT] = {
     FPT(MPI_2INTEGER, int32_t, MPI_INTEGER, 8),
     FPT(MPI_2REAL, float, MPI_REAL, 8),
     FPT(MPI_2DOUBLE_PRECISION, double, MPI_DOUBLE_PRECISION, 16),
+    BT(MPI_INTEGER16, MPIR_int128_t, 16),
+    BT(MPI_REAL16, MPIR_float128_t, 16),
+    BT(MPI_COMPLEX32, MPIR_complex128_t, 32),
 };
 
 MPIR_Datatype *MPIR_Datatype_builtin(MPI_Datatype type)

@@ -64,8 +64,9 @@ typedef struct MPIR_Datatype {
 
 /* Handles: predefined types have indexes 1 .. MPIR_DT_BUILTIN_COUNT - 1; derived
  * types MPIR_DT_DERIVED_BASE and up. */
-#define MPIR_DT_DERIVED_BASE 64
+#define MPIR_DT_DERIVED_BASE 128
 #define MPIR_DT_INDEX_MASK 0x03ffffff
+_Static_assert(MPIR_DT_BUILTIN_COUNT <= MPIR_DT_DERIVED_BASE, "predefined and derived handles meet");
 
 static inline int MPIR_Datatype_is_builtin(MPI_Datatype type)
 {

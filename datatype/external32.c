@@ -89,12 +89,13 @@ static void ldouble_in(unsigned char *native, const unsigned char *ext)
 #endif
 }
 
-/* A complex of two floats or two doubles (C's, C++'s or Fortran's): each half converts alone. */
+/* A complex of two floats, doubles or binary128s (C's, C++'s or Fortran's): each half converts
+ * alone. */
 static int is_float_complex_pair(MPI_Datatype t)
 {
     return t == MPI_C_FLOAT_COMPLEX || t == MPI_C_DOUBLE_COMPLEX || t == MPI_CXX_FLOAT_COMPLEX ||
            t == MPI_CXX_DOUBLE_COMPLEX || t == MPI_COMPLEX || t == MPI_DOUBLE_COMPLEX ||
-           t == MPI_COMPLEX8 || t == MPI_COMPLEX16;
+           t == MPI_COMPLEX8 || t == MPI_COMPLEX16 || t == MPI_COMPLEX32;
 }
 
 /* One basic element: native at n (size nsize) to external at e (size esize). */

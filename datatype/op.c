@@ -52,17 +52,20 @@ typedef void (*kernel_fn)(const void *restrict in, void *restrict inout, MPI_Ain
  * in UT (promoted to at least unsigned int by the 0u / 1u, so that even
  * unsigned short * unsigned short never overflows an int) and convert back:
  * modular arithmetic without signed-overflow undefined behaviour. */
-#define INT_KERNELS(w, T, UT)                                                  \
+#define F_INT_KERNELS(w, T, UT)                                                \
     KERNEL(w##_max, T, io[i] = a > b ? a : b)                                  \
     KERNEL(w##_min, T, io[i] = a < b ? a : b)                                  \
     KERNEL(w##_sum, T, io[i] = (T)(0u + (UT)a + (UT)b))                        \
     KERNEL(w##_prod, T, io[i] = (T)(1u * (UT)a * (UT)b))                       \
-    KERNEL(w##_land, T, io[i] = (T)(a && b))                                   \
-    KERNEL(w##_lor, T, io[i] = (T)(a || b))                                    \
-    KERNEL(w##_lxor, T, io[i] = (T)(!a != !b))                                 \
     KERNEL(w##_band, T, io[i] = (T)(a & b))                                    \
     KERNEL(w##_bor, T, io[i] = (T)(a | b))                                     \
     KERNEL(w##_bxor, T, io[i] = (T)(a ^ b))
+/* ... and the logical operations, which C's integers take and Fortran's do not. */
+#define INT_KERNELS(w, T, UT)                                                  \
+    F_INT_KERNELS(w, T, UT)                                                    \
+    KERNEL(w##_land, T, io[i] = (T)(a && b))                                   \
+    KERNEL(w##_lor, T, io[i] = (T)(a || b))                                    \
+    KERNEL(w##_lxor, T, io[i] = (T)(!a != !b))
 
 INT_KERNELS(i8, int8_t, uint8_t)
 INT_KERNELS(u8, uint8_t, uint8_t)
@@ -72,6 +75,10 @@ INT_KERNELS(i32, int32_t, uint32_t)
 INT_KERNELS(u32, uint32_t, uint32_t)
 INT_KERNELS(i64, int64_t, uint64_t)
 INT_KERNELS(u64, uint64_t, uint64_t)
+#ifdef MPIR_HAVE_INT128
+__extension__ typedef unsigned __int128 MPIR_uint128_t;
+F_INT_KERNELS(i128, MPIR_int128_t, MPIR_uint128_t)
+#endif
 
 #define FLOAT_KERNELS(w, T)                                                    \
     KERNEL(w##_max, T, io[i] = a > b ? a : b)                                  \
@@ -82,6 +89,9 @@ INT_KERNELS(u64, uint64_t, uint64_t)
 FLOAT_KERNELS(f, float)
 FLOAT_KERNELS(d, double)
 FLOAT_KERNELS(ld, long double)
+#ifdef MPIR_HAVE_FLOAT128
+FLOAT_KERNELS(q, MPIR_float128_t)
+#endif
 
 /* Complex numbers as {re; im}, the layout C gives T _Complex. */
 #define COMPLEX_KERNELS(w, T)                                                  \
@@ -97,6 +107,10 @@ FLOAT_KERNELS(ld, long double)
 COMPLEX_KERNELS(cf, float)
 COMPLEX_KERNELS(cd, double)
 COMPLEX_KERNELS(cld, long double)
+#ifdef MPIR_HAVE_FLOAT128
+COMPLEX_KERNELS(cq, _Float128)
+_Static_assert(sizeof(cq_t) == sizeof(MPIR_complex128_t), "COMPLEX32 layout");
+#endif
 
 /* Value-index pairs, the C structs {T; int} of MPI_FLOAT_INT and friends and Fortran's {T; T}
  * of MPI_2REAL and friends (index of the value's type).  The value decides; on a tie the lower
@@ -289,6 +303,13 @@ static const kernel_fn kernels[MPIR_DT_BUILTIN_COUNT][OP_TABLE_SIZE] = {
     [DTX(MPI_2INTEGER)] = ROW_PAIR(two_integer),
     [DTX(MPI_2REAL)] = ROW_PAIR(two_real),
     [DTX(MPI_2DOUBLE_PRECISION)] = ROW_PAIR(two_double_precision),
+#ifdef MPIR_HAVE_INT128
+    [DTX(MPI_INTEGER16)] = ROW_F_INTEGER(i128),
+#endif
+#ifdef MPIR_HAVE_FLOAT128
+    [DTX(MPI_REAL16)] = ROW_FLOATING(q),
+    [DTX(MPI_COMPLEX32)] = ROW_COMPLEX(cq),
+#endif
 };
 
 /* Element sizes, for MPI_REPLACE.  0: a type without data (MPI_LB, MPI_UB), on which no
@@ -354,6 +375,9 @@ static const unsigned char elem_size[MPIR_DT_BUILTIN_COUNT] = {
     [DTX(MPI_2INTEGER)] = sizeof(two_integer_t),
     [DTX(MPI_2REAL)] = sizeof(two_real_t),
     [DTX(MPI_2DOUBLE_PRECISION)] = sizeof(two_double_precision_t),
+    [DTX(MPI_INTEGER16)] = sizeof(MPIR_int128_t),
+    [DTX(MPI_REAL16)] = sizeof(MPIR_float128_t),
+    [DTX(MPI_COMPLEX32)] = sizeof(MPIR_complex128_t),
 };
 
 static int valid_type(MPI_Datatype type)

@@ -16,10 +16,11 @@
  *
  * C integer: MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, the (unsigned) short, int,
  * long and long long types and MPI_INT8_T .. MPI_UINT64_T.  Fortran integer: MPI_INTEGER,
- * MPI_INTEGER1 .. 8.  Multi-language: MPI_AINT, MPI_OFFSET, MPI_COUNT.  Floating point:
- * MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8.
+ * MPI_INTEGER1 .. 16.  Multi-language: MPI_AINT, MPI_OFFSET, MPI_COUNT.  Floating point:
+ * MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4 .. 16.
  * Complex: the MPI_C_*_COMPLEX and MPI_CXX_*_COMPLEX types, MPI_COMPLEX, MPI_DOUBLE_COMPLEX,
- * MPI_COMPLEX8, MPI_COMPLEX16.  MPI_CHARACTER, like MPI_WCHAR, takes no reduction.
+ * MPI_COMPLEX8 .. 32.  MPI_CHARACTER, like MPI_WCHAR, takes no reduction.  The 16-byte
+ * Fortran kinds take their reductions only where the compiler has the C types below.
  *
  * Two extensions, shared with MPICH and Open MPI: MPI_CHAR counts as a C
  * integer, and the multi-language types take the logical operations too
@@ -37,6 +38,29 @@
 #define FERRY_OP_H_INCLUDED
 
 #include "mpi.h"
+
+/* The C types of Fortran's 16-byte kinds: MPI_INTEGER16 (__int128), MPI_REAL16 (_Float128, IEEE
+ * binary128) and MPI_COMPLEX32 (two of them).  Where the compiler lacks one, the type is 16
+ * bytes of data that no reduction but MPI_REPLACE and MPI_NO_OP takes. */
+#ifdef __SIZEOF_INT128__
+#define MPIR_HAVE_INT128 1
+__extension__ typedef __int128 MPIR_int128_t;
+#else
+typedef struct {
+    _Alignas(16) unsigned char bytes[16];
+} MPIR_int128_t;
+#endif
+#ifdef __FLT128_MAX__
+#define MPIR_HAVE_FLOAT128 1
+typedef _Float128 MPIR_float128_t;
+#else
+typedef struct {
+    _Alignas(16) unsigned char bytes[16];
+} MPIR_float128_t;
+#endif
+typedef struct {
+    MPIR_float128_t re, im;
+} MPIR_complex128_t;
 
 /* Is `op` defined on `type`?  Returns MPI_SUCCESS; MPI_ERR_TYPE when `type` is
  * not a predefined datatype handle (checked first; derived types must be

@@ -139,8 +139,7 @@ typedef struct MPI_Status {
 #define MPI_UB MPIR_DT(44)
 /* The Fortran types, usable from C too (MPI-4.0 19.3.6), laid out as gfortran's default kinds:
  * INTEGER and LOGICAL 4 bytes, REAL 4, DOUBLE PRECISION 8, COMPLEX two REALs.  LOGICAL holds
- * Fortran's truth values (gfortran's .TRUE. is 1, any nonzero value reads as true).  No
- * MPI_REAL16: gfortran's REAL(16) is IEEE quad, not C's long double. */
+ * Fortran's truth values (gfortran's .TRUE. is 1, any nonzero value reads as true). */
 #define MPI_INTEGER MPIR_DT(45)
 #define MPI_REAL MPIR_DT(46)
 #define MPI_DOUBLE_PRECISION MPIR_DT(47)
@@ -160,7 +159,12 @@ typedef struct MPI_Status {
 #define MPI_2INTEGER MPIR_DT(60)
 #define MPI_2REAL MPIR_DT(61)
 #define MPI_2DOUBLE_PRECISION MPIR_DT(62)
-#define MPIR_DT_BUILTIN_COUNT 63
+/* Fortran's 16-byte kinds: INTEGER(16) (two's complement), REAL(16) (IEEE binary128, which is
+ * gfortran's REAL(16) wherever it has one, not x86's long double) and COMPLEX(16), two of them. */
+#define MPI_INTEGER16 MPIR_DT(63)
+#define MPI_REAL16 MPIR_DT(64)
+#define MPI_COMPLEX32 MPIR_DT(65)
+#define MPIR_DT_BUILTIN_COUNT 66
 
 /* Type classes (MPI_Type_match_size). */
 #define MPI_TYPECLASS_REAL 1

@@ -1,5 +1,6 @@
 /* type.c: the MPI datatype API: constructors, commit/free/dup, sizes and extents, envelope and
  * contents, names. */
+#include <float.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -946,10 +947,14 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 }
 
 /* ---- Fortran's kinds (MPI-4.0 19.3.6) ----
- * The named Fortran types stand for every kind Ferry knows: INTEGER of 1, 2, 4 and 8 bytes, REAL
- * and COMPLEX of 4 and 8 bytes per part (no 16-byte REAL: gfortran's is IEEE quad, not C's long
- * double).  The f90 calls return an alias of one of them under the F90 combiner with the p and r
- * asked (MPIR_Datatype_is_f90), one per combiner, p and r, kept for the process. */
+ * The named Fortran types stand for every kind gfortran has: INTEGER of 1, 2, 4, 8 and 16
+ * bytes, REAL and COMPLEX of 4, 8 and 16 bytes per part (REAL(16) is IEEE binary128), and on x86
+ * REAL(10), the 80-bit extended precision of C's long double, which has no named Fortran type:
+ * MPI_LONG_DOUBLE and MPI_C_LONG_DOUBLE_COMPLEX are its data (size 0 below: MPI_Type_match_size
+ * never gives them).
+ * The f90 calls return an alias of one of them under the F90 combiner with the p and r asked
+ * (MPIR_Datatype_is_f90), one per combiner, p and r, kept for the process; the smallest kind
+ * that has them, as SELECTED_REAL_KIND. */
 static const struct {
     int typeclass, size;
     int precision, range; /* decimal digits and exponent range, as Fortran's SELECTED_*_KIND */
@@ -959,10 +964,19 @@ static const struct {
     {MPI_TYPECLASS_INTEGER, 2, 0, 4, MPI_INTEGER2},
     {MPI_TYPECLASS_INTEGER, 4, 0, 9, MPI_INTEGER4},
     {MPI_TYPECLASS_INTEGER, 8, 0, 18, MPI_INTEGER8},
+    {MPI_TYPECLASS_INTEGER, 16, 0, 38, MPI_INTEGER16},
     {MPI_TYPECLASS_REAL, 4, 6, 37, MPI_REAL4},
     {MPI_TYPECLASS_REAL, 8, 15, 307, MPI_REAL8},
+#if LDBL_MANT_DIG == 64
+    {MPI_TYPECLASS_REAL, 0, 18, 4931, MPI_LONG_DOUBLE},
+#endif
+    {MPI_TYPECLASS_REAL, 16, 33, 4931, MPI_REAL16},
     {MPI_TYPECLASS_COMPLEX, 8, 6, 37, MPI_COMPLEX8},
     {MPI_TYPECLASS_COMPLEX, 16, 15, 307, MPI_COMPLEX16},
+#if LDBL_MANT_DIG == 64
+    {MPI_TYPECLASS_COMPLEX, 0, 18, 4931, MPI_C_LONG_DOUBLE_COMPLEX},
+#endif
+    {MPI_TYPECLASS_COMPLEX, 32, 33, 4931, MPI_COMPLEX32},
 };
 #define N_FORTRAN_KINDS (sizeof fortran_kinds / sizeof fortran_kinds[0])
 
@@ -974,7 +988,7 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
         return MPIR_Err_return(NULL, "MPI_Type_match_size",
                                MPIR_Err_create(MPI_ERR_ARG, "datatype is NULL"));
     for (size_t i = 0; i < N_FORTRAN_KINDS; i++) {
-        if (fortran_kinds[i].typeclass == typeclass && fortran_kinds[i].size == size) {
+        if (fortran_kinds[i].typeclass == typeclass && size > 0 && fortran_kinds[i].size == size) {
             *datatype = fortran_kinds[i].type;
             return MPI_SUCCESS;
         }
@@ -982,8 +996,8 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     return MPIR_Err_return(NULL, "MPI_Type_match_size",
                            MPIR_Err_create(MPI_ERR_ARG,
                                            "no Fortran type of class %d and size %d (classes: "
-                                           "MPI_TYPECLASS_INTEGER 1, 2, 4, 8; _REAL 4, 8; "
-                                           "_COMPLEX 8, 16)",
+                                           "MPI_TYPECLASS_INTEGER 1, 2, 4, 8, 16; _REAL 4, 8, "
+                                           "16; _COMPLEX 8, 16, 32)",
                                            typeclass, size));
 }
 
@@ -1083,7 +1097,7 @@ static int f90_kind(const char *fname, int combiner, int typeclass, int p, int r
     return MPIR_Err_return(NULL, fname,
                            MPIR_Err_create(MPI_ERR_ARG,
                                            "no Fortran kind with precision %d and range %d "
-                                           "(the largest: 15 digits, range 307; integers 18)",
+                                           "(the largest: 33 digits, range 4931; integers 38)",
                                            p, r));
 }
 

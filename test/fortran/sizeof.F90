@@ -6,7 +6,9 @@
 ! MPI_SIZEOF gave (MPI_Type_match_size).  Any number of ranks.  The
 ! standard asks for numeric types of any rank; LOGICAL is Ferry's extra.
 ! Neither Debian's MPICH 4.0.2 (no arrays of rank 2 or more) nor Open MPI
-! 4.1 (no LOGICAL) builds it.
+! 4.1 (no LOGICAL) builds it.  Then REAL(16), COMPLEX(16) and INTEGER(16)
+! reduced as MPI_REAL16, MPI_INTEGER16 and the f90 types of their
+! precision and range.
 program sizeof
   use mpi
   implicit none
@@ -97,6 +99,37 @@ program sizeof
         end if
      end do
   end if
+
+#ifdef __GFC_REAL_16__
+  ! REAL(16) and INTEGER(16) travel and reduce as MPI_REAL16 and MPI_INTEGER16, and as the
+  ! types of their precision and range.
+  r16(1) = 1.0_16 + 2.0_16**(-100) * rank
+  r16(2) = -r16(1)
+  call MPI_Allreduce(MPI_IN_PLACE, r16, 2, MPI_REAL16, MPI_MAX, MPI_COMM_WORLD, ierr)
+  if (r16(1) /= 1.0_16 + 2.0_16**(-100) * (nranks - 1) .or. r16(2) /= -1.0_16) then
+     errs = errs + 1
+     print *, 'MAX of REAL16: ', r16
+  end if
+  call MPI_Type_create_f90_real(precision(r16), range(r16), t, ierr)
+  c32 = cmplx(1.0_16, 2.0_16**(-100), kind=16)
+  call MPI_Type_create_f90_complex(precision(c32), range(c32), t, ierr)
+  call MPI_Allreduce(MPI_IN_PLACE, c32, 1, t, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (c32 /= cmplx(nranks * 1.0_16, nranks * 2.0_16**(-100), kind=16)) then
+     errs = errs + 1
+     print *, 'SUM of COMPLEX(16) by its f90 type: ', c32
+  end if
+#endif
+#ifdef __GFC_INT_16__
+  i16(1) = 2_16**100 + rank
+  i16(2) = rank
+  call MPI_Type_create_f90_integer(range(i16), t, ierr)
+  call MPI_Allreduce(MPI_IN_PLACE, i16, 2, t, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (i16(1) /= nranks * 2_16**100 + nranks * (nranks - 1) / 2) then
+     errs = errs + 1
+     print *, 'SUM of INTEGER(16) by its f90 type: ', i16
+  end if
+  call MPI_Allreduce(MPI_IN_PLACE, i16, 2, MPI_INTEGER16, MPI_MAX, MPI_COMM_WORLD, ierr)
+#endif
 
   call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0 .and. total == 0) print *, 'No Errors'
