@@ -302,6 +302,115 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
     return refuse("MPI_Raccumulate", why_rma);
 }
 
+#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         void *result_addr, int result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                         MPI_Request *request)
+{
+    return refuse("MPI_Rget_accumulate", why_rma);
+}
+
+/* The large-count forms (MPI-4.0). */
+
+#pragma weak MPI_Win_create_c = PMPI_Win_create_c
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                      MPI_Win *win)
+{
+    return refuse("MPI_Win_create_c", why_rma);
+}
+
+#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *baseptr, MPI_Win *win)
+{
+    return refuse("MPI_Win_allocate_c", why_rma);
+}
+
+#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win)
+{
+    return refuse("MPI_Win_allocate_shared_c", why_rma);
+}
+
+#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr)
+{
+    return refuse("MPI_Win_shared_query_c", why_rma);
+}
+
+#pragma weak MPI_Put_c = PMPI_Put_c
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    return refuse("MPI_Put_c", why_rma);
+}
+
+#pragma weak MPI_Get_c = PMPI_Get_c
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    return refuse("MPI_Get_c", why_rma);
+}
+
+#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return refuse("MPI_Accumulate_c", why_rma);
+}
+
+#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win)
+{
+    return refuse("MPI_Get_accumulate_c", why_rma);
+}
+
+#pragma weak MPI_Rput_c = PMPI_Rput_c
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    return refuse("MPI_Rput_c", why_rma);
+}
+
+#pragma weak MPI_Rget_c = PMPI_Rget_c
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    return refuse("MPI_Rget_c", why_rma);
+}
+
+#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                       MPI_Win win, MPI_Request *request)
+{
+    return refuse("MPI_Raccumulate_c", why_rma);
+}
+
+#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                           MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                           MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                           MPI_Win win, MPI_Request *request)
+{
+    return refuse("MPI_Rget_accumulate_c", why_rma);
+}
+
 /* ---- Parallel I/O ---- */
 
 #pragma weak MPI_File_open = PMPI_File_open

@@ -2140,6 +2140,19 @@ void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *orig
 }
 #pragma weak mpi_raccumulate_ = pmpi_raccumulate_
 
+void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype,
+                           void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype,
+                           MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count,
+                           MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                           MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Rget_accumulate(ferry_f_buf(origin_addr), *origin_count, *origin_datatype,
+                                 ferry_f_buf(result_addr), *result_count, *result_datatype,
+                                 *target_rank, *target_disp, *target_count, *target_datatype, *op,
+                                 *win, request);
+}
+#pragma weak mpi_rget_accumulate_ = pmpi_rget_accumulate_
+
 void pmpi_file_open_(MPI_Fint *comm, const char *filename, MPI_Fint *amode, MPI_Fint *info,
                      MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
 {
@@ -2911,7 +2924,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 360; in fbind.c: 25; not bound: 146 (and the
+/* Generated: 361; in fbind.c: 25; not bound: 158 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -3008,6 +3021,18 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Neighbor_alltoallw_init_c: large counts: mpi_f08 only
  *   MPI_Win_set_attr: windows are refused
  *   MPI_Win_get_attr: windows are refused
+ *   MPI_Win_create_c: large counts: mpi_f08 only
+ *   MPI_Win_allocate_c: large counts: mpi_f08 only
+ *   MPI_Win_allocate_shared_c: large counts: mpi_f08 only
+ *   MPI_Win_shared_query_c: large counts: mpi_f08 only
+ *   MPI_Put_c: large counts: mpi_f08 only
+ *   MPI_Get_c: large counts: mpi_f08 only
+ *   MPI_Accumulate_c: large counts: mpi_f08 only
+ *   MPI_Get_accumulate_c: large counts: mpi_f08 only
+ *   MPI_Rput_c: large counts: mpi_f08 only
+ *   MPI_Rget_c: large counts: mpi_f08 only
+ *   MPI_Raccumulate_c: large counts: mpi_f08 only
+ *   MPI_Rget_accumulate_c: large counts: mpi_f08 only
  *   MPI_Comm_spawn: argument char * [] argv
  *   MPI_Comm_spawn_multiple: argument char * [] array_of_commands
  *   MPI_Bcast_c: large counts: mpi_f08 only

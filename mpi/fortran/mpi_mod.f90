@@ -5513,6 +5513,48 @@ module mpi
        integer :: request
        integer :: ierror
      end subroutine PMPI_Raccumulate
+     subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+         & result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+       type(*), dimension(*) :: origin_addr
+       integer :: origin_count
+       integer :: origin_datatype
+       type(*), dimension(*) :: result_addr
+       integer :: result_count
+       integer :: result_datatype
+       integer :: target_rank
+       integer(kind=MPI_ADDRESS_KIND) :: target_disp
+       integer :: target_count
+       integer :: target_datatype
+       integer :: op
+       integer :: win
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_Rget_accumulate
+     subroutine PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+         & result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+       type(*), dimension(*) :: origin_addr
+       integer :: origin_count
+       integer :: origin_datatype
+       type(*), dimension(*) :: result_addr
+       integer :: result_count
+       integer :: result_datatype
+       integer :: target_rank
+       integer(kind=MPI_ADDRESS_KIND) :: target_disp
+       integer :: target_count
+       integer :: target_datatype
+       integer :: op
+       integer :: win
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_Rget_accumulate
      subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
        import
        implicit none

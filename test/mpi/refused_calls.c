@@ -1,7 +1,7 @@
 /* refused_calls.c: the calls doc/api.md lists as refused exist (a program naming them links)
  * and fail cleanly: under MPI_ERRORS_RETURN each returns an error of class
  * MPI_ERR_UNSUPPORTED_OPERATION whose text names the call, and leaves the program able to go
- * on communicating.  One call of each refused family. */
+ * on communicating.  One call of each refused family, and a few of the later additions. */
 #include "mtest.h"
 
 #include <string.h>
@@ -35,6 +35,14 @@ int main(int argc, char **argv)
                   "MPI_File_open");
     char port[MPI_MAX_PORT_NAME];
     errs += check(MPI_Open_port(info, port), "MPI_Open_port");
+    /* The last one-sided call of MPI-3.0 and the large-count forms of MPI-4.0 are there too. */
+    MPI_Request req;
+    errs += check(MPI_Rget_accumulate(out, 1, MPI_INT, out + 1, 1, MPI_INT, 0, 0, 1, MPI_INT,
+                                      MPI_SUM, MPI_WIN_NULL, &req),
+                  "MPI_Rget_accumulate");
+    errs += check(MPI_Put_c(out, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_WIN_NULL), "MPI_Put_c");
+    void *base;
+    errs += check(MPI_Win_allocate_c(16, 1, info, comm, &base, &win), "MPI_Win_allocate_c");
 
     /* The library still works. */
     int sum = 0;
