@@ -227,6 +227,22 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     return finish_one("MPI_Wait", request, req, status);
 }
 
+/* The first steps of MPI_Test and MPI_Request_get_status: an inactive request is complete with
+ * the empty status and nothing is left to do (returns 0); otherwise one poll when it is not
+ * done yet, and *flag says whether it is now (returns 1 when the caller must report it). */
+static int test_step(MPIR_Request *req, int *flag, MPI_Status *status)
+{
+    if (is_inactive(req)) {
+        *flag = 1;
+        MPIR_Status_empty(status);
+        return 0;
+    }
+    if (!is_done(req))
+        MPID_Progress_poll();
+    *flag = is_done(req);
+    return *flag;
+}
+
 #pragma weak MPI_Test = PMPI_Test
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
@@ -238,15 +254,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         err = MPIR_Check_status(status);
     if (err)
         return MPIR_Err_return(NULL, "MPI_Test", err);
-    if (is_inactive(req)) {
-        *flag = 1;
-        MPIR_Status_empty(status);
-        return MPI_SUCCESS;
-    }
-    if (!is_done(req))
-        MPID_Progress_poll();
-    *flag = is_done(req);
-    if (!*flag)
+    if (!test_step(req, flag, status))
         return MPI_SUCCESS;
     return finish_one("MPI_Test", request, req, status);
 }
@@ -297,15 +305,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         err = MPIR_Check_status(status);
     if (err)
         return MPIR_Err_return(NULL, "MPI_Request_get_status", err);
-    if (is_inactive(req)) {
-        *flag = 1;
-        MPIR_Status_empty(status);
-        return MPI_SUCCESS;
-    }
-    if (!is_done(req))
-        MPID_Progress_poll();
-    *flag = is_done(req);
-    if (!*flag)
+    if (!test_step(req, flag, status))
         return MPI_SUCCESS;
     return MPIR_Err_return(req_comm(req), "MPI_Request_get_status", peek(req, status));
 }
