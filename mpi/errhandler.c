@@ -52,12 +52,30 @@ void MPIR_Errhandler_set(MPI_Errhandler *slot, MPI_Errhandler eh)
     *slot = eh;
 }
 
-/* The handler an error in a call on comm goes to (MPI_COMM_WORLD's when comm
- * is NULL); *comm_p is set to the communicator it belongs to. */
+/* Whether the program gave MPI_COMM_SELF a handler (MPI_Comm_set_errhandler). */
+static int self_handler_set;
+
+/* The communicator an error bound to no object is raised on (a datatype, info or error-code call,
+ * a bad argument before any communicator is known): MPI_COMM_SELF in the World Model (MPI-4.0
+ * sec. 9.3; MPI-3.1 said MPI_COMM_WORLD).  A program written for MPI-3 gives MPI_COMM_WORLD
+ * alone a handler and expects such errors there: as long as the program never set
+ * MPI_COMM_SELF's handler and MPI_COMM_WORLD's differs from it, MPI_COMM_WORLD's is used, so
+ * that it gets the errors returned that it asked for instead of an abort.  NULL (the fatal
+ * handler) when neither communicator is there. */
+static MPIR_Comm *unbound_comm(void)
+{
+    MPIR_Comm *self = MPIR_Comm_get(MPI_COMM_SELF), *world = MPIR_Comm_get(MPI_COMM_WORLD);
+    if (self && world && !self_handler_set && world->errhandler != self->errhandler)
+        return world;
+    return self ? self : world;
+}
+
+/* The handler an error in a call on comm goes to (unbound_comm's when comm is NULL); *comm_p is
+ * set to the communicator it belongs to. */
 static MPI_Errhandler handler_of(MPIR_Comm **comm_p)
 {
     if (!*comm_p)
-        *comm_p = MPIR_Comm_get(MPI_COMM_WORLD);
+        *comm_p = unbound_comm();
     return *comm_p ? (*comm_p)->errhandler : MPI_ERRORS_ARE_FATAL;
 }
 
@@ -419,6 +437,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (err)
         return MPIR_Err_return(c, "MPI_Comm_set_errhandler", err);
     MPIR_Errhandler_set(&c->errhandler, errhandler);
+    if (comm == MPI_COMM_SELF)
+        self_handler_set = 1;
     return MPI_SUCCESS;
 }
 

@@ -164,13 +164,16 @@ int main(int argc, char **argv)
         EXPECT(MPI_Comm_size(MPI_COMM_NULL, &s), MPI_ERR_COMM);
         EXPECT(MPI_Comm_dup(MPI_COMM_NULL, &c), MPI_ERR_COMM);
 #if defined(FERRY_VERSION) || defined(MPICH_VERSION)
-        /* An invalid second communicator is an error of no communicator: raised on
-         * MPI_COMM_WORLD's handler (returns here), not on the valid first one's, which is fatal
-         * for the moment (Intel's MPI_Comm_compare_null_c). */
-        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
-        EXPECT(MPI_Comm_compare(MPI_COMM_SELF, MPI_COMM_NULL, &r), MPI_ERR_COMM);
-        EXPECT(MPI_Comm_compare(MPI_COMM_NULL, MPI_COMM_SELF, &r), MPI_ERR_COMM);
-        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        /* An invalid second communicator is an error of no communicator: raised on the
+         * handler of unbound errors (MPI_COMM_SELF's in MPI-4.0, MPI_COMM_WORLD's before; both
+         * return here), not on the valid first one's, which is fatal for the moment (Intel's
+         * MPI_Comm_compare_null_c). */
+        MPI_Comm fatal;
+        MPI_Comm_dup(MPI_COMM_SELF, &fatal);
+        MPI_Comm_set_errhandler(fatal, MPI_ERRORS_ARE_FATAL);
+        EXPECT(MPI_Comm_compare(fatal, MPI_COMM_NULL, &r), MPI_ERR_COMM);
+        EXPECT(MPI_Comm_compare(MPI_COMM_NULL, fatal, &r), MPI_ERR_COMM);
+        MPI_Comm_free(&fatal);
 #endif
     }
     EXPECT(MPI_Barrier(MPI_COMM_NULL), MPI_ERR_COMM);
