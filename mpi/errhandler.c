@@ -117,6 +117,31 @@ int MPIR_Err_return_session(MPI_Session handle, MPI_Errhandler eh, const char *f
     return code == MPI_SUCCESS ? code : invoke(eh, handle, fname, code);
 }
 
+/* MPI-4.0 sec. 14.7: files start with MPI_ERRORS_RETURN, and so does MPI_FILE_NULL. */
+static MPI_Errhandler file_null_eh = MPI_ERRORS_RETURN;
+
+MPI_Errhandler MPIR_File_null_errhandler(void)
+{
+    return file_null_eh;
+}
+
+int MPIR_File_null_set_errhandler(MPI_Errhandler eh)
+{
+    if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT)
+        return MPIR_Err_create(MPI_ERR_ARG,
+                               "error handler %#x cannot be attached to MPI_FILE_NULL: Ferry has "
+                               "no file handlers (MPI_File_create_errhandler is refused), only "
+                               "the predefined ones",
+                               (unsigned)eh);
+    file_null_eh = eh;
+    return MPI_SUCCESS;
+}
+
+int MPIR_Err_return_file_null(const char *fname, int code)
+{
+    return code == MPI_SUCCESS ? code : invoke(file_null_eh, MPI_FILE_NULL, fname, code);
+}
+
 /* A Waitall, Testall, Waitsome or Testsome that finished a failed request:
  * the call returns MPI_ERR_IN_STATUS itself, not a code of that class,
  * because programs compare it with == (the standard names the code), and a

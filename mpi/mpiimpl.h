@@ -510,6 +510,11 @@ int MPIR_Check_errhandler(MPI_Errhandler eh, MPIR_Eh_kind_t kind);
 /* Calls handler eh (of the session named handle) for an error found in fname; returns the
  * code unless the handler is fatal. */
 int MPIR_Err_return_session(MPI_Session handle, MPI_Errhandler eh, const char *fname, int code);
+/* MPI_FILE_NULL's handler (MPI_ERRORS_RETURN at first), which the refused I/O calls raise their
+ * errors on (mpi/refused.c); only the predefined handlers can be set (else MPI_ERR_ARG). */
+MPI_Errhandler MPIR_File_null_errhandler(void);
+int MPIR_File_null_set_errhandler(MPI_Errhandler eh);
+int MPIR_Err_return_file_null(const char *fname, int code);
 void MPIR_Errhandler_add_ref(MPI_Errhandler eh);
 void MPIR_Errhandler_release(MPI_Errhandler eh);
 void MPIR_Errhandler_set(MPI_Errhandler *slot, MPI_Errhandler eh);

@@ -2339,6 +2339,271 @@ void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr)
 }
 #pragma weak mpi_file_set_info_ = pmpi_file_set_info_
 
+void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                         MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread_at(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_at_ = pmpi_file_iread_at_
+
+void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                             MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread_at_all(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_at_all_ = pmpi_file_iread_at_all_
+
+void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                                  MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_read_at_all_begin(*fh, *offset, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_read_at_all_begin_ = pmpi_file_read_at_all_begin_
+
+void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_at_all_end(*fh, ferry_f_buf(buf), p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_at_all_end_ = pmpi_file_read_at_all_end_
+
+void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                      MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_ = pmpi_file_iread_
+
+void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                          MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread_all(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_all_ = pmpi_file_iread_all_
+
+void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                               MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_read_all_begin(*fh, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_read_all_begin_ = pmpi_file_read_all_begin_
+
+void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_all_end(*fh, ferry_f_buf(buf), p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_all_end_ = pmpi_file_read_all_end_
+
+void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                            MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_shared(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_shared_ = pmpi_file_read_shared_
+
+void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread_shared(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_shared_ = pmpi_file_iread_shared_
+
+void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_ordered(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_ordered_ = pmpi_file_read_ordered_
+
+void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                                   MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_read_ordered_begin(*fh, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_read_ordered_begin_ = pmpi_file_read_ordered_begin_
+
+void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_ordered_end(*fh, ferry_f_buf(buf), p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_ordered_end_ = pmpi_file_read_ordered_end_
+
+void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                          MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite_at(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_at_ = pmpi_file_iwrite_at_
+
+void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                              MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite_at_all(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_at_all_ = pmpi_file_iwrite_at_all_
+
+void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                                   MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_write_at_all_begin(*fh, *offset, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_write_at_all_begin_ = pmpi_file_write_at_all_begin_
+
+void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_at_all_end(*fh, ferry_f_buf(buf), p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_at_all_end_ = pmpi_file_write_at_all_end_
+
+void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                       MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_ = pmpi_file_iwrite_
+
+void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                           MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite_all(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_all_ = pmpi_file_iwrite_all_
+
+void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                                MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_write_all_begin(*fh, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_write_all_begin_ = pmpi_file_write_all_begin_
+
+void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_all_end(*fh, ferry_f_buf(buf), p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_all_end_ = pmpi_file_write_all_end_
+
+void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                             MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_shared(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_shared_ = pmpi_file_write_shared_
+
+void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                              MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite_shared(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_shared_ = pmpi_file_iwrite_shared_
+
+void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                              MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_ordered(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_ordered_ = pmpi_file_write_ordered_
+
+void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
+                                    MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_write_ordered_begin(*fh, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_write_ordered_begin_ = pmpi_file_write_ordered_begin_
+
+void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_ordered_end(*fh, ferry_f_buf(buf), p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_ordered_end_ = pmpi_file_write_ordered_end_
+
+void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_seek_shared(*fh, *offset, *whence);
+}
+#pragma weak mpi_file_seek_shared_ = pmpi_file_seek_shared_
+
+void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_get_position_shared(*fh, offset);
+}
+#pragma weak mpi_file_get_position_shared_ = pmpi_file_get_position_shared_
+
+void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_get_byte_offset(*fh, *offset, disp);
+}
+#pragma weak mpi_file_get_byte_offset_ = pmpi_file_get_byte_offset_
+
+void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_get_amode(*fh, amode);
+}
+#pragma weak mpi_file_get_amode_ = pmpi_file_get_amode_
+
+void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_get_atomicity(*fh, flag);
+}
+#pragma weak mpi_file_get_atomicity_ = pmpi_file_get_atomicity_
+
+void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_set_atomicity(*fh, *flag);
+}
+#pragma weak mpi_file_set_atomicity_ = pmpi_file_set_atomicity_
+
+void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_get_group(*fh, group);
+}
+#pragma weak mpi_file_get_group_ = pmpi_file_get_group_
+
+void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_get_type_extent(*fh, *datatype, extent);
+}
+#pragma weak mpi_file_get_type_extent_ = pmpi_file_get_type_extent_
+
+void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype,
+                         char *datarep, MPI_Fint *ierr, size_t datarep_len)
+{
+    char *s_datarep = ferry_f_string_buf(datarep_len);
+    if (!s_datarep) {
+        *ierr = MPI_ERR_NO_MEM;
+        free(s_datarep);
+        return;
+    }
+    *ierr = PMPI_File_get_view(*fh, disp, etype, filetype, s_datarep);
+    ferry_f_string_out(s_datarep, datarep, datarep_len);
+    free(s_datarep);
+}
+#pragma weak mpi_file_get_view_ = pmpi_file_get_view_
+
+void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_preallocate(*fh, *size);
+}
+#pragma weak mpi_file_preallocate_ = pmpi_file_preallocate_
+
 void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierr, size_t port_name_len)
 {
     char *s_port_name = ferry_f_string_buf(port_name_len);
@@ -2924,7 +3189,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 361; in fbind.c: 25; not bound: 158 (and the
+/* Generated: 397; in fbind.c: 25; not bound: 187 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -3033,6 +3298,35 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Rget_c: large counts: mpi_f08 only
  *   MPI_Raccumulate_c: large counts: mpi_f08 only
  *   MPI_Rget_accumulate_c: large counts: mpi_f08 only
+ *   MPI_File_read_at_c: large counts: mpi_f08 only
+ *   MPI_File_iread_at_c: large counts: mpi_f08 only
+ *   MPI_File_read_at_all_c: large counts: mpi_f08 only
+ *   MPI_File_iread_at_all_c: large counts: mpi_f08 only
+ *   MPI_File_read_at_all_begin_c: large counts: mpi_f08 only
+ *   MPI_File_read_c: large counts: mpi_f08 only
+ *   MPI_File_iread_c: large counts: mpi_f08 only
+ *   MPI_File_read_all_c: large counts: mpi_f08 only
+ *   MPI_File_iread_all_c: large counts: mpi_f08 only
+ *   MPI_File_read_all_begin_c: large counts: mpi_f08 only
+ *   MPI_File_read_shared_c: large counts: mpi_f08 only
+ *   MPI_File_iread_shared_c: large counts: mpi_f08 only
+ *   MPI_File_read_ordered_c: large counts: mpi_f08 only
+ *   MPI_File_read_ordered_begin_c: large counts: mpi_f08 only
+ *   MPI_File_write_at_c: large counts: mpi_f08 only
+ *   MPI_File_iwrite_at_c: large counts: mpi_f08 only
+ *   MPI_File_write_at_all_c: large counts: mpi_f08 only
+ *   MPI_File_iwrite_at_all_c: large counts: mpi_f08 only
+ *   MPI_File_write_at_all_begin_c: large counts: mpi_f08 only
+ *   MPI_File_write_c: large counts: mpi_f08 only
+ *   MPI_File_iwrite_c: large counts: mpi_f08 only
+ *   MPI_File_write_all_c: large counts: mpi_f08 only
+ *   MPI_File_iwrite_all_c: large counts: mpi_f08 only
+ *   MPI_File_write_all_begin_c: large counts: mpi_f08 only
+ *   MPI_File_write_shared_c: large counts: mpi_f08 only
+ *   MPI_File_iwrite_shared_c: large counts: mpi_f08 only
+ *   MPI_File_write_ordered_c: large counts: mpi_f08 only
+ *   MPI_File_write_ordered_begin_c: large counts: mpi_f08 only
+ *   MPI_File_get_type_extent_c: large counts: mpi_f08 only
  *   MPI_Comm_spawn: argument char * [] argv
  *   MPI_Comm_spawn_multiple: argument char * [] array_of_commands
  *   MPI_Bcast_c: large counts: mpi_f08 only

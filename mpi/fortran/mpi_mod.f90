@@ -5961,6 +5961,706 @@ module mpi
        integer :: info
        integer :: ierror
      end subroutine PMPI_File_set_info
+     subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iread_at
+     subroutine PMPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iread_at
+     subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iread_at_all
+     subroutine PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iread_at_all
+     subroutine MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine MPI_File_read_at_all_begin
+     subroutine PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine PMPI_File_read_at_all_begin
+     subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_read_at_all_end
+     subroutine PMPI_File_read_at_all_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_read_at_all_end
+     subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iread
+     subroutine PMPI_File_iread(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iread
+     subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iread_all
+     subroutine PMPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iread_all
+     subroutine MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine MPI_File_read_all_begin
+     subroutine PMPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine PMPI_File_read_all_begin
+     subroutine MPI_File_read_all_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_read_all_end
+     subroutine PMPI_File_read_all_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_read_all_end
+     subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_read_shared
+     subroutine PMPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_read_shared
+     subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iread_shared
+     subroutine PMPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iread_shared
+     subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_read_ordered
+     subroutine PMPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_read_ordered
+     subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine MPI_File_read_ordered_begin
+     subroutine PMPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine PMPI_File_read_ordered_begin
+     subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_read_ordered_end
+     subroutine PMPI_File_read_ordered_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_read_ordered_end
+     subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iwrite_at
+     subroutine PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iwrite_at
+     subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iwrite_at_all
+     subroutine PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iwrite_at_all
+     subroutine MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine MPI_File_write_at_all_begin
+     subroutine PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine PMPI_File_write_at_all_begin
+     subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_write_at_all_end
+     subroutine PMPI_File_write_at_all_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_write_at_all_end
+     subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iwrite
+     subroutine PMPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iwrite
+     subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iwrite_all
+     subroutine PMPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iwrite_all
+     subroutine MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine MPI_File_write_all_begin
+     subroutine PMPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine PMPI_File_write_all_begin
+     subroutine MPI_File_write_all_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_write_all_end
+     subroutine PMPI_File_write_all_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_write_all_end
+     subroutine MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_write_shared
+     subroutine PMPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_write_shared
+     subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_File_iwrite_shared
+     subroutine PMPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_File_iwrite_shared
+     subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_write_ordered
+     subroutine PMPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_write_ordered
+     subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine MPI_File_write_ordered_begin
+     subroutine PMPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: count
+       integer :: datatype
+       integer :: ierror
+     end subroutine PMPI_File_write_ordered_begin
+     subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_File_write_ordered_end
+     subroutine PMPI_File_write_ordered_end(fh, buf, status, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+       integer :: fh
+       type(*), dimension(*) :: buf
+       integer :: status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_File_write_ordered_end
+     subroutine MPI_File_seek_shared(fh, offset, whence, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       integer :: whence
+       integer :: ierror
+     end subroutine MPI_File_seek_shared
+     subroutine PMPI_File_seek_shared(fh, offset, whence, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       integer :: whence
+       integer :: ierror
+     end subroutine PMPI_File_seek_shared
+     subroutine MPI_File_get_position_shared(fh, offset, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       integer :: ierror
+     end subroutine MPI_File_get_position_shared
+     subroutine PMPI_File_get_position_shared(fh, offset, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       integer :: ierror
+     end subroutine PMPI_File_get_position_shared
+     subroutine MPI_File_get_byte_offset(fh, offset, disp, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       integer(kind=MPI_OFFSET_KIND) :: disp
+       integer :: ierror
+     end subroutine MPI_File_get_byte_offset
+     subroutine PMPI_File_get_byte_offset(fh, offset, disp, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: offset
+       integer(kind=MPI_OFFSET_KIND) :: disp
+       integer :: ierror
+     end subroutine PMPI_File_get_byte_offset
+     subroutine MPI_File_get_amode(fh, amode, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer :: amode
+       integer :: ierror
+     end subroutine MPI_File_get_amode
+     subroutine PMPI_File_get_amode(fh, amode, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer :: amode
+       integer :: ierror
+     end subroutine PMPI_File_get_amode
+     subroutine MPI_File_get_atomicity(fh, flag, ierror)
+       import
+       implicit none
+       integer :: fh
+       logical :: flag
+       integer :: ierror
+     end subroutine MPI_File_get_atomicity
+     subroutine PMPI_File_get_atomicity(fh, flag, ierror)
+       import
+       implicit none
+       integer :: fh
+       logical :: flag
+       integer :: ierror
+     end subroutine PMPI_File_get_atomicity
+     subroutine MPI_File_set_atomicity(fh, flag, ierror)
+       import
+       implicit none
+       integer :: fh
+       logical :: flag
+       integer :: ierror
+     end subroutine MPI_File_set_atomicity
+     subroutine PMPI_File_set_atomicity(fh, flag, ierror)
+       import
+       implicit none
+       integer :: fh
+       logical :: flag
+       integer :: ierror
+     end subroutine PMPI_File_set_atomicity
+     subroutine MPI_File_get_group(fh, group, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer :: group
+       integer :: ierror
+     end subroutine MPI_File_get_group
+     subroutine PMPI_File_get_group(fh, group, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer :: group
+       integer :: ierror
+     end subroutine PMPI_File_get_group
+     subroutine MPI_File_get_type_extent(fh, datatype, extent, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer :: datatype
+       integer(kind=MPI_ADDRESS_KIND) :: extent
+       integer :: ierror
+     end subroutine MPI_File_get_type_extent
+     subroutine PMPI_File_get_type_extent(fh, datatype, extent, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer :: datatype
+       integer(kind=MPI_ADDRESS_KIND) :: extent
+       integer :: ierror
+     end subroutine PMPI_File_get_type_extent
+     subroutine MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: disp
+       integer :: etype
+       integer :: filetype
+       character(len=*) :: datarep
+       integer :: ierror
+     end subroutine MPI_File_get_view
+     subroutine PMPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: disp
+       integer :: etype
+       integer :: filetype
+       character(len=*) :: datarep
+       integer :: ierror
+     end subroutine PMPI_File_get_view
+     subroutine MPI_File_preallocate(fh, size, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: size
+       integer :: ierror
+     end subroutine MPI_File_preallocate
+     subroutine PMPI_File_preallocate(fh, size, ierror)
+       import
+       implicit none
+       integer :: fh
+       integer(kind=MPI_OFFSET_KIND) :: size
+       integer :: ierror
+     end subroutine PMPI_File_preallocate
      subroutine MPI_Open_port(info, port_name, ierror)
        import
        implicit none
