@@ -31,6 +31,10 @@ typedef struct MPIR_Comm {
     char name[MPI_MAX_OBJECT_NAME];
     struct MPIR_Topo *topo; /* a process topology (mpi/topo.c), or NULL */
     struct bsend_buf *bsend; /* MPI_Comm_attach_buffer's buffer (mpi/bsend.c), or NULL */
+    /* The session it derives from (MPI_Comm_create_from_group on a session's group, and every
+     * communicator made from that one), whose buffer its buffered sends use when it has none
+     * of its own; 0 for the world model's. */
+    MPI_Session session;
 } MPIR_Comm;
 
 #define MPIR_CONTEXT_COLL_OFFSET 1

@@ -9,13 +9,13 @@
 extern "C" {
 #endif
 
-/* MPI 4.0: the calls a program selects by version (matched probes, MPI_Comm_idup,
- * MPI_Isendrecv, the _c large-count forms, MPI_Info_get_string ...) are here and behave as
- * 4.0 says; the chapters Ferry leaves out (one-sided, I/O, dynamic processes) are declared
- * and refused with
+/* MPI 4.1: the calls a program selects by version (matched probes, MPI_Comm_idup,
+ * MPI_Isendrecv, the _c large-count forms, MPI_Info_get_string, and 4.1's buffer, status and
+ * request calls ...) are here and behave as 4.1 says; the chapters Ferry leaves out
+ * (one-sided, I/O, dynamic processes) are declared and refused with
  * MPI_ERR_UNSUPPORTED_OPERATION.  doc/api.md says which and why. */
 #define MPI_VERSION 4
-#define MPI_SUBVERSION 0
+#define MPI_SUBVERSION 1
 #define FERRY_VERSION "0.1"
 
 /* Handles are ints with the object kind in the top bits (as in MPICH), so a
@@ -636,6 +636,11 @@ int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
 int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
 int MPI_Comm_flush_buffer(MPI_Comm comm);
 int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+/* MPI-4.1: a session's buffer, for the communicators derived from it that have none. */
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request);
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -745,6 +750,8 @@ int MPI_Buffer_attach_c(void *buffer, MPI_Count size);
 int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
 int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
 int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
 int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 
 /* ---- Derived datatypes and packing (datatype/, segment/, mpi/type.c, mpi/pack.c) ---- */
@@ -1934,6 +1941,10 @@ int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
 int PMPI_Comm_flush_buffer(MPI_Comm comm);
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
@@ -1992,6 +2003,8 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size);
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
 int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
 int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);

@@ -157,11 +157,17 @@ static block_t *block_alloc(bsend_buf_t *buf, size_t data)
     }
 }
 
-/* The buffer a buffered send on comm uses: the communicator's, else the process's (MPI-4.1
- * sec. 3.6: the session's comes between them; Ferry has no session buffers). */
+/* The buffer a buffered send on comm uses (MPI-4.1 sec. 3.6.1): the communicator's, else its
+ * session's, else the process's. */
 static bsend_buf_t *buf_of(const MPIR_Comm *comm)
 {
-    return comm->bsend && comm->bsend->user ? comm->bsend : &process_buf;
+    if (comm->bsend && comm->bsend->user)
+        return comm->bsend;
+    bsend_buf_t **slot;
+    if (comm->session && MPIR_Session_bsend(comm->session, &slot) == MPI_SUCCESS && *slot &&
+        (*slot)->user)
+        return *slot;
+    return &process_buf;
 }
 
 int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int dest, int tag,
@@ -263,7 +269,7 @@ static int detach(bsend_buf_t *buf, void *buffer_addr, MPI_Count *size)
     if (!buffer_addr || !size)
         return MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL");
     if (buf != &process_buf && !buf->user)
-        return MPIR_Err_create(MPI_ERR_BUFFER, "no buffer is attached to the communicator");
+        return MPIR_Err_create(MPI_ERR_BUFFER, "no buffer is attached to it");
     drain(buf);
     *(void **)buffer_addr = buf->user == (void *)buf ? NULL : buf->user;
     *size = buf->user ? buf->size : 0;
@@ -326,6 +332,15 @@ void MPIR_Bsend_comm_destroy(MPIR_Comm *comm)
     free_if_orphan(buf);
 }
 
+void MPIR_Bsend_session_end(struct bsend_buf *buf)
+{
+    if (!buf)
+        return;
+    drain(buf);
+    buf->orphan = 1;
+    free_if_orphan(buf);
+}
+
 /* ---- The process's buffer ---- */
 
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
@@ -384,26 +399,34 @@ int PMPI_Buffer_iflush(MPI_Request *request)
     return MPIR_Err_return(NULL, "MPI_Buffer_iflush", iflush(&process_buf, request));
 }
 
-/* ---- A communicator's buffer (MPI-4.1 sec. 3.6.1): its buffered sends use it, not the
- * process's.  The object lives until the communicator is freed. ---- */
+/* ---- A communicator's or a session's buffer (MPI-4.1 sec. 3.6.1): the buffered sends of the
+ * communicator, or of the session's communicators that have none, use it, not the process's.
+ * The object lives until the communicator is freed or the session finalized. ---- */
 
-static int comm_buf(MPI_Comm comm, MPIR_Comm **c_p, bsend_buf_t **buf_p, int create)
+/* *slot: the object (made when create and there is none); without create, an error naming what
+ * has no buffer attached (never, or detached since). */
+static int owned_buf(bsend_buf_t **slot, int create, const char *what, unsigned handle,
+                     bsend_buf_t **buf_p)
 {
-    int err = MPIR_Check_comm(comm, c_p);
-    if (err)
-        return err;
-    if (!(*c_p)->bsend && create) {
+    if (!*slot && create) {
         bsend_buf_t *buf = calloc(1, sizeof(*buf));
         if (!buf)
             return MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory attaching a buffer");
         buf->next_live = live_bufs;
         live_bufs = buf;
-        (*c_p)->bsend = buf;
+        *slot = buf;
     }
-    *buf_p = (*c_p)->bsend;
-    return *buf_p ? MPI_SUCCESS
-                  : MPIR_Err_create(MPI_ERR_BUFFER, "no buffer is attached to communicator %#x",
-                                    (unsigned)comm);
+    *buf_p = *slot;
+    return *buf_p && (create || (*buf_p)->user)
+               ? MPI_SUCCESS
+               : MPIR_Err_create(MPI_ERR_BUFFER, "no buffer is attached to %s %#x", what,
+                                    handle);
+}
+
+static int comm_buf(MPI_Comm comm, MPIR_Comm **c_p, bsend_buf_t **buf_p, int create)
+{
+    int err = MPIR_Check_comm(comm, c_p);
+    return err ? err : owned_buf(&(*c_p)->bsend, create, "communicator", (unsigned)comm, buf_p);
 }
 
 static int comm_attach(const char *fname, MPI_Comm comm, void *buffer, MPI_Count size)
@@ -483,4 +506,90 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
     if (!err)
         err = iflush(buf, request);
     return MPIR_Err_return(c, "MPI_Comm_iflush_buffer", err);
+}
+
+/* ---- A session's buffer: errors go to the session's handler (MPIR_Session_err_return). ---- */
+
+static int session_buf(MPI_Session session, bsend_buf_t **buf_p, int create)
+{
+    bsend_buf_t **slot;
+    int err = MPIR_Session_bsend(session, &slot);
+    return err ? err : owned_buf(slot, create, "session", (unsigned)session, buf_p);
+}
+
+static int session_attach(const char *fname, MPI_Session session, void *buffer, MPI_Count size)
+{
+    bsend_buf_t *buf;
+    int err = session_buf(session, &buf, 1);
+    if (!err)
+        err = attach(fname, buf, buffer, size);
+    return err ? MPIR_Session_err_return(session, fname, err) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    MPIR_CHECK_INIT("MPI_Session_attach_buffer");
+    return session_attach("MPI_Session_attach_buffer", session, buffer, size);
+}
+
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    MPIR_CHECK_INIT("MPI_Session_attach_buffer_c");
+    return session_attach("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+
+/* size NULL for the _c form (size_c), as comm_detach. */
+static int session_detach(const char *fname, MPI_Session session, void *buffer_addr, int *size,
+                          MPI_Count *size_c)
+{
+    bsend_buf_t *buf = NULL;
+    MPI_Count n = 0;
+    int err = size || size_c ? session_buf(session, &buf, 0)
+                             : MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL");
+    if (!err)
+        err = detach(buf, buffer_addr, size_c ? size_c : &n);
+    if (err)
+        return MPIR_Session_err_return(session, fname, err);
+    if (size)
+        *size = n > INT_MAX ? INT_MAX : (int)n;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    MPIR_CHECK_INIT("MPI_Session_detach_buffer");
+    return session_detach("MPI_Session_detach_buffer", session, buffer_addr, size, NULL);
+}
+
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    MPIR_CHECK_INIT("MPI_Session_detach_buffer_c");
+    return session_detach("MPI_Session_detach_buffer_c", session, buffer_addr, NULL, size);
+}
+
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    MPIR_CHECK_INIT("MPI_Session_flush_buffer");
+    bsend_buf_t *buf;
+    int err = session_buf(session, &buf, 0);
+    if (err)
+        return MPIR_Session_err_return(session, "MPI_Session_flush_buffer", err);
+    drain(buf);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Session_iflush_buffer");
+    bsend_buf_t *buf;
+    int err = session_buf(session, &buf, 0);
+    if (!err)
+        err = iflush(buf, request);
+    return err ? MPIR_Session_err_return(session, "MPI_Session_iflush_buffer", err) : MPI_SUCCESS;
 }

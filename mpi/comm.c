@@ -167,6 +167,7 @@ static int dup_groups(MPIR_Comm *comm, MPIR_Comm **newcomm_p)
     int err = MPIR_Comm_new(-1, comm->rank, comm->size, ranks, &c);
     if (err)
         return err;
+    c->session = comm->session;
     if (comm->is_inter) {
         c->is_inter = 1;
         c->remote_size = comm->remote_size;
@@ -467,6 +468,8 @@ int MPIR_Comm_split_impl(MPIR_Comm *comm, int color, int key, MPIR_Comm **newcom
         err = MPIR_Comm_new(ctx, rank, n, ranks, newcomm_p);
     if (err)
         MPIR_Context_release(ctx);
+    else
+        (*newcomm_p)->session = comm->session;
     return err;
 }
 
@@ -578,6 +581,8 @@ static int comm_from_group(int ctx, const MPIR_Group *g, MPIR_Comm **newcomm_p)
         else {
             memcpy(ranks, g->world_ranks, sizeof(int) * g->size);
             err = MPIR_Comm_new(ctx, g->rank, g->size, ranks, newcomm_p);
+            if (!err) /* a session's group makes a communicator of that session */
+                (*newcomm_p)->session = g->session;
         }
     }
     if (!*newcomm_p)

@@ -85,8 +85,10 @@ static int *alloc_ranks(int n)
     return malloc(sizeof(int) * (n > 0 ? n : 1));
 }
 
-/* Hands a new group of n ranks to the user (MPI_GROUP_EMPTY when n is 0). */
-static int publish(const char *fname, int n, int *ranks, MPI_Group *newgroup)
+/* Hands a new group of n ranks, derived from session (0: the world model's), to the user
+ * (MPI_GROUP_EMPTY when n is 0: no communicator is made from it, so its session is no matter). */
+static int publish(const char *fname, int n, int *ranks, MPI_Session session,
+                   MPI_Group *newgroup)
 {
     MPIR_Group *g;
     if (!ranks)
@@ -99,6 +101,7 @@ static int publish(const char *fname, int n, int *ranks, MPI_Group *newgroup)
     int err = MPIR_Group_new(n, ranks, &g);
     if (err)
         return MPIR_Err_return(NULL, fname, err);
+    g->session = session;
     *newgroup = g->handle;
     return MPI_SUCCESS;
 }
@@ -118,7 +121,7 @@ static int comm_group(const char *fname, MPI_Comm comm, MPI_Group *group, int re
     if (remote && ranks)
         for (int i = 0; i < n; i++)
             ranks[i] = MPIR_Comm_world_rank(c, i);
-    return publish(fname, n, ranks, group);
+    return publish(fname, n, ranks, c->session, group);
 }
 
 #pragma weak MPI_Comm_group = PMPI_Comm_group
@@ -273,7 +276,7 @@ static int set_op(const char *fname, MPI_Group group1, MPI_Group group2, int op,
         return MPIR_Err_return(NULL, fname, err);
     int *r = alloc_ranks(a->size + b->size), n = 0;
     if (!r)
-        return publish(fname, 0, NULL, newgroup);
+        return publish(fname, 0, NULL, 0, newgroup);
     for (int i = 0; i < a->size; i++) {
         int in_b = index_of(b, a->world_ranks[i]) >= 0;
         if (op == SET_UNION || (op == SET_INTERSECTION) == in_b)
@@ -283,7 +286,7 @@ static int set_op(const char *fname, MPI_Group group1, MPI_Group group2, int op,
         for (int i = 0; i < b->size; i++)
             if (index_of(a, b->world_ranks[i]) < 0)
                 r[n++] = b->world_ranks[i];
-    return publish(fname, n, r, newgroup);
+    return publish(fname, n, r, a->session, newgroup);
 }
 
 #pragma weak MPI_Group_union = PMPI_Group_union
@@ -339,7 +342,7 @@ static int incl_excl(const char *fname, MPI_Group group, int n, const int ranks[
     if (!seen || !r) {
         free(seen);
         free(r);
-        return publish(fname, 0, NULL, newgroup);
+        return publish(fname, 0, NULL, 0, newgroup);
     }
     err = check_rank_list(g, n, ranks, seen);
     if (err) {
@@ -355,7 +358,7 @@ static int incl_excl(const char *fname, MPI_Group group, int n, const int ranks[
             if (!seen[i])
                 r[m++] = g->world_ranks[i];
     free(seen);
-    return publish(fname, m, r, newgroup);
+    return publish(fname, m, r, g->session, newgroup);
 }
 
 #pragma weak MPI_Group_incl = PMPI_Group_incl

@@ -39,10 +39,10 @@ static int swap_with_remote(MPIR_Comm *inter, const int *mine, int n_mine, int *
     return MPI_SUCCESS;
 }
 
-/* An intercommunicator from its parts; local, remote and the agreed context are owned (given
- * back on failure). */
+/* An intercommunicator from its parts, derived from session (0: the world model); local, remote
+ * and the agreed context are owned (given back on failure). */
 static int inter_new(int ctx, int rank, int nlocal, int *local, int nremote, int *remote,
-                     MPIR_Comm **newcomm_p)
+                     MPI_Session session, MPIR_Comm **newcomm_p)
 {
     MPIR_Comm *c;
     int err = MPIR_Comm_new(ctx, rank, nlocal, remote, &c);
@@ -52,6 +52,7 @@ static int inter_new(int ctx, int rank, int nlocal, int *local, int nremote, int
         return err;
     }
     c->is_inter = 1;
+    c->session = session;
     c->remote_size = nremote;
     c->local_world_ranks = local;
     if ((err = MPIR_Comm_make_local(c))) {
@@ -135,7 +136,7 @@ int MPIR_Intercomm_create_impl(MPIR_Comm *lc, int local_leader, MPIR_Comm *pc, i
             MPIR_Context_agree_masks(lc, local_leader, leader ? &peer : NULL, remote_leader, &ctx);
     MPIR_Comm *n = NULL;
     if (!err) {
-        err = inter_new(ctx, lc->rank, lc->size, local, nremote, remote, &n);
+        err = inter_new(ctx, lc->rank, lc->size, local, nremote, remote, lc->session, &n);
         local = remote = NULL;
     }
     free(local);
@@ -186,6 +187,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     if (err)
         return MPIR_Err_return(c, "MPI_Intercomm_merge", err);
     MPIR_Comm_inherit_errhandler(nc, c);
+    nc->session = c->session;
     *newintracomm = nc->handle;
     return MPI_SUCCESS;
 }
@@ -254,7 +256,7 @@ int MPIR_Intercomm_split_impl(MPIR_Comm *c, int color, int key, MPIR_Comm **newc
             if (!l || !r)
                 err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory splitting a communicator");
         } else
-            err = inter_new(ctx, rank, nl, l, nrm, r, newcomm_p);
+            err = inter_new(ctx, rank, nl, l, nrm, r, c->session, newcomm_p);
     }
     free(local);
     free(remote);
@@ -280,7 +282,7 @@ int MPIR_Intercomm_create_from_group(MPIR_Comm *c, const MPIR_Group *g, MPIR_Com
             err = MPIR_Err_create(MPI_ERR_NO_MEM, "out of memory in MPI_Comm_create");
         } else {
             memcpy(local, g->world_ranks, sizeof(int) * g->size);
-            err = inter_new(ctx, g->rank, g->size, local, nr, remote, newcomm_p);
+            err = inter_new(ctx, g->rank, g->size, local, nr, remote, c->session, newcomm_p);
             remote = NULL;
         }
     }

@@ -187,6 +187,14 @@ int MPIR_Bsend_isend(const void *buf, MPI_Aint count, MPI_Datatype type, int des
                      MPIR_Comm *comm, MPIR_Request **req_p);
 /* A communicator is destroyed: its attached buffer goes (with its last buffered send). */
 void MPIR_Bsend_comm_destroy(MPIR_Comm *comm);
+/* A session is finalized: its buffer's sends complete, then the buffer goes (buf may be NULL). */
+struct bsend_buf;
+void MPIR_Bsend_session_end(struct bsend_buf *buf);
+/* For mpi/bsend.c (mpi/session.c): *slot_p, where a live session keeps its buffer (or NULL), else
+ * MPI_ERR_SESSION; and an error of a call on session raised on the session's handler (or, when
+ * session is not a live one, on the handler of errors bound to no object). */
+int MPIR_Session_bsend(MPI_Session session, struct bsend_buf ***slot_p);
+int MPIR_Session_err_return(MPI_Session session, const char *fname, int err);
 /* A send in any mode; the request exists unless an error is returned.
  * Inline: every MPI_Isend takes it. */
 static inline int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest,
@@ -458,6 +466,7 @@ typedef struct MPIR_Group {
     int rank; /* the caller's, or MPI_UNDEFINED */
     int *world_ranks;
     int *rank_of_world; /* world rank -> rank here (-1: none); built at first need, or NULL */
+    MPI_Session session; /* the session it derives from (MPIR_Comm's session), or 0 */
 } MPIR_Group;
 MPIR_Group *MPIR_Group_get(MPI_Group group);
 int MPIR_Check_group(MPI_Group group, MPIR_Group **group_p);

@@ -6,7 +6,8 @@
  * it; when the last user to go is a session, the device stays up, idle, for the sessions a
  * process may open again, and ends at exit.  Its communicators are made by MPI_Comm_create_from_group from
  * groups of MPI_COMM_WORLD's processes, as the world model's are (mpi/comm_from_group.c), so a
- * session keeps nothing but its thread level and its error handler. */
+ * session keeps nothing but its thread level, its error handler and its buffer for buffered
+ * sends (MPI-4.1; mpi/bsend.c); its groups and communicators carry its handle. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ typedef struct {
     int in_use;
     int thread_level; /* asked for in the info of MPI_Session_init, else MPI_THREAD_SINGLE */
     MPI_Errhandler errhandler;
+    struct bsend_buf *bsend; /* MPI_Session_attach_buffer's (mpi/bsend.c), or NULL */
 } session_t;
 static session_t sessions[MAX_SESSIONS];
 /* The slot the next session looks at first: a freed slot is used again only after all the
@@ -63,12 +65,26 @@ static int check_session(MPI_Session session, session_t **s_p)
                            (unsigned)session);
 }
 
-/* An error in a call on session goes to its handler; one with no valid session to
- * MPI_COMM_WORLD's (the handler of errors tied to no object in Ferry). */
+/* An error in a call on session goes to its handler; one with no valid session to the handler
+ * of errors bound to no object (mpi/errhandler.c). */
 static int raise_err(const session_t *s, MPI_Session session, const char *fname, int err)
 {
     return s ? MPIR_Err_return_session(session, s->errhandler, fname, err)
              : MPIR_Err_return(NULL, fname, err);
+}
+
+int MPIR_Session_err_return(MPI_Session session, const char *fname, int err)
+{
+    return raise_err(session_get(session), session, fname, err);
+}
+
+int MPIR_Session_bsend(MPI_Session session, struct bsend_buf ***slot_p)
+{
+    session_t *s;
+    int err = check_session(session, &s);
+    if (!err)
+        *slot_p = &s->bsend;
+    return err;
 }
 
 /* The thread level asked for by the "thread_level" key (MPI-4.0 sec. 11.3.1); Open MPI's
@@ -164,6 +180,10 @@ int PMPI_Session_finalize(MPI_Session *session)
         return raise_err(s, session ? *session : MPI_SESSION_NULL, fname, err);
     MPI_Session h = *session;
     MPI_Errhandler eh = s->errhandler;
+    /* Its buffered sends complete first, as MPI_Finalize's do (a buffer the program did not
+     * detach is the program's again after this call). */
+    MPIR_Bsend_session_end(s->bsend);
+    s->bsend = NULL;
     pthread_mutex_lock(&table_lock);
     s->in_use = 0;
     pthread_mutex_unlock(&table_lock);
@@ -309,6 +329,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     }
     if (err)
         return raise_err(s, session, fname, err);
+    g->session = session;
     *newgroup = g->handle;
     return MPI_SUCCESS;
 }

@@ -906,6 +906,31 @@ void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 }
 #pragma weak mpi_comm_iflush_buffer_ = pmpi_comm_iflush_buffer_
 
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Session_attach_buffer(*session, ferry_f_buf(buffer), *size);
+}
+#pragma weak mpi_session_attach_buffer_ = pmpi_session_attach_buffer_
+
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size,
+                                 MPI_Fint *ierr)
+{
+    *ierr = PMPI_Session_detach_buffer(*session, ferry_f_buf(buffer_addr), size);
+}
+#pragma weak mpi_session_detach_buffer_ = pmpi_session_detach_buffer_
+
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Session_flush_buffer(*session);
+}
+#pragma weak mpi_session_flush_buffer_ = pmpi_session_flush_buffer_
+
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Session_iflush_buffer(*session, request);
+}
+#pragma weak mpi_session_iflush_buffer_ = pmpi_session_iflush_buffer_
+
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
                      MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -3189,7 +3214,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 397; in fbind.c: 25; not bound: 187 (and the
+/* Generated: 401; in fbind.c: 25; not bound: 189 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -3244,6 +3269,8 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Buffer_detach_c: large counts: mpi_f08 only
  *   MPI_Comm_attach_buffer_c: large counts: mpi_f08 only
  *   MPI_Comm_detach_buffer_c: large counts: mpi_f08 only
+ *   MPI_Session_attach_buffer_c: large counts: mpi_f08 only
+ *   MPI_Session_detach_buffer_c: large counts: mpi_f08 only
  *   MPI_Status_set_elements_c: large counts: mpi_f08 only
  *   MPI_Type_size_c: large counts: mpi_f08 only
  *   MPI_Get_elements_c: large counts: mpi_f08 only

@@ -2247,6 +2247,68 @@ module mpi
        integer :: request
        integer :: ierror
      end subroutine PMPI_Comm_iflush_buffer
+     subroutine MPI_Session_attach_buffer(session, buffer, size, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+       integer :: session
+       type(*), dimension(*) :: buffer
+       integer :: size
+       integer :: ierror
+     end subroutine MPI_Session_attach_buffer
+     subroutine PMPI_Session_attach_buffer(session, buffer, size, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+       integer :: session
+       type(*), dimension(*) :: buffer
+       integer :: size
+       integer :: ierror
+     end subroutine PMPI_Session_attach_buffer
+     subroutine MPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+       integer :: session
+       type(*), dimension(*) :: buffer_addr
+       integer :: size
+       integer :: ierror
+     end subroutine MPI_Session_detach_buffer
+     subroutine PMPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+       import
+       implicit none
+       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+       integer :: session
+       type(*), dimension(*) :: buffer_addr
+       integer :: size
+       integer :: ierror
+     end subroutine PMPI_Session_detach_buffer
+     subroutine MPI_Session_flush_buffer(session, ierror)
+       import
+       implicit none
+       integer :: session
+       integer :: ierror
+     end subroutine MPI_Session_flush_buffer
+     subroutine PMPI_Session_flush_buffer(session, ierror)
+       import
+       implicit none
+       integer :: session
+       integer :: ierror
+     end subroutine PMPI_Session_flush_buffer
+     subroutine MPI_Session_iflush_buffer(session, request, ierror)
+       import
+       implicit none
+       integer :: session
+       integer :: request
+       integer :: ierror
+     end subroutine MPI_Session_iflush_buffer
+     subroutine PMPI_Session_iflush_buffer(session, request, ierror)
+       import
+       implicit none
+       integer :: session
+       integer :: request
+       integer :: ierror
+     end subroutine PMPI_Session_iflush_buffer
      subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
        import
        implicit none
