@@ -890,7 +890,8 @@ void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_
 
 void pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierr)
 {
-    *ierr = PMPI_Comm_detach_buffer(*comm, ferry_f_buf(buffer_addr), size);
+    void *a_buffer_addr;
+    *ierr = PMPI_Comm_detach_buffer(*comm, &a_buffer_addr, size);
 }
 #pragma weak mpi_comm_detach_buffer_ = pmpi_comm_detach_buffer_
 
@@ -915,7 +916,8 @@ void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size
 void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size,
                                  MPI_Fint *ierr)
 {
-    *ierr = PMPI_Session_detach_buffer(*session, ferry_f_buf(buffer_addr), size);
+    void *a_buffer_addr;
+    *ierr = PMPI_Session_detach_buffer(*session, &a_buffer_addr, size);
 }
 #pragma weak mpi_session_detach_buffer_ = pmpi_session_detach_buffer_
 
