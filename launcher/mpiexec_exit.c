@@ -137,8 +137,17 @@ static void rank_exited(rank_t *r, int status)
                 job.first_signal = sig;
             return;
         }
-        if (job.term_sent) {
+        if (job.term_sent && (sig == SIGTERM || (sig == SIGKILL && job.kill_sent))) {
             r->killed_by_us = 1; /* our own SIGTERM/SIGKILL */
+            return;
+        }
+        if (job.term_sent) {
+            /* The job is ending already (another rank failed first), but this death is not
+             * ours: a rank killed from outside, or one that crashed on the way out.  Named,
+             * since the user may look for it; the job's exit code stays the first failure's. */
+            fprintf(stderr, "mpiexec: rank %d (pid %d%s) killed by signal %d (%s) while the job "
+                            "was ending\n",
+                    rank, (int)r->pid, where(r), sig, strsignal(sig));
             return;
         }
         fprintf(stderr, "mpiexec: rank %d (pid %d%s) killed by signal %d (%s)%s\n", rank,

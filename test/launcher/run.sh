@@ -154,6 +154,17 @@ else
     fail "signal_kills_job" "rc=$rc (expected 11) after ${secs}s; stderr='$(show "$ERR")'"
 fi
 
+# A death that is not mpiexec's own SIGTERM or SIGKILL, while the job is already ending (rank 1
+# answers mpiexec's SIGTERM by killing itself with SIGKILL): named, and the first failure's code
+# stays the job's.
+run $GUARD "$MPIEXEC" -n 2 sh -c '[ $PMI_RANK = 0 ] && exit 3; trap "kill -9 \$\$" TERM; sleep 30 & wait'
+if [ $rc = 3 ] && faster_than 5 &&
+    grep -q '^mpiexec: rank 1 (pid [0-9]*) killed by signal 9 (Killed) while the job was ending$' "$ERR"; then
+    pass "foreign_signal_while_ending_named"
+else
+    fail "foreign_signal_while_ending_named" "rc=$rc (expected 3) after ${secs}s; stderr='$(show "$ERR")'"
+fi
+
 run $GUARD env PMI_HELLO_MODE=abort "$MPIEXEC" -n 4 "$PMI_HELLO"
 if [ $rc = 7 ] && faster_than 5 && grep -q 'rank 1 (pid [0-9]*) called MPI_Abort/PMI_Abort with error code 7; killing the job' "$ERR"; then
     pass "abort_kills_job"
