@@ -268,8 +268,6 @@ static int detach(bsend_buf_t *buf, void *buffer_addr, MPI_Count *size)
 {
     if (!buffer_addr || !size)
         return MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL");
-    if (buf != &process_buf && !buf->user)
-        return MPIR_Err_create(MPI_ERR_BUFFER, "no buffer is attached to it");
     drain(buf);
     *(void **)buffer_addr = buf->user == (void *)buf ? NULL : buf->user;
     *size = buf->user ? buf->size : 0;
@@ -341,67 +339,21 @@ void MPIR_Bsend_session_end(struct bsend_buf *buf)
     free_if_orphan(buf);
 }
 
-/* ---- The process's buffer ---- */
+/* ---- The calls: the process's buffer (MPI_Buffer_*), a communicator's and a session's
+ * (MPI-4.1 sec. 3.6.1: the buffered sends of the communicator, or of the session's
+ * communicators that have none, use it, not the process's).  A communicator's or session's
+ * object lives until the communicator is freed or the session finalized.  One body per call
+ * for the three owners. ---- */
 
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_attach");
-    return MPIR_Err_return(NULL, "MPI_Buffer_attach",
-                           attach("MPI_Buffer_attach", &process_buf, buffer, size));
-}
-
-#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_attach_c");
-    return MPIR_Err_return(NULL, "MPI_Buffer_attach_c",
-                           attach("MPI_Buffer_attach_c", &process_buf, buffer, size));
-}
-
-static int detach_int(const char *fname, bsend_buf_t *buf, MPIR_Comm *comm, void *buffer_addr,
-                      int *size)
-{
-    MPI_Count n = 0;
-    int err = size ? detach(buf, buffer_addr, &n)
-                   : MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL");
-    if (!err)
-        *size = n > INT_MAX ? INT_MAX : (int)n;
-    return MPIR_Err_return(comm, fname, err);
-}
-
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_detach");
-    return detach_int("MPI_Buffer_detach", &process_buf, NULL, buffer_addr, size);
-}
-
-#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_detach_c");
-    return MPIR_Err_return(NULL, "MPI_Buffer_detach_c", detach(&process_buf, buffer_addr, size));
-}
-
-#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
-int PMPI_Buffer_flush(void)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_flush");
-    drain(&process_buf);
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
-int PMPI_Buffer_iflush(MPI_Request *request)
-{
-    MPIR_CHECK_INIT("MPI_Buffer_iflush");
-    return MPIR_Err_return(NULL, "MPI_Buffer_iflush", iflush(&process_buf, request));
-}
-
-/* ---- A communicator's or a session's buffer (MPI-4.1 sec. 3.6.1): the buffered sends of the
- * communicator, or of the session's communicators that have none, use it, not the process's.
- * The object lives until the communicator is freed or the session finalized. ---- */
+enum { OF_PROCESS, OF_COMM, OF_SESSION };
+typedef struct {
+    int kind;
+    int handle;   /* the communicator or session */
+    MPIR_Comm *c; /* the communicator, once looked up: its errors go to its handler */
+} owner_t;
+#define PROCESS ((owner_t){OF_PROCESS, 0, NULL})
+#define COMM(h) ((owner_t){OF_COMM, (h), NULL})
+#define SESSION(h) ((owner_t){OF_SESSION, (h), NULL})
 
 /* *slot: the object (made when create and there is none); without create, an error naming what
  * has no buffer attached (never, or detached since). */
@@ -420,176 +372,201 @@ static int owned_buf(bsend_buf_t **slot, int create, const char *what, unsigned 
     return *buf_p && (create || (*buf_p)->user)
                ? MPI_SUCCESS
                : MPIR_Err_create(MPI_ERR_BUFFER, "no buffer is attached to %s %#x", what,
-                                    handle);
+                                 handle);
 }
 
-static int comm_buf(MPI_Comm comm, MPIR_Comm **c_p, bsend_buf_t **buf_p, int create)
+/* The owner's buffer object (the process's always exists; its detach and flush with none
+ * attached are no error, as before MPI-4.1). */
+static int owner_buf(owner_t *o, int create, bsend_buf_t **buf_p)
 {
-    int err = MPIR_Check_comm(comm, c_p);
-    return err ? err : owned_buf(&(*c_p)->bsend, create, "communicator", (unsigned)comm, buf_p);
+    bsend_buf_t **slot;
+    int err;
+    switch (o->kind) {
+    case OF_PROCESS:
+        *buf_p = &process_buf;
+        return MPI_SUCCESS;
+    case OF_COMM:
+        err = MPIR_Check_comm(o->handle, &o->c);
+        return err ? err : owned_buf(&o->c->bsend, create, "communicator", o->handle, buf_p);
+    default:
+        err = MPIR_Session_bsend(o->handle, &slot);
+        return err ? err : owned_buf(slot, create, "session", o->handle, buf_p);
+    }
 }
 
-static int comm_attach(const char *fname, MPI_Comm comm, void *buffer, MPI_Count size)
+/* An error goes to the communicator's or session's handler, the process's calls' (and a call
+ * on an invalid communicator's) to that of errors bound to no object. */
+static int owner_err(const owner_t *o, const char *fname, int err)
 {
-    MPIR_Comm *c = NULL;
+    if (err && o->kind == OF_SESSION)
+        return MPIR_Session_err_return(o->handle, fname, err);
+    return MPIR_Err_return(o->c, fname, err);
+}
+
+static int buf_attach(const char *fname, owner_t o, void *buffer, MPI_Count size)
+{
     bsend_buf_t *buf;
-    int err = comm_buf(comm, &c, &buf, 1);
+    int err = owner_buf(&o, 1, &buf);
     if (!err)
         err = attach(fname, buf, buffer, size);
-    return MPIR_Err_return(c, fname, err);
+    return owner_err(&o, fname, err);
+}
+
+/* Detach's int form passes size (the size cut to INT_MAX), its _c form size_c. */
+static int buf_detach(const char *fname, owner_t o, void *buffer_addr, int *size,
+                      MPI_Count *size_c)
+{
+    bsend_buf_t *buf = NULL;
+    MPI_Count n = 0;
+    int err = size || size_c ? owner_buf(&o, 0, &buf)
+                             : MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL");
+    if (!err)
+        err = detach(buf, buffer_addr, size_c ? size_c : &n);
+    if (!err && size)
+        *size = n > INT_MAX ? INT_MAX : (int)n;
+    return owner_err(&o, fname, err);
+}
+
+static int buf_flush(const char *fname, owner_t o)
+{
+    bsend_buf_t *buf;
+    int err = owner_buf(&o, 0, &buf);
+    if (!err)
+        drain(buf);
+    return owner_err(&o, fname, err);
+}
+
+static int buf_iflush(const char *fname, owner_t o, MPI_Request *request)
+{
+    bsend_buf_t *buf;
+    int err = owner_buf(&o, 0, &buf);
+    if (!err)
+        err = iflush(buf, request);
+    return owner_err(&o, fname, err);
+}
+
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_attach");
+    return buf_attach("MPI_Buffer_attach", PROCESS, buffer, size);
+}
+
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_attach_c");
+    return buf_attach("MPI_Buffer_attach_c", PROCESS, buffer, size);
+}
+
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_detach");
+    return buf_detach("MPI_Buffer_detach", PROCESS, buffer_addr, size, NULL);
+}
+
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_detach_c");
+    return buf_detach("MPI_Buffer_detach_c", PROCESS, buffer_addr, NULL, size);
+}
+
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+int PMPI_Buffer_flush(void)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_flush");
+    return buf_flush("MPI_Buffer_flush", PROCESS);
+}
+
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    MPIR_CHECK_INIT("MPI_Buffer_iflush");
+    return buf_iflush("MPI_Buffer_iflush", PROCESS, request);
 }
 
 #pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
     MPIR_CHECK_INIT("MPI_Comm_attach_buffer");
-    return comm_attach("MPI_Comm_attach_buffer", comm, buffer, size);
+    return buf_attach("MPI_Comm_attach_buffer", COMM(comm), buffer, size);
 }
 
 #pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
 int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
 {
     MPIR_CHECK_INIT("MPI_Comm_attach_buffer_c");
-    return comm_attach("MPI_Comm_attach_buffer_c", comm, buffer, size);
-}
-
-/* MPI_Comm_detach_buffer and its _c form: size NULL for the int form, which gets *n cut to int. */
-static int comm_detach(const char *fname, MPI_Comm comm, void *buffer_addr, int *size,
-                       MPI_Count *size_c)
-{
-    MPIR_Comm *c = NULL;
-    bsend_buf_t *buf;
-    int err = comm_buf(comm, &c, &buf, 0);
-    if (err)
-        return MPIR_Err_return(c, fname, err);
-    if (size)
-        return detach_int(fname, buf, c, buffer_addr, size);
-    return MPIR_Err_return(c, fname, detach(buf, buffer_addr, size_c));
+    return buf_attach("MPI_Comm_attach_buffer_c", COMM(comm), buffer, size);
 }
 
 #pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     MPIR_CHECK_INIT("MPI_Comm_detach_buffer");
-    if (!size)
-        return MPIR_Err_return(NULL, "MPI_Comm_detach_buffer",
-                               MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL"));
-    return comm_detach("MPI_Comm_detach_buffer", comm, buffer_addr, size, NULL);
+    return buf_detach("MPI_Comm_detach_buffer", COMM(comm), buffer_addr, size, NULL);
 }
 
 #pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
     MPIR_CHECK_INIT("MPI_Comm_detach_buffer_c");
-    return comm_detach("MPI_Comm_detach_buffer_c", comm, buffer_addr, NULL, size);
+    return buf_detach("MPI_Comm_detach_buffer_c", COMM(comm), buffer_addr, NULL, size);
 }
 
 #pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
 int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
     MPIR_CHECK_INIT("MPI_Comm_flush_buffer");
-    MPIR_Comm *c = NULL;
-    bsend_buf_t *buf;
-    int err = comm_buf(comm, &c, &buf, 0);
-    if (!err)
-        drain(buf);
-    return MPIR_Err_return(c, "MPI_Comm_flush_buffer", err);
+    return buf_flush("MPI_Comm_flush_buffer", COMM(comm));
 }
 
 #pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Comm_iflush_buffer");
-    MPIR_Comm *c = NULL;
-    bsend_buf_t *buf;
-    int err = comm_buf(comm, &c, &buf, 0);
-    if (!err)
-        err = iflush(buf, request);
-    return MPIR_Err_return(c, "MPI_Comm_iflush_buffer", err);
-}
-
-/* ---- A session's buffer: errors go to the session's handler (MPIR_Session_err_return). ---- */
-
-static int session_buf(MPI_Session session, bsend_buf_t **buf_p, int create)
-{
-    bsend_buf_t **slot;
-    int err = MPIR_Session_bsend(session, &slot);
-    return err ? err : owned_buf(slot, create, "session", (unsigned)session, buf_p);
-}
-
-static int session_attach(const char *fname, MPI_Session session, void *buffer, MPI_Count size)
-{
-    bsend_buf_t *buf;
-    int err = session_buf(session, &buf, 1);
-    if (!err)
-        err = attach(fname, buf, buffer, size);
-    return err ? MPIR_Session_err_return(session, fname, err) : MPI_SUCCESS;
+    return buf_iflush("MPI_Comm_iflush_buffer", COMM(comm), request);
 }
 
 #pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
 int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
 {
     MPIR_CHECK_INIT("MPI_Session_attach_buffer");
-    return session_attach("MPI_Session_attach_buffer", session, buffer, size);
+    return buf_attach("MPI_Session_attach_buffer", SESSION(session), buffer, size);
 }
 
 #pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
 {
     MPIR_CHECK_INIT("MPI_Session_attach_buffer_c");
-    return session_attach("MPI_Session_attach_buffer_c", session, buffer, size);
-}
-
-/* size NULL for the _c form (size_c), as comm_detach. */
-static int session_detach(const char *fname, MPI_Session session, void *buffer_addr, int *size,
-                          MPI_Count *size_c)
-{
-    bsend_buf_t *buf = NULL;
-    MPI_Count n = 0;
-    int err = size || size_c ? session_buf(session, &buf, 0)
-                             : MPIR_Err_create(MPI_ERR_ARG, "buffer_addr or size is NULL");
-    if (!err)
-        err = detach(buf, buffer_addr, size_c ? size_c : &n);
-    if (err)
-        return MPIR_Session_err_return(session, fname, err);
-    if (size)
-        *size = n > INT_MAX ? INT_MAX : (int)n;
-    return MPI_SUCCESS;
+    return buf_attach("MPI_Session_attach_buffer_c", SESSION(session), buffer, size);
 }
 
 #pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
 int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
 {
     MPIR_CHECK_INIT("MPI_Session_detach_buffer");
-    return session_detach("MPI_Session_detach_buffer", session, buffer_addr, size, NULL);
+    return buf_detach("MPI_Session_detach_buffer", SESSION(session), buffer_addr, size, NULL);
 }
 
 #pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
 int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
     MPIR_CHECK_INIT("MPI_Session_detach_buffer_c");
-    return session_detach("MPI_Session_detach_buffer_c", session, buffer_addr, NULL, size);
+    return buf_detach("MPI_Session_detach_buffer_c", SESSION(session), buffer_addr, NULL, size);
 }
 
 #pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
 int PMPI_Session_flush_buffer(MPI_Session session)
 {
     MPIR_CHECK_INIT("MPI_Session_flush_buffer");
-    bsend_buf_t *buf;
-    int err = session_buf(session, &buf, 0);
-    if (err)
-        return MPIR_Session_err_return(session, "MPI_Session_flush_buffer", err);
-    drain(buf);
-    return MPI_SUCCESS;
+    return buf_flush("MPI_Session_flush_buffer", SESSION(session));
 }
 
 #pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
 int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Session_iflush_buffer");
-    bsend_buf_t *buf;
-    int err = session_buf(session, &buf, 0);
-    if (!err)
-        err = iflush(buf, request);
-    return err ? MPIR_Session_err_return(session, "MPI_Session_iflush_buffer", err) : MPI_SUCCESS;
+    return buf_iflush("MPI_Session_iflush_buffer", SESSION(session), request);
 }
