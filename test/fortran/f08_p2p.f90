@@ -38,6 +38,9 @@ program f08_p2p
      end if
   end if
 
+  ! No ring message may meet the wildcards above.
+  call MPI_Barrier(MPI_COMM_WORLD)
+
   ! Probe (rank 1 to 0) and Iprobe (rank 0 to 1).
   if (rank == 1) then
      dbuf = [1.5d0, 2.5d0, 3.5d0]
