@@ -311,11 +311,8 @@ module mpi_f08
   integer, parameter :: MPI_DISTRIBUTE_DFLT_DARG = -49767
   integer, parameter :: MPI_STATUS_SIZE = 6
   integer, parameter :: MPI_SOURCE = 1
-  integer, parameter :: MPI_F_SOURCE = 1
   integer, parameter :: MPI_TAG = 2
-  integer, parameter :: MPI_F_TAG = 2
   integer, parameter :: MPI_ERROR = 3
-  integer, parameter :: MPI_F_ERROR = 3
   integer, parameter :: MPI_ADDRESS_KIND = 8
   integer, parameter :: MPI_OFFSET_KIND = 8
   integer, parameter :: MPI_COUNT_KIND = 8
@@ -347,6 +344,13 @@ module mpi_f08
       integer :: len
       type(MPI_Datatype) :: datatype
     end subroutine MPI_User_function
+    subroutine MPI_User_function_c(invec, inoutvec, len, datatype)
+      import
+      implicit none
+      type(c_ptr), value :: invec, inoutvec
+      integer(kind=MPI_COUNT_KIND) :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function_c
     subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)
       import
       implicit none
@@ -615,45 +619,59 @@ module mpi_f08
   end interface PMPI_Error_string
   interface MPI_Send
     module procedure MPI_Send_f08
+    module procedure MPI_Send_f08c
   end interface MPI_Send
   interface PMPI_Send
     module procedure MPI_Send_f08
+    module procedure MPI_Send_f08c
   end interface PMPI_Send
   interface MPI_Ssend
     module procedure MPI_Ssend_f08
+    module procedure MPI_Ssend_f08c
   end interface MPI_Ssend
   interface PMPI_Ssend
     module procedure MPI_Ssend_f08
+    module procedure MPI_Ssend_f08c
   end interface PMPI_Ssend
   interface MPI_Recv
     module procedure MPI_Recv_f08
+    module procedure MPI_Recv_f08c
   end interface MPI_Recv
   interface PMPI_Recv
     module procedure MPI_Recv_f08
+    module procedure MPI_Recv_f08c
   end interface PMPI_Recv
   interface MPI_Isend
     module procedure MPI_Isend_f08
+    module procedure MPI_Isend_f08c
   end interface MPI_Isend
   interface PMPI_Isend
     module procedure MPI_Isend_f08
+    module procedure MPI_Isend_f08c
   end interface PMPI_Isend
   interface MPI_Issend
     module procedure MPI_Issend_f08
+    module procedure MPI_Issend_f08c
   end interface MPI_Issend
   interface PMPI_Issend
     module procedure MPI_Issend_f08
+    module procedure MPI_Issend_f08c
   end interface PMPI_Issend
   interface MPI_Irecv
     module procedure MPI_Irecv_f08
+    module procedure MPI_Irecv_f08c
   end interface MPI_Irecv
   interface PMPI_Irecv
     module procedure MPI_Irecv_f08
+    module procedure MPI_Irecv_f08c
   end interface PMPI_Irecv
   interface MPI_Sendrecv
     module procedure MPI_Sendrecv_f08
+    module procedure MPI_Sendrecv_f08c
   end interface MPI_Sendrecv
   interface PMPI_Sendrecv
     module procedure MPI_Sendrecv_f08
+    module procedure MPI_Sendrecv_f08c
   end interface PMPI_Sendrecv
   interface MPI_Wait
     module procedure MPI_Wait_f08
@@ -705,9 +723,11 @@ module mpi_f08
   end interface PMPI_Test_cancelled
   interface MPI_Get_count
     module procedure MPI_Get_count_f08
+    module procedure MPI_Get_count_f08c
   end interface MPI_Get_count
   interface PMPI_Get_count
     module procedure MPI_Get_count_f08
+    module procedure MPI_Get_count_f08c
   end interface PMPI_Get_count
   interface MPI_Probe
     module procedure MPI_Probe_f08
@@ -723,9 +743,11 @@ module mpi_f08
   end interface PMPI_Iprobe
   interface MPI_Type_size
     module procedure MPI_Type_size_f08
+    module procedure MPI_Type_size_f08c
   end interface MPI_Type_size
   interface PMPI_Type_size
     module procedure MPI_Type_size_f08
+    module procedure MPI_Type_size_f08c
   end interface PMPI_Type_size
   interface MPI_Barrier
     module procedure MPI_Barrier_f08
@@ -735,21 +757,27 @@ module mpi_f08
   end interface PMPI_Barrier
   interface MPI_Reduce
     module procedure MPI_Reduce_f08
+    module procedure MPI_Reduce_f08c
   end interface MPI_Reduce
   interface PMPI_Reduce
     module procedure MPI_Reduce_f08
+    module procedure MPI_Reduce_f08c
   end interface PMPI_Reduce
   interface MPI_Allreduce
     module procedure MPI_Allreduce_f08
+    module procedure MPI_Allreduce_f08c
   end interface MPI_Allreduce
   interface PMPI_Allreduce
     module procedure MPI_Allreduce_f08
+    module procedure MPI_Allreduce_f08c
   end interface PMPI_Allreduce
   interface MPI_Bcast
     module procedure MPI_Bcast_f08
+    module procedure MPI_Bcast_f08c
   end interface MPI_Bcast
   interface PMPI_Bcast
     module procedure MPI_Bcast_f08
+    module procedure MPI_Bcast_f08c
   end interface PMPI_Bcast
   interface MPI_Comm_dup_with_info
     module procedure MPI_Comm_dup_with_info_f08
@@ -1083,51 +1111,67 @@ module mpi_f08
   end interface PMPI_Comm_call_errhandler
   interface MPI_Gather
     module procedure MPI_Gather_f08
+    module procedure MPI_Gather_f08c
   end interface MPI_Gather
   interface PMPI_Gather
     module procedure MPI_Gather_f08
+    module procedure MPI_Gather_f08c
   end interface PMPI_Gather
   interface MPI_Gatherv
     module procedure MPI_Gatherv_f08
+    module procedure MPI_Gatherv_f08c
   end interface MPI_Gatherv
   interface PMPI_Gatherv
     module procedure MPI_Gatherv_f08
+    module procedure MPI_Gatherv_f08c
   end interface PMPI_Gatherv
   interface MPI_Scatter
     module procedure MPI_Scatter_f08
+    module procedure MPI_Scatter_f08c
   end interface MPI_Scatter
   interface PMPI_Scatter
     module procedure MPI_Scatter_f08
+    module procedure MPI_Scatter_f08c
   end interface PMPI_Scatter
   interface MPI_Scatterv
     module procedure MPI_Scatterv_f08
+    module procedure MPI_Scatterv_f08c
   end interface MPI_Scatterv
   interface PMPI_Scatterv
     module procedure MPI_Scatterv_f08
+    module procedure MPI_Scatterv_f08c
   end interface PMPI_Scatterv
   interface MPI_Allgather
     module procedure MPI_Allgather_f08
+    module procedure MPI_Allgather_f08c
   end interface MPI_Allgather
   interface PMPI_Allgather
     module procedure MPI_Allgather_f08
+    module procedure MPI_Allgather_f08c
   end interface PMPI_Allgather
   interface MPI_Allgatherv
     module procedure MPI_Allgatherv_f08
+    module procedure MPI_Allgatherv_f08c
   end interface MPI_Allgatherv
   interface PMPI_Allgatherv
     module procedure MPI_Allgatherv_f08
+    module procedure MPI_Allgatherv_f08c
   end interface PMPI_Allgatherv
   interface MPI_Alltoall
     module procedure MPI_Alltoall_f08
+    module procedure MPI_Alltoall_f08c
   end interface MPI_Alltoall
   interface PMPI_Alltoall
     module procedure MPI_Alltoall_f08
+    module procedure MPI_Alltoall_f08c
   end interface PMPI_Alltoall
   interface MPI_Alltoallv
     module procedure MPI_Alltoallv_f08
+    module procedure MPI_Alltoallv_f08c
   end interface MPI_Alltoallv
   interface PMPI_Alltoallv
     module procedure MPI_Alltoallv_f08
+    module procedure MPI_Alltoallv_f08c
   end interface PMPI_Alltoallv
   interface MPI_Get_library_version
     module procedure MPI_Get_library_version_f08
@@ -1173,33 +1217,43 @@ module mpi_f08
   end interface PMPI_Free_mem
   interface MPI_Rsend
     module procedure MPI_Rsend_f08
+    module procedure MPI_Rsend_f08c
   end interface MPI_Rsend
   interface PMPI_Rsend
     module procedure MPI_Rsend_f08
+    module procedure MPI_Rsend_f08c
   end interface PMPI_Rsend
   interface MPI_Bsend
     module procedure MPI_Bsend_f08
+    module procedure MPI_Bsend_f08c
   end interface MPI_Bsend
   interface PMPI_Bsend
     module procedure MPI_Bsend_f08
+    module procedure MPI_Bsend_f08c
   end interface PMPI_Bsend
   interface MPI_Irsend
     module procedure MPI_Irsend_f08
+    module procedure MPI_Irsend_f08c
   end interface MPI_Irsend
   interface PMPI_Irsend
     module procedure MPI_Irsend_f08
+    module procedure MPI_Irsend_f08c
   end interface PMPI_Irsend
   interface MPI_Ibsend
     module procedure MPI_Ibsend_f08
+    module procedure MPI_Ibsend_f08c
   end interface MPI_Ibsend
   interface PMPI_Ibsend
     module procedure MPI_Ibsend_f08
+    module procedure MPI_Ibsend_f08c
   end interface PMPI_Ibsend
   interface MPI_Buffer_attach
     module procedure MPI_Buffer_attach_f08
+    module procedure MPI_Buffer_attach_f08c
   end interface MPI_Buffer_attach
   interface PMPI_Buffer_attach
     module procedure MPI_Buffer_attach_f08
+    module procedure MPI_Buffer_attach_f08c
   end interface PMPI_Buffer_attach
   interface MPI_Buffer_detach
     module procedure MPI_Buffer_detach_f08
@@ -1221,15 +1275,19 @@ module mpi_f08
   end interface PMPI_Buffer_iflush
   interface MPI_Comm_attach_buffer
     module procedure MPI_Comm_attach_buffer_f08
+    module procedure MPI_Comm_attach_buffer_f08c
   end interface MPI_Comm_attach_buffer
   interface PMPI_Comm_attach_buffer
     module procedure MPI_Comm_attach_buffer_f08
+    module procedure MPI_Comm_attach_buffer_f08c
   end interface PMPI_Comm_attach_buffer
   interface MPI_Comm_detach_buffer
     module procedure MPI_Comm_detach_buffer_f08
+    module procedure MPI_Comm_detach_buffer_f08c
   end interface MPI_Comm_detach_buffer
   interface PMPI_Comm_detach_buffer
     module procedure MPI_Comm_detach_buffer_f08
+    module procedure MPI_Comm_detach_buffer_f08c
   end interface PMPI_Comm_detach_buffer
   interface MPI_Comm_flush_buffer
     module procedure MPI_Comm_flush_buffer_f08
@@ -1245,33 +1303,43 @@ module mpi_f08
   end interface PMPI_Comm_iflush_buffer
   interface MPI_Send_init
     module procedure MPI_Send_init_f08
+    module procedure MPI_Send_init_f08c
   end interface MPI_Send_init
   interface PMPI_Send_init
     module procedure MPI_Send_init_f08
+    module procedure MPI_Send_init_f08c
   end interface PMPI_Send_init
   interface MPI_Ssend_init
     module procedure MPI_Ssend_init_f08
+    module procedure MPI_Ssend_init_f08c
   end interface MPI_Ssend_init
   interface PMPI_Ssend_init
     module procedure MPI_Ssend_init_f08
+    module procedure MPI_Ssend_init_f08c
   end interface PMPI_Ssend_init
   interface MPI_Rsend_init
     module procedure MPI_Rsend_init_f08
+    module procedure MPI_Rsend_init_f08c
   end interface MPI_Rsend_init
   interface PMPI_Rsend_init
     module procedure MPI_Rsend_init_f08
+    module procedure MPI_Rsend_init_f08c
   end interface PMPI_Rsend_init
   interface MPI_Bsend_init
     module procedure MPI_Bsend_init_f08
+    module procedure MPI_Bsend_init_f08c
   end interface MPI_Bsend_init
   interface PMPI_Bsend_init
     module procedure MPI_Bsend_init_f08
+    module procedure MPI_Bsend_init_f08c
   end interface PMPI_Bsend_init
   interface MPI_Recv_init
     module procedure MPI_Recv_init_f08
+    module procedure MPI_Recv_init_f08c
   end interface MPI_Recv_init
   interface PMPI_Recv_init
     module procedure MPI_Recv_init_f08
+    module procedure MPI_Recv_init_f08c
   end interface PMPI_Recv_init
   interface MPI_Start
     module procedure MPI_Start_f08
@@ -1287,21 +1355,27 @@ module mpi_f08
   end interface PMPI_Startall
   interface MPI_Sendrecv_replace
     module procedure MPI_Sendrecv_replace_f08
+    module procedure MPI_Sendrecv_replace_f08c
   end interface MPI_Sendrecv_replace
   interface PMPI_Sendrecv_replace
     module procedure MPI_Sendrecv_replace_f08
+    module procedure MPI_Sendrecv_replace_f08c
   end interface PMPI_Sendrecv_replace
   interface MPI_Isendrecv
     module procedure MPI_Isendrecv_f08
+    module procedure MPI_Isendrecv_f08c
   end interface MPI_Isendrecv
   interface PMPI_Isendrecv
     module procedure MPI_Isendrecv_f08
+    module procedure MPI_Isendrecv_f08c
   end interface PMPI_Isendrecv
   interface MPI_Isendrecv_replace
     module procedure MPI_Isendrecv_replace_f08
+    module procedure MPI_Isendrecv_replace_f08c
   end interface MPI_Isendrecv_replace
   interface PMPI_Isendrecv_replace
     module procedure MPI_Isendrecv_replace_f08
+    module procedure MPI_Isendrecv_replace_f08c
   end interface PMPI_Isendrecv_replace
   interface MPI_Mprobe
     module procedure MPI_Mprobe_f08
@@ -1317,15 +1391,19 @@ module mpi_f08
   end interface PMPI_Improbe
   interface MPI_Mrecv
     module procedure MPI_Mrecv_f08
+    module procedure MPI_Mrecv_f08c
   end interface MPI_Mrecv
   interface PMPI_Mrecv
     module procedure MPI_Mrecv_f08
+    module procedure MPI_Mrecv_f08c
   end interface PMPI_Mrecv
   interface MPI_Imrecv
     module procedure MPI_Imrecv_f08
+    module procedure MPI_Imrecv_f08c
   end interface MPI_Imrecv
   interface PMPI_Imrecv
     module procedure MPI_Imrecv_f08
+    module procedure MPI_Imrecv_f08c
   end interface PMPI_Imrecv
   interface MPI_Testany
     module procedure MPI_Testany_f08
@@ -1377,9 +1455,11 @@ module mpi_f08
   end interface PMPI_Status_set_cancelled
   interface MPI_Status_set_elements
     module procedure MPI_Status_set_elements_f08
+    module procedure MPI_Status_set_elements_f08c
   end interface MPI_Status_set_elements
   interface PMPI_Status_set_elements
     module procedure MPI_Status_set_elements_f08
+    module procedure MPI_Status_set_elements_f08c
   end interface PMPI_Status_set_elements
   interface MPI_Status_set_elements_x
     module procedure MPI_Status_set_elements_x_f08
@@ -1425,51 +1505,67 @@ module mpi_f08
   end interface PMPI_Status_set_error
   interface MPI_Type_contiguous
     module procedure MPI_Type_contiguous_f08
+    module procedure MPI_Type_contiguous_f08c
   end interface MPI_Type_contiguous
   interface PMPI_Type_contiguous
     module procedure MPI_Type_contiguous_f08
+    module procedure MPI_Type_contiguous_f08c
   end interface PMPI_Type_contiguous
   interface MPI_Type_vector
     module procedure MPI_Type_vector_f08
+    module procedure MPI_Type_vector_f08c
   end interface MPI_Type_vector
   interface PMPI_Type_vector
     module procedure MPI_Type_vector_f08
+    module procedure MPI_Type_vector_f08c
   end interface PMPI_Type_vector
   interface MPI_Type_create_hvector
     module procedure MPI_Type_create_hvector_f08
+    module procedure MPI_Type_create_hvector_f08c
   end interface MPI_Type_create_hvector
   interface PMPI_Type_create_hvector
     module procedure MPI_Type_create_hvector_f08
+    module procedure MPI_Type_create_hvector_f08c
   end interface PMPI_Type_create_hvector
   interface MPI_Type_indexed
     module procedure MPI_Type_indexed_f08
+    module procedure MPI_Type_indexed_f08c
   end interface MPI_Type_indexed
   interface PMPI_Type_indexed
     module procedure MPI_Type_indexed_f08
+    module procedure MPI_Type_indexed_f08c
   end interface PMPI_Type_indexed
   interface MPI_Type_create_hindexed
     module procedure MPI_Type_create_hindexed_f08
+    module procedure MPI_Type_create_hindexed_f08c
   end interface MPI_Type_create_hindexed
   interface PMPI_Type_create_hindexed
     module procedure MPI_Type_create_hindexed_f08
+    module procedure MPI_Type_create_hindexed_f08c
   end interface PMPI_Type_create_hindexed
   interface MPI_Type_create_indexed_block
     module procedure MPI_Type_create_indexed_block_f08
+    module procedure MPI_Type_create_indexed_block_f08c
   end interface MPI_Type_create_indexed_block
   interface PMPI_Type_create_indexed_block
     module procedure MPI_Type_create_indexed_block_f08
+    module procedure MPI_Type_create_indexed_block_f08c
   end interface PMPI_Type_create_indexed_block
   interface MPI_Type_create_hindexed_block
     module procedure MPI_Type_create_hindexed_block_f08
+    module procedure MPI_Type_create_hindexed_block_f08c
   end interface MPI_Type_create_hindexed_block
   interface PMPI_Type_create_hindexed_block
     module procedure MPI_Type_create_hindexed_block_f08
+    module procedure MPI_Type_create_hindexed_block_f08c
   end interface PMPI_Type_create_hindexed_block
   interface MPI_Type_create_struct
     module procedure MPI_Type_create_struct_f08
+    module procedure MPI_Type_create_struct_f08c
   end interface MPI_Type_create_struct
   interface PMPI_Type_create_struct
     module procedure MPI_Type_create_struct_f08
+    module procedure MPI_Type_create_struct_f08c
   end interface PMPI_Type_create_struct
   interface MPI_Type_create_resized
     module procedure MPI_Type_create_resized_f08
@@ -1479,15 +1575,19 @@ module mpi_f08
   end interface PMPI_Type_create_resized
   interface MPI_Type_create_subarray
     module procedure MPI_Type_create_subarray_f08
+    module procedure MPI_Type_create_subarray_f08c
   end interface MPI_Type_create_subarray
   interface PMPI_Type_create_subarray
     module procedure MPI_Type_create_subarray_f08
+    module procedure MPI_Type_create_subarray_f08c
   end interface PMPI_Type_create_subarray
   interface MPI_Type_create_darray
     module procedure MPI_Type_create_darray_f08
+    module procedure MPI_Type_create_darray_f08c
   end interface MPI_Type_create_darray
   interface PMPI_Type_create_darray
     module procedure MPI_Type_create_darray_f08
+    module procedure MPI_Type_create_darray_f08c
   end interface PMPI_Type_create_darray
   interface MPI_Type_dup
     module procedure MPI_Type_dup_f08
@@ -1539,15 +1639,19 @@ module mpi_f08
   end interface PMPI_Type_get_true_extent_x
   interface MPI_Type_get_envelope
     module procedure MPI_Type_get_envelope_f08
+    module procedure MPI_Type_get_envelope_f08c
   end interface MPI_Type_get_envelope
   interface PMPI_Type_get_envelope
     module procedure MPI_Type_get_envelope_f08
+    module procedure MPI_Type_get_envelope_f08c
   end interface PMPI_Type_get_envelope
   interface MPI_Type_get_contents
     module procedure MPI_Type_get_contents_f08
+    module procedure MPI_Type_get_contents_f08c
   end interface MPI_Type_get_contents
   interface PMPI_Type_get_contents
     module procedure MPI_Type_get_contents_f08
+    module procedure MPI_Type_get_contents_f08c
   end interface PMPI_Type_get_contents
   interface MPI_Type_get_name
     module procedure MPI_Type_get_name_f08
@@ -1597,13 +1701,13 @@ module mpi_f08
   interface PMPI_Get_address
     module procedure MPI_Get_address_f08
   end interface PMPI_Get_address
-  public :: PMPI_Aint_add
-  public :: PMPI_Aint_diff
   interface MPI_Get_elements
     module procedure MPI_Get_elements_f08
+    module procedure MPI_Get_elements_f08c
   end interface MPI_Get_elements
   interface PMPI_Get_elements
     module procedure MPI_Get_elements_f08
+    module procedure MPI_Get_elements_f08c
   end interface PMPI_Get_elements
   interface MPI_Get_elements_x
     module procedure MPI_Get_elements_x_f08
@@ -1613,39 +1717,51 @@ module mpi_f08
   end interface PMPI_Get_elements_x
   interface MPI_Pack
     module procedure MPI_Pack_f08
+    module procedure MPI_Pack_f08c
   end interface MPI_Pack
   interface PMPI_Pack
     module procedure MPI_Pack_f08
+    module procedure MPI_Pack_f08c
   end interface PMPI_Pack
   interface MPI_Unpack
     module procedure MPI_Unpack_f08
+    module procedure MPI_Unpack_f08c
   end interface MPI_Unpack
   interface PMPI_Unpack
     module procedure MPI_Unpack_f08
+    module procedure MPI_Unpack_f08c
   end interface PMPI_Unpack
   interface MPI_Pack_size
     module procedure MPI_Pack_size_f08
+    module procedure MPI_Pack_size_f08c
   end interface MPI_Pack_size
   interface PMPI_Pack_size
     module procedure MPI_Pack_size_f08
+    module procedure MPI_Pack_size_f08c
   end interface PMPI_Pack_size
   interface MPI_Pack_external
     module procedure MPI_Pack_external_f08
+    module procedure MPI_Pack_external_f08c
   end interface MPI_Pack_external
   interface PMPI_Pack_external
     module procedure MPI_Pack_external_f08
+    module procedure MPI_Pack_external_f08c
   end interface PMPI_Pack_external
   interface MPI_Unpack_external
     module procedure MPI_Unpack_external_f08
+    module procedure MPI_Unpack_external_f08c
   end interface MPI_Unpack_external
   interface PMPI_Unpack_external
     module procedure MPI_Unpack_external_f08
+    module procedure MPI_Unpack_external_f08c
   end interface PMPI_Unpack_external
   interface MPI_Pack_external_size
     module procedure MPI_Pack_external_size_f08
+    module procedure MPI_Pack_external_size_f08c
   end interface MPI_Pack_external_size
   interface PMPI_Pack_external_size
     module procedure MPI_Pack_external_size_f08
+    module procedure MPI_Pack_external_size_f08c
   end interface PMPI_Pack_external_size
   interface MPI_Add_error_class
     module procedure MPI_Add_error_class_f08
@@ -1689,6 +1805,12 @@ module mpi_f08
   interface PMPI_Op_create
     module procedure MPI_Op_create_f08
   end interface PMPI_Op_create
+  interface MPI_Op_create_c
+    module procedure MPI_Op_create_c_f08
+  end interface MPI_Op_create_c
+  interface PMPI_Op_create_c
+    module procedure MPI_Op_create_c_f08
+  end interface PMPI_Op_create_c
   interface MPI_Op_free
     module procedure MPI_Op_free_f08
   end interface MPI_Op_free
@@ -1703,39 +1825,51 @@ module mpi_f08
   end interface PMPI_Op_commutative
   interface MPI_Alltoallw
     module procedure MPI_Alltoallw_f08
+    module procedure MPI_Alltoallw_f08c
   end interface MPI_Alltoallw
   interface PMPI_Alltoallw
     module procedure MPI_Alltoallw_f08
+    module procedure MPI_Alltoallw_f08c
   end interface PMPI_Alltoallw
   interface MPI_Reduce_local
     module procedure MPI_Reduce_local_f08
+    module procedure MPI_Reduce_local_f08c
   end interface MPI_Reduce_local
   interface PMPI_Reduce_local
     module procedure MPI_Reduce_local_f08
+    module procedure MPI_Reduce_local_f08c
   end interface PMPI_Reduce_local
   interface MPI_Scan
     module procedure MPI_Scan_f08
+    module procedure MPI_Scan_f08c
   end interface MPI_Scan
   interface PMPI_Scan
     module procedure MPI_Scan_f08
+    module procedure MPI_Scan_f08c
   end interface PMPI_Scan
   interface MPI_Exscan
     module procedure MPI_Exscan_f08
+    module procedure MPI_Exscan_f08c
   end interface MPI_Exscan
   interface PMPI_Exscan
     module procedure MPI_Exscan_f08
+    module procedure MPI_Exscan_f08c
   end interface PMPI_Exscan
   interface MPI_Reduce_scatter
     module procedure MPI_Reduce_scatter_f08
+    module procedure MPI_Reduce_scatter_f08c
   end interface MPI_Reduce_scatter
   interface PMPI_Reduce_scatter
     module procedure MPI_Reduce_scatter_f08
+    module procedure MPI_Reduce_scatter_f08c
   end interface PMPI_Reduce_scatter
   interface MPI_Reduce_scatter_block
     module procedure MPI_Reduce_scatter_block_f08
+    module procedure MPI_Reduce_scatter_block_f08c
   end interface MPI_Reduce_scatter_block
   interface PMPI_Reduce_scatter_block
     module procedure MPI_Reduce_scatter_block_f08
+    module procedure MPI_Reduce_scatter_block_f08c
   end interface PMPI_Reduce_scatter_block
   interface MPI_Cart_create
     module procedure MPI_Cart_create_f08
@@ -1847,111 +1981,147 @@ module mpi_f08
   end interface PMPI_Dist_graph_neighbors_count
   interface MPI_Neighbor_allgather
     module procedure MPI_Neighbor_allgather_f08
+    module procedure MPI_Neighbor_allgather_f08c
   end interface MPI_Neighbor_allgather
   interface PMPI_Neighbor_allgather
     module procedure MPI_Neighbor_allgather_f08
+    module procedure MPI_Neighbor_allgather_f08c
   end interface PMPI_Neighbor_allgather
   interface MPI_Neighbor_allgatherv
     module procedure MPI_Neighbor_allgatherv_f08
+    module procedure MPI_Neighbor_allgatherv_f08c
   end interface MPI_Neighbor_allgatherv
   interface PMPI_Neighbor_allgatherv
     module procedure MPI_Neighbor_allgatherv_f08
+    module procedure MPI_Neighbor_allgatherv_f08c
   end interface PMPI_Neighbor_allgatherv
   interface MPI_Neighbor_alltoall
     module procedure MPI_Neighbor_alltoall_f08
+    module procedure MPI_Neighbor_alltoall_f08c
   end interface MPI_Neighbor_alltoall
   interface PMPI_Neighbor_alltoall
     module procedure MPI_Neighbor_alltoall_f08
+    module procedure MPI_Neighbor_alltoall_f08c
   end interface PMPI_Neighbor_alltoall
   interface MPI_Neighbor_alltoallv
     module procedure MPI_Neighbor_alltoallv_f08
+    module procedure MPI_Neighbor_alltoallv_f08c
   end interface MPI_Neighbor_alltoallv
   interface PMPI_Neighbor_alltoallv
     module procedure MPI_Neighbor_alltoallv_f08
+    module procedure MPI_Neighbor_alltoallv_f08c
   end interface PMPI_Neighbor_alltoallv
   interface MPI_Neighbor_alltoallw
     module procedure MPI_Neighbor_alltoallw_f08
+    module procedure MPI_Neighbor_alltoallw_f08c
   end interface MPI_Neighbor_alltoallw
   interface PMPI_Neighbor_alltoallw
     module procedure MPI_Neighbor_alltoallw_f08
+    module procedure MPI_Neighbor_alltoallw_f08c
   end interface PMPI_Neighbor_alltoallw
   interface MPI_Ineighbor_allgather
     module procedure MPI_Ineighbor_allgather_f08
+    module procedure MPI_Ineighbor_allgather_f08c
   end interface MPI_Ineighbor_allgather
   interface PMPI_Ineighbor_allgather
     module procedure MPI_Ineighbor_allgather_f08
+    module procedure MPI_Ineighbor_allgather_f08c
   end interface PMPI_Ineighbor_allgather
   interface MPI_Ineighbor_allgatherv
     module procedure MPI_Ineighbor_allgatherv_f08
+    module procedure MPI_Ineighbor_allgatherv_f08c
   end interface MPI_Ineighbor_allgatherv
   interface PMPI_Ineighbor_allgatherv
     module procedure MPI_Ineighbor_allgatherv_f08
+    module procedure MPI_Ineighbor_allgatherv_f08c
   end interface PMPI_Ineighbor_allgatherv
   interface MPI_Ineighbor_alltoall
     module procedure MPI_Ineighbor_alltoall_f08
+    module procedure MPI_Ineighbor_alltoall_f08c
   end interface MPI_Ineighbor_alltoall
   interface PMPI_Ineighbor_alltoall
     module procedure MPI_Ineighbor_alltoall_f08
+    module procedure MPI_Ineighbor_alltoall_f08c
   end interface PMPI_Ineighbor_alltoall
   interface MPI_Ineighbor_alltoallv
     module procedure MPI_Ineighbor_alltoallv_f08
+    module procedure MPI_Ineighbor_alltoallv_f08c
   end interface MPI_Ineighbor_alltoallv
   interface PMPI_Ineighbor_alltoallv
     module procedure MPI_Ineighbor_alltoallv_f08
+    module procedure MPI_Ineighbor_alltoallv_f08c
   end interface PMPI_Ineighbor_alltoallv
   interface MPI_Ineighbor_alltoallw
     module procedure MPI_Ineighbor_alltoallw_f08
+    module procedure MPI_Ineighbor_alltoallw_f08c
   end interface MPI_Ineighbor_alltoallw
   interface PMPI_Ineighbor_alltoallw
     module procedure MPI_Ineighbor_alltoallw_f08
+    module procedure MPI_Ineighbor_alltoallw_f08c
   end interface PMPI_Ineighbor_alltoallw
   interface MPI_Neighbor_allgather_init
     module procedure MPI_Neighbor_allgather_init_f08
+    module procedure MPI_Neighbor_allgather_init_f08c
   end interface MPI_Neighbor_allgather_init
   interface PMPI_Neighbor_allgather_init
     module procedure MPI_Neighbor_allgather_init_f08
+    module procedure MPI_Neighbor_allgather_init_f08c
   end interface PMPI_Neighbor_allgather_init
   interface MPI_Neighbor_allgatherv_init
     module procedure MPI_Neighbor_allgatherv_init_f08
+    module procedure MPI_Neighbor_allgatherv_init_f08c
   end interface MPI_Neighbor_allgatherv_init
   interface PMPI_Neighbor_allgatherv_init
     module procedure MPI_Neighbor_allgatherv_init_f08
+    module procedure MPI_Neighbor_allgatherv_init_f08c
   end interface PMPI_Neighbor_allgatherv_init
   interface MPI_Neighbor_alltoall_init
     module procedure MPI_Neighbor_alltoall_init_f08
+    module procedure MPI_Neighbor_alltoall_init_f08c
   end interface MPI_Neighbor_alltoall_init
   interface PMPI_Neighbor_alltoall_init
     module procedure MPI_Neighbor_alltoall_init_f08
+    module procedure MPI_Neighbor_alltoall_init_f08c
   end interface PMPI_Neighbor_alltoall_init
   interface MPI_Neighbor_alltoallv_init
     module procedure MPI_Neighbor_alltoallv_init_f08
+    module procedure MPI_Neighbor_alltoallv_init_f08c
   end interface MPI_Neighbor_alltoallv_init
   interface PMPI_Neighbor_alltoallv_init
     module procedure MPI_Neighbor_alltoallv_init_f08
+    module procedure MPI_Neighbor_alltoallv_init_f08c
   end interface PMPI_Neighbor_alltoallv_init
   interface MPI_Neighbor_alltoallw_init
     module procedure MPI_Neighbor_alltoallw_init_f08
+    module procedure MPI_Neighbor_alltoallw_init_f08c
   end interface MPI_Neighbor_alltoallw_init
   interface PMPI_Neighbor_alltoallw_init
     module procedure MPI_Neighbor_alltoallw_init_f08
+    module procedure MPI_Neighbor_alltoallw_init_f08c
   end interface PMPI_Neighbor_alltoallw_init
   interface MPI_Win_create
     module procedure MPI_Win_create_f08
+    module procedure MPI_Win_create_f08c
   end interface MPI_Win_create
   interface PMPI_Win_create
     module procedure MPI_Win_create_f08
+    module procedure MPI_Win_create_f08c
   end interface PMPI_Win_create
   interface MPI_Win_allocate
     module procedure MPI_Win_allocate_f08
+    module procedure MPI_Win_allocate_f08c
   end interface MPI_Win_allocate
   interface PMPI_Win_allocate
     module procedure MPI_Win_allocate_f08
+    module procedure MPI_Win_allocate_f08c
   end interface PMPI_Win_allocate
   interface MPI_Win_allocate_shared
     module procedure MPI_Win_allocate_shared_f08
+    module procedure MPI_Win_allocate_shared_f08c
   end interface MPI_Win_allocate_shared
   interface PMPI_Win_allocate_shared
     module procedure MPI_Win_allocate_shared_f08
+    module procedure MPI_Win_allocate_shared_f08c
   end interface PMPI_Win_allocate_shared
   interface MPI_Win_create_dynamic
     module procedure MPI_Win_create_dynamic_f08
@@ -2063,9 +2233,11 @@ module mpi_f08
   end interface PMPI_Win_get_group
   interface MPI_Win_shared_query
     module procedure MPI_Win_shared_query_f08
+    module procedure MPI_Win_shared_query_f08c
   end interface MPI_Win_shared_query
   interface PMPI_Win_shared_query
     module procedure MPI_Win_shared_query_f08
+    module procedure MPI_Win_shared_query_f08c
   end interface PMPI_Win_shared_query
   interface MPI_Win_attach
     module procedure MPI_Win_attach_f08
@@ -2135,27 +2307,35 @@ module mpi_f08
   end interface PMPI_Win_get_info
   interface MPI_Put
     module procedure MPI_Put_f08
+    module procedure MPI_Put_f08c
   end interface MPI_Put
   interface PMPI_Put
     module procedure MPI_Put_f08
+    module procedure MPI_Put_f08c
   end interface PMPI_Put
   interface MPI_Get
     module procedure MPI_Get_f08
+    module procedure MPI_Get_f08c
   end interface MPI_Get
   interface PMPI_Get
     module procedure MPI_Get_f08
+    module procedure MPI_Get_f08c
   end interface PMPI_Get
   interface MPI_Accumulate
     module procedure MPI_Accumulate_f08
+    module procedure MPI_Accumulate_f08c
   end interface MPI_Accumulate
   interface PMPI_Accumulate
     module procedure MPI_Accumulate_f08
+    module procedure MPI_Accumulate_f08c
   end interface PMPI_Accumulate
   interface MPI_Get_accumulate
     module procedure MPI_Get_accumulate_f08
+    module procedure MPI_Get_accumulate_f08c
   end interface MPI_Get_accumulate
   interface PMPI_Get_accumulate
     module procedure MPI_Get_accumulate_f08
+    module procedure MPI_Get_accumulate_f08c
   end interface PMPI_Get_accumulate
   interface MPI_Fetch_and_op
     module procedure MPI_Fetch_and_op_f08
@@ -2171,27 +2351,35 @@ module mpi_f08
   end interface PMPI_Compare_and_swap
   interface MPI_Rput
     module procedure MPI_Rput_f08
+    module procedure MPI_Rput_f08c
   end interface MPI_Rput
   interface PMPI_Rput
     module procedure MPI_Rput_f08
+    module procedure MPI_Rput_f08c
   end interface PMPI_Rput
   interface MPI_Rget
     module procedure MPI_Rget_f08
+    module procedure MPI_Rget_f08c
   end interface MPI_Rget
   interface PMPI_Rget
     module procedure MPI_Rget_f08
+    module procedure MPI_Rget_f08c
   end interface PMPI_Rget
   interface MPI_Raccumulate
     module procedure MPI_Raccumulate_f08
+    module procedure MPI_Raccumulate_f08c
   end interface MPI_Raccumulate
   interface PMPI_Raccumulate
     module procedure MPI_Raccumulate_f08
+    module procedure MPI_Raccumulate_f08c
   end interface PMPI_Raccumulate
   interface MPI_Rget_accumulate
     module procedure MPI_Rget_accumulate_f08
+    module procedure MPI_Rget_accumulate_f08c
   end interface MPI_Rget_accumulate
   interface PMPI_Rget_accumulate
     module procedure MPI_Rget_accumulate_f08
+    module procedure MPI_Rget_accumulate_f08c
   end interface PMPI_Rget_accumulate
   interface MPI_File_open
     module procedure MPI_File_open_f08
@@ -2231,51 +2419,67 @@ module mpi_f08
   end interface PMPI_File_set_view
   interface MPI_File_read
     module procedure MPI_File_read_f08
+    module procedure MPI_File_read_f08c
   end interface MPI_File_read
   interface PMPI_File_read
     module procedure MPI_File_read_f08
+    module procedure MPI_File_read_f08c
   end interface PMPI_File_read
   interface MPI_File_read_at
     module procedure MPI_File_read_at_f08
+    module procedure MPI_File_read_at_f08c
   end interface MPI_File_read_at
   interface PMPI_File_read_at
     module procedure MPI_File_read_at_f08
+    module procedure MPI_File_read_at_f08c
   end interface PMPI_File_read_at
   interface MPI_File_read_all
     module procedure MPI_File_read_all_f08
+    module procedure MPI_File_read_all_f08c
   end interface MPI_File_read_all
   interface PMPI_File_read_all
     module procedure MPI_File_read_all_f08
+    module procedure MPI_File_read_all_f08c
   end interface PMPI_File_read_all
   interface MPI_File_read_at_all
     module procedure MPI_File_read_at_all_f08
+    module procedure MPI_File_read_at_all_f08c
   end interface MPI_File_read_at_all
   interface PMPI_File_read_at_all
     module procedure MPI_File_read_at_all_f08
+    module procedure MPI_File_read_at_all_f08c
   end interface PMPI_File_read_at_all
   interface MPI_File_write
     module procedure MPI_File_write_f08
+    module procedure MPI_File_write_f08c
   end interface MPI_File_write
   interface PMPI_File_write
     module procedure MPI_File_write_f08
+    module procedure MPI_File_write_f08c
   end interface PMPI_File_write
   interface MPI_File_write_at
     module procedure MPI_File_write_at_f08
+    module procedure MPI_File_write_at_f08c
   end interface MPI_File_write_at
   interface PMPI_File_write_at
     module procedure MPI_File_write_at_f08
+    module procedure MPI_File_write_at_f08c
   end interface PMPI_File_write_at
   interface MPI_File_write_all
     module procedure MPI_File_write_all_f08
+    module procedure MPI_File_write_all_f08c
   end interface MPI_File_write_all
   interface PMPI_File_write_all
     module procedure MPI_File_write_all_f08
+    module procedure MPI_File_write_all_f08c
   end interface PMPI_File_write_all
   interface MPI_File_write_at_all
     module procedure MPI_File_write_at_all_f08
+    module procedure MPI_File_write_at_all_f08c
   end interface MPI_File_write_at_all
   interface PMPI_File_write_at_all
     module procedure MPI_File_write_at_all_f08
+    module procedure MPI_File_write_at_all_f08c
   end interface PMPI_File_write_at_all
   interface MPI_File_seek
     module procedure MPI_File_seek_f08
@@ -2333,21 +2537,27 @@ module mpi_f08
   end interface PMPI_File_set_info
   interface MPI_File_iread_at
     module procedure MPI_File_iread_at_f08
+    module procedure MPI_File_iread_at_f08c
   end interface MPI_File_iread_at
   interface PMPI_File_iread_at
     module procedure MPI_File_iread_at_f08
+    module procedure MPI_File_iread_at_f08c
   end interface PMPI_File_iread_at
   interface MPI_File_iread_at_all
     module procedure MPI_File_iread_at_all_f08
+    module procedure MPI_File_iread_at_all_f08c
   end interface MPI_File_iread_at_all
   interface PMPI_File_iread_at_all
     module procedure MPI_File_iread_at_all_f08
+    module procedure MPI_File_iread_at_all_f08c
   end interface PMPI_File_iread_at_all
   interface MPI_File_read_at_all_begin
     module procedure MPI_File_read_at_all_begin_f08
+    module procedure MPI_File_read_at_all_begin_f08c
   end interface MPI_File_read_at_all_begin
   interface PMPI_File_read_at_all_begin
     module procedure MPI_File_read_at_all_begin_f08
+    module procedure MPI_File_read_at_all_begin_f08c
   end interface PMPI_File_read_at_all_begin
   interface MPI_File_read_at_all_end
     module procedure MPI_File_read_at_all_end_f08
@@ -2357,21 +2567,27 @@ module mpi_f08
   end interface PMPI_File_read_at_all_end
   interface MPI_File_iread
     module procedure MPI_File_iread_f08
+    module procedure MPI_File_iread_f08c
   end interface MPI_File_iread
   interface PMPI_File_iread
     module procedure MPI_File_iread_f08
+    module procedure MPI_File_iread_f08c
   end interface PMPI_File_iread
   interface MPI_File_iread_all
     module procedure MPI_File_iread_all_f08
+    module procedure MPI_File_iread_all_f08c
   end interface MPI_File_iread_all
   interface PMPI_File_iread_all
     module procedure MPI_File_iread_all_f08
+    module procedure MPI_File_iread_all_f08c
   end interface PMPI_File_iread_all
   interface MPI_File_read_all_begin
     module procedure MPI_File_read_all_begin_f08
+    module procedure MPI_File_read_all_begin_f08c
   end interface MPI_File_read_all_begin
   interface PMPI_File_read_all_begin
     module procedure MPI_File_read_all_begin_f08
+    module procedure MPI_File_read_all_begin_f08c
   end interface PMPI_File_read_all_begin
   interface MPI_File_read_all_end
     module procedure MPI_File_read_all_end_f08
@@ -2381,27 +2597,35 @@ module mpi_f08
   end interface PMPI_File_read_all_end
   interface MPI_File_read_shared
     module procedure MPI_File_read_shared_f08
+    module procedure MPI_File_read_shared_f08c
   end interface MPI_File_read_shared
   interface PMPI_File_read_shared
     module procedure MPI_File_read_shared_f08
+    module procedure MPI_File_read_shared_f08c
   end interface PMPI_File_read_shared
   interface MPI_File_iread_shared
     module procedure MPI_File_iread_shared_f08
+    module procedure MPI_File_iread_shared_f08c
   end interface MPI_File_iread_shared
   interface PMPI_File_iread_shared
     module procedure MPI_File_iread_shared_f08
+    module procedure MPI_File_iread_shared_f08c
   end interface PMPI_File_iread_shared
   interface MPI_File_read_ordered
     module procedure MPI_File_read_ordered_f08
+    module procedure MPI_File_read_ordered_f08c
   end interface MPI_File_read_ordered
   interface PMPI_File_read_ordered
     module procedure MPI_File_read_ordered_f08
+    module procedure MPI_File_read_ordered_f08c
   end interface PMPI_File_read_ordered
   interface MPI_File_read_ordered_begin
     module procedure MPI_File_read_ordered_begin_f08
+    module procedure MPI_File_read_ordered_begin_f08c
   end interface MPI_File_read_ordered_begin
   interface PMPI_File_read_ordered_begin
     module procedure MPI_File_read_ordered_begin_f08
+    module procedure MPI_File_read_ordered_begin_f08c
   end interface PMPI_File_read_ordered_begin
   interface MPI_File_read_ordered_end
     module procedure MPI_File_read_ordered_end_f08
@@ -2411,21 +2635,27 @@ module mpi_f08
   end interface PMPI_File_read_ordered_end
   interface MPI_File_iwrite_at
     module procedure MPI_File_iwrite_at_f08
+    module procedure MPI_File_iwrite_at_f08c
   end interface MPI_File_iwrite_at
   interface PMPI_File_iwrite_at
     module procedure MPI_File_iwrite_at_f08
+    module procedure MPI_File_iwrite_at_f08c
   end interface PMPI_File_iwrite_at
   interface MPI_File_iwrite_at_all
     module procedure MPI_File_iwrite_at_all_f08
+    module procedure MPI_File_iwrite_at_all_f08c
   end interface MPI_File_iwrite_at_all
   interface PMPI_File_iwrite_at_all
     module procedure MPI_File_iwrite_at_all_f08
+    module procedure MPI_File_iwrite_at_all_f08c
   end interface PMPI_File_iwrite_at_all
   interface MPI_File_write_at_all_begin
     module procedure MPI_File_write_at_all_begin_f08
+    module procedure MPI_File_write_at_all_begin_f08c
   end interface MPI_File_write_at_all_begin
   interface PMPI_File_write_at_all_begin
     module procedure MPI_File_write_at_all_begin_f08
+    module procedure MPI_File_write_at_all_begin_f08c
   end interface PMPI_File_write_at_all_begin
   interface MPI_File_write_at_all_end
     module procedure MPI_File_write_at_all_end_f08
@@ -2435,21 +2665,27 @@ module mpi_f08
   end interface PMPI_File_write_at_all_end
   interface MPI_File_iwrite
     module procedure MPI_File_iwrite_f08
+    module procedure MPI_File_iwrite_f08c
   end interface MPI_File_iwrite
   interface PMPI_File_iwrite
     module procedure MPI_File_iwrite_f08
+    module procedure MPI_File_iwrite_f08c
   end interface PMPI_File_iwrite
   interface MPI_File_iwrite_all
     module procedure MPI_File_iwrite_all_f08
+    module procedure MPI_File_iwrite_all_f08c
   end interface MPI_File_iwrite_all
   interface PMPI_File_iwrite_all
     module procedure MPI_File_iwrite_all_f08
+    module procedure MPI_File_iwrite_all_f08c
   end interface PMPI_File_iwrite_all
   interface MPI_File_write_all_begin
     module procedure MPI_File_write_all_begin_f08
+    module procedure MPI_File_write_all_begin_f08c
   end interface MPI_File_write_all_begin
   interface PMPI_File_write_all_begin
     module procedure MPI_File_write_all_begin_f08
+    module procedure MPI_File_write_all_begin_f08c
   end interface PMPI_File_write_all_begin
   interface MPI_File_write_all_end
     module procedure MPI_File_write_all_end_f08
@@ -2459,27 +2695,35 @@ module mpi_f08
   end interface PMPI_File_write_all_end
   interface MPI_File_write_shared
     module procedure MPI_File_write_shared_f08
+    module procedure MPI_File_write_shared_f08c
   end interface MPI_File_write_shared
   interface PMPI_File_write_shared
     module procedure MPI_File_write_shared_f08
+    module procedure MPI_File_write_shared_f08c
   end interface PMPI_File_write_shared
   interface MPI_File_iwrite_shared
     module procedure MPI_File_iwrite_shared_f08
+    module procedure MPI_File_iwrite_shared_f08c
   end interface MPI_File_iwrite_shared
   interface PMPI_File_iwrite_shared
     module procedure MPI_File_iwrite_shared_f08
+    module procedure MPI_File_iwrite_shared_f08c
   end interface PMPI_File_iwrite_shared
   interface MPI_File_write_ordered
     module procedure MPI_File_write_ordered_f08
+    module procedure MPI_File_write_ordered_f08c
   end interface MPI_File_write_ordered
   interface PMPI_File_write_ordered
     module procedure MPI_File_write_ordered_f08
+    module procedure MPI_File_write_ordered_f08c
   end interface PMPI_File_write_ordered
   interface MPI_File_write_ordered_begin
     module procedure MPI_File_write_ordered_begin_f08
+    module procedure MPI_File_write_ordered_begin_f08c
   end interface MPI_File_write_ordered_begin
   interface PMPI_File_write_ordered_begin
     module procedure MPI_File_write_ordered_begin_f08
+    module procedure MPI_File_write_ordered_begin_f08c
   end interface PMPI_File_write_ordered_begin
   interface MPI_File_write_ordered_end
     module procedure MPI_File_write_ordered_end_f08
@@ -2603,99 +2847,131 @@ module mpi_f08
   end interface PMPI_Ibarrier
   interface MPI_Ibcast
     module procedure MPI_Ibcast_f08
+    module procedure MPI_Ibcast_f08c
   end interface MPI_Ibcast
   interface PMPI_Ibcast
     module procedure MPI_Ibcast_f08
+    module procedure MPI_Ibcast_f08c
   end interface PMPI_Ibcast
   interface MPI_Ireduce
     module procedure MPI_Ireduce_f08
+    module procedure MPI_Ireduce_f08c
   end interface MPI_Ireduce
   interface PMPI_Ireduce
     module procedure MPI_Ireduce_f08
+    module procedure MPI_Ireduce_f08c
   end interface PMPI_Ireduce
   interface MPI_Iallreduce
     module procedure MPI_Iallreduce_f08
+    module procedure MPI_Iallreduce_f08c
   end interface MPI_Iallreduce
   interface PMPI_Iallreduce
     module procedure MPI_Iallreduce_f08
+    module procedure MPI_Iallreduce_f08c
   end interface PMPI_Iallreduce
   interface MPI_Igather
     module procedure MPI_Igather_f08
+    module procedure MPI_Igather_f08c
   end interface MPI_Igather
   interface PMPI_Igather
     module procedure MPI_Igather_f08
+    module procedure MPI_Igather_f08c
   end interface PMPI_Igather
   interface MPI_Iscatter
     module procedure MPI_Iscatter_f08
+    module procedure MPI_Iscatter_f08c
   end interface MPI_Iscatter
   interface PMPI_Iscatter
     module procedure MPI_Iscatter_f08
+    module procedure MPI_Iscatter_f08c
   end interface PMPI_Iscatter
   interface MPI_Iallgather
     module procedure MPI_Iallgather_f08
+    module procedure MPI_Iallgather_f08c
   end interface MPI_Iallgather
   interface PMPI_Iallgather
     module procedure MPI_Iallgather_f08
+    module procedure MPI_Iallgather_f08c
   end interface PMPI_Iallgather
   interface MPI_Ialltoall
     module procedure MPI_Ialltoall_f08
+    module procedure MPI_Ialltoall_f08c
   end interface MPI_Ialltoall
   interface PMPI_Ialltoall
     module procedure MPI_Ialltoall_f08
+    module procedure MPI_Ialltoall_f08c
   end interface PMPI_Ialltoall
   interface MPI_Iallgatherv
     module procedure MPI_Iallgatherv_f08
+    module procedure MPI_Iallgatherv_f08c
   end interface MPI_Iallgatherv
   interface PMPI_Iallgatherv
     module procedure MPI_Iallgatherv_f08
+    module procedure MPI_Iallgatherv_f08c
   end interface PMPI_Iallgatherv
   interface MPI_Ialltoallv
     module procedure MPI_Ialltoallv_f08
+    module procedure MPI_Ialltoallv_f08c
   end interface MPI_Ialltoallv
   interface PMPI_Ialltoallv
     module procedure MPI_Ialltoallv_f08
+    module procedure MPI_Ialltoallv_f08c
   end interface PMPI_Ialltoallv
   interface MPI_Ialltoallw
     module procedure MPI_Ialltoallw_f08
+    module procedure MPI_Ialltoallw_f08c
   end interface MPI_Ialltoallw
   interface PMPI_Ialltoallw
     module procedure MPI_Ialltoallw_f08
+    module procedure MPI_Ialltoallw_f08c
   end interface PMPI_Ialltoallw
   interface MPI_Iexscan
     module procedure MPI_Iexscan_f08
+    module procedure MPI_Iexscan_f08c
   end interface MPI_Iexscan
   interface PMPI_Iexscan
     module procedure MPI_Iexscan_f08
+    module procedure MPI_Iexscan_f08c
   end interface PMPI_Iexscan
   interface MPI_Igatherv
     module procedure MPI_Igatherv_f08
+    module procedure MPI_Igatherv_f08c
   end interface MPI_Igatherv
   interface PMPI_Igatherv
     module procedure MPI_Igatherv_f08
+    module procedure MPI_Igatherv_f08c
   end interface PMPI_Igatherv
   interface MPI_Ireduce_scatter
     module procedure MPI_Ireduce_scatter_f08
+    module procedure MPI_Ireduce_scatter_f08c
   end interface MPI_Ireduce_scatter
   interface PMPI_Ireduce_scatter
     module procedure MPI_Ireduce_scatter_f08
+    module procedure MPI_Ireduce_scatter_f08c
   end interface PMPI_Ireduce_scatter
   interface MPI_Ireduce_scatter_block
     module procedure MPI_Ireduce_scatter_block_f08
+    module procedure MPI_Ireduce_scatter_block_f08c
   end interface MPI_Ireduce_scatter_block
   interface PMPI_Ireduce_scatter_block
     module procedure MPI_Ireduce_scatter_block_f08
+    module procedure MPI_Ireduce_scatter_block_f08c
   end interface PMPI_Ireduce_scatter_block
   interface MPI_Iscan
     module procedure MPI_Iscan_f08
+    module procedure MPI_Iscan_f08c
   end interface MPI_Iscan
   interface PMPI_Iscan
     module procedure MPI_Iscan_f08
+    module procedure MPI_Iscan_f08c
   end interface PMPI_Iscan
   interface MPI_Iscatterv
     module procedure MPI_Iscatterv_f08
+    module procedure MPI_Iscatterv_f08c
   end interface MPI_Iscatterv
   interface PMPI_Iscatterv
     module procedure MPI_Iscatterv_f08
+    module procedure MPI_Iscatterv_f08c
   end interface PMPI_Iscatterv
   interface MPI_Barrier_init
     module procedure MPI_Barrier_init_f08
@@ -2705,99 +2981,131 @@ module mpi_f08
   end interface PMPI_Barrier_init
   interface MPI_Bcast_init
     module procedure MPI_Bcast_init_f08
+    module procedure MPI_Bcast_init_f08c
   end interface MPI_Bcast_init
   interface PMPI_Bcast_init
     module procedure MPI_Bcast_init_f08
+    module procedure MPI_Bcast_init_f08c
   end interface PMPI_Bcast_init
   interface MPI_Reduce_init
     module procedure MPI_Reduce_init_f08
+    module procedure MPI_Reduce_init_f08c
   end interface MPI_Reduce_init
   interface PMPI_Reduce_init
     module procedure MPI_Reduce_init_f08
+    module procedure MPI_Reduce_init_f08c
   end interface PMPI_Reduce_init
   interface MPI_Allreduce_init
     module procedure MPI_Allreduce_init_f08
+    module procedure MPI_Allreduce_init_f08c
   end interface MPI_Allreduce_init
   interface PMPI_Allreduce_init
     module procedure MPI_Allreduce_init_f08
+    module procedure MPI_Allreduce_init_f08c
   end interface PMPI_Allreduce_init
   interface MPI_Gather_init
     module procedure MPI_Gather_init_f08
+    module procedure MPI_Gather_init_f08c
   end interface MPI_Gather_init
   interface PMPI_Gather_init
     module procedure MPI_Gather_init_f08
+    module procedure MPI_Gather_init_f08c
   end interface PMPI_Gather_init
   interface MPI_Gatherv_init
     module procedure MPI_Gatherv_init_f08
+    module procedure MPI_Gatherv_init_f08c
   end interface MPI_Gatherv_init
   interface PMPI_Gatherv_init
     module procedure MPI_Gatherv_init_f08
+    module procedure MPI_Gatherv_init_f08c
   end interface PMPI_Gatherv_init
   interface MPI_Scatter_init
     module procedure MPI_Scatter_init_f08
+    module procedure MPI_Scatter_init_f08c
   end interface MPI_Scatter_init
   interface PMPI_Scatter_init
     module procedure MPI_Scatter_init_f08
+    module procedure MPI_Scatter_init_f08c
   end interface PMPI_Scatter_init
   interface MPI_Scatterv_init
     module procedure MPI_Scatterv_init_f08
+    module procedure MPI_Scatterv_init_f08c
   end interface MPI_Scatterv_init
   interface PMPI_Scatterv_init
     module procedure MPI_Scatterv_init_f08
+    module procedure MPI_Scatterv_init_f08c
   end interface PMPI_Scatterv_init
   interface MPI_Allgather_init
     module procedure MPI_Allgather_init_f08
+    module procedure MPI_Allgather_init_f08c
   end interface MPI_Allgather_init
   interface PMPI_Allgather_init
     module procedure MPI_Allgather_init_f08
+    module procedure MPI_Allgather_init_f08c
   end interface PMPI_Allgather_init
   interface MPI_Allgatherv_init
     module procedure MPI_Allgatherv_init_f08
+    module procedure MPI_Allgatherv_init_f08c
   end interface MPI_Allgatherv_init
   interface PMPI_Allgatherv_init
     module procedure MPI_Allgatherv_init_f08
+    module procedure MPI_Allgatherv_init_f08c
   end interface PMPI_Allgatherv_init
   interface MPI_Alltoall_init
     module procedure MPI_Alltoall_init_f08
+    module procedure MPI_Alltoall_init_f08c
   end interface MPI_Alltoall_init
   interface PMPI_Alltoall_init
     module procedure MPI_Alltoall_init_f08
+    module procedure MPI_Alltoall_init_f08c
   end interface PMPI_Alltoall_init
   interface MPI_Alltoallv_init
     module procedure MPI_Alltoallv_init_f08
+    module procedure MPI_Alltoallv_init_f08c
   end interface MPI_Alltoallv_init
   interface PMPI_Alltoallv_init
     module procedure MPI_Alltoallv_init_f08
+    module procedure MPI_Alltoallv_init_f08c
   end interface PMPI_Alltoallv_init
   interface MPI_Alltoallw_init
     module procedure MPI_Alltoallw_init_f08
+    module procedure MPI_Alltoallw_init_f08c
   end interface MPI_Alltoallw_init
   interface PMPI_Alltoallw_init
     module procedure MPI_Alltoallw_init_f08
+    module procedure MPI_Alltoallw_init_f08c
   end interface PMPI_Alltoallw_init
   interface MPI_Reduce_scatter_init
     module procedure MPI_Reduce_scatter_init_f08
+    module procedure MPI_Reduce_scatter_init_f08c
   end interface MPI_Reduce_scatter_init
   interface PMPI_Reduce_scatter_init
     module procedure MPI_Reduce_scatter_init_f08
+    module procedure MPI_Reduce_scatter_init_f08c
   end interface PMPI_Reduce_scatter_init
   interface MPI_Reduce_scatter_block_init
     module procedure MPI_Reduce_scatter_block_init_f08
+    module procedure MPI_Reduce_scatter_block_init_f08c
   end interface MPI_Reduce_scatter_block_init
   interface PMPI_Reduce_scatter_block_init
     module procedure MPI_Reduce_scatter_block_init_f08
+    module procedure MPI_Reduce_scatter_block_init_f08c
   end interface PMPI_Reduce_scatter_block_init
   interface MPI_Scan_init
     module procedure MPI_Scan_init_f08
+    module procedure MPI_Scan_init_f08c
   end interface MPI_Scan_init
   interface PMPI_Scan_init
     module procedure MPI_Scan_init_f08
+    module procedure MPI_Scan_init_f08c
   end interface PMPI_Scan_init
   interface MPI_Exscan_init
     module procedure MPI_Exscan_init_f08
+    module procedure MPI_Exscan_init_f08c
   end interface MPI_Exscan_init
   interface PMPI_Exscan_init
     module procedure MPI_Exscan_init_f08
+    module procedure MPI_Exscan_init_f08c
   end interface PMPI_Exscan_init
   interface MPI_Psend_init
     module procedure MPI_Psend_init_f08
@@ -2913,8 +3221,6 @@ module mpi_f08
   interface PMPI_Intercomm_create_from_groups
     module procedure MPI_Intercomm_create_from_groups_f08
   end interface PMPI_Intercomm_create_from_groups
-  public :: PMPI_Wtime
-  public :: PMPI_Wtick
   interface MPI_Pcontrol
     module procedure ferry_pcontrol
   end interface
@@ -6138,6 +6444,705 @@ contains
     call ferry_c(status, error, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Status_set_error_f08
+  subroutine MPI_Send_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="pmpi_send_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Send_f08c
+  subroutine MPI_Ssend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
+          name="pmpi_ssend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ssend_f08c
+  subroutine MPI_Rsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
+          name="pmpi_rsend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rsend_f08c
+  subroutine MPI_Bsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
+          name="pmpi_bsend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bsend_f08c
+  subroutine MPI_Isend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="pmpi_isend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Isend_f08c
+  subroutine MPI_Issend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="pmpi_issend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Issend_f08c
+  subroutine MPI_Irsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="pmpi_irsend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Irsend_f08c
+  subroutine MPI_Ibsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="pmpi_ibsend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ibsend_f08c
+  subroutine MPI_Recv_f08c(buf, count, datatype, source, tag, comm, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, source, tag, comm, status, ierror) bind(C, &
+          name="pmpi_recv_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, source, tag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Recv_f08c
+  subroutine MPI_Irecv_f08c(buf, count, datatype, source, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+          name="pmpi_irecv_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Irecv_f08c
+  subroutine MPI_Send_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="pmpi_send_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Send_init_f08c
+  subroutine MPI_Ssend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="pmpi_ssend_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ssend_init_f08c
+  subroutine MPI_Rsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="pmpi_rsend_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rsend_init_f08c
+  subroutine MPI_Bsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="pmpi_bsend_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bsend_init_f08c
+  subroutine MPI_Recv_init_f08c(buf, count, datatype, source, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+          name="pmpi_recv_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Recv_init_f08c
+  subroutine MPI_Sendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+      recvtype, source, recvtag, comm, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, status, ierror) bind(C, name="pmpi_sendrecv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        integer :: dest
+        integer :: sendtag
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+        source, recvtag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Sendrecv_f08c
+  subroutine MPI_Sendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
+          ierror) bind(C, name="pmpi_sendrecv_replace_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: sendtag
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Sendrecv_replace_f08c
+  subroutine MPI_Isendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+      recvtype, source, recvtag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, request, ierror) bind(C, name="pmpi_isendrecv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        integer :: dest
+        integer :: sendtag
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+        source, recvtag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Isendrecv_f08c
+  subroutine MPI_Isendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, &
+          ierror) bind(C, name="pmpi_isendrecv_replace_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: sendtag
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Isendrecv_replace_f08c
+  subroutine MPI_Mrecv_f08c(buf, count, datatype, message, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message) :: message
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, message, status, ierror) bind(C, &
+          name="pmpi_mrecv_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Message) :: message
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, message, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Mrecv_f08c
+  subroutine MPI_Imrecv_f08c(buf, count, datatype, message, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message) :: message
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, message, request, ierror) bind(C, &
+          name="pmpi_imrecv_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Message) :: message
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, message, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Imrecv_f08c
+  subroutine MPI_Get_count_f08c(status, datatype, count, ierror)
+    type(MPI_Status), intent(in) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="pmpi_get_count_c_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_count_f08c
+  subroutine MPI_Buffer_attach_f08c(buffer, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*) :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, size, ierror) bind(C, name="pmpi_buffer_attach_c_")
+        import
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Buffer_attach_f08c
+  subroutine MPI_Comm_attach_buffer_f08c(comm, buffer, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(*) :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, buffer, size, ierror) bind(C, name="pmpi_comm_attach_buffer_c_")
+        import
+        type(MPI_Comm) :: comm
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, buffer, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_attach_buffer_f08c
+  subroutine MPI_Comm_detach_buffer_f08c(comm, buffer_addr, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(*) :: buffer_addr
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, buffer_addr, size, ierror) bind(C, name="pmpi_comm_detach_buffer_c_")
+        import
+        type(MPI_Comm) :: comm
+        type(*), dimension(*) :: buffer_addr
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, buffer_addr, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_detach_buffer_f08c
+  subroutine MPI_Status_set_elements_f08c(status, datatype, count, ierror)
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, &
+          name="pmpi_status_set_elements_c_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Status_set_elements_f08c
   subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
     integer, intent(in) :: count
     type(MPI_Datatype), intent(in) :: oldtype
@@ -6469,6 +7474,22 @@ contains
     call ferry_c(datatype, size, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Type_size_x_f08
+  subroutine MPI_Type_size_f08c(datatype, size, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, size, ierror) bind(C, name="pmpi_type_size_c_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_size_f08c
   subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_ADDRESS_KIND) :: lb
@@ -6832,6 +7853,24 @@ contains
     call ferry_c(status, datatype, count, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Get_elements_x_f08
+  subroutine MPI_Get_elements_f08c(status, datatype, count, ierror)
+    type(MPI_Status), intent(in) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="pmpi_get_elements_c_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_elements_f08c
   subroutine MPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
@@ -7104,6 +8143,24 @@ contains
     call ferry_c(c_funloc(user_fn), commute, op, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Op_create_f08
+  subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function_c) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op) :: op
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(user_fn, commute, op, ierror) bind(C, name="pmpi_op_create_c_")
+        import
+        type(c_funptr), value :: user_fn
+        logical :: commute
+        type(MPI_Op) :: op
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(user_fn), commute, op, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Op_create_c_f08
   subroutine MPI_Op_free_f08(op, ierror)
     type(MPI_Op) :: op
     integer, optional, intent(out) :: ierror
@@ -7302,6 +8359,482 @@ contains
     call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Reduce_scatter_block_f08
+  subroutine MPI_Type_contiguous_f08c(count, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, oldtype, newtype, ierror) bind(C, name="pmpi_type_contiguous_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_contiguous_f08c
+  subroutine MPI_Type_vector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+          name="pmpi_type_vector_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: blocklength
+        integer(kind=MPI_COUNT_KIND) :: stride
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_vector_f08c
+  subroutine MPI_Type_create_hvector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+          name="pmpi_type_create_hvector_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: blocklength
+        integer(kind=MPI_COUNT_KIND) :: stride
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_hvector_f08c
+  subroutine MPI_Type_indexed_f08c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+      newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="pmpi_type_indexed_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_indexed_f08c
+  subroutine MPI_Type_create_hindexed_f08c(count, array_of_blocklengths, array_of_displacements, &
+      oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="pmpi_type_create_hindexed_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_hindexed_f08c
+  subroutine MPI_Type_create_indexed_block_f08c(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="pmpi_type_create_indexed_block_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: blocklength
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_indexed_block_f08c
+  subroutine MPI_Type_create_hindexed_block_f08c(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="pmpi_type_create_hindexed_block_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: blocklength
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_hindexed_block_f08c
+  subroutine MPI_Type_create_struct_f08c(count, array_of_blocklengths, array_of_displacements, &
+      array_of_types, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: array_of_types(*)
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_blocklengths, array_of_displacements, array_of_types, &
+          newtype, ierror) bind(C, name="pmpi_type_create_struct_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: array_of_types(*)
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_struct_f08c
+  subroutine MPI_Type_create_subarray_f08c(ndims, array_of_sizes, array_of_subsizes, &
+      array_of_starts, order, oldtype, newtype, ierror)
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_sizes(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_subsizes(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_starts(*)
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, &
+          oldtype, newtype, ierror) bind(C, name="pmpi_type_create_subarray_c_")
+        import
+        integer :: ndims
+        integer(kind=MPI_COUNT_KIND) :: array_of_sizes(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_subsizes(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_starts(*)
+        integer :: order
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, &
+        newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_subarray_f08c
+  subroutine MPI_Type_create_darray_f08c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+      array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    integer, intent(in) :: size
+    integer, intent(in) :: rank
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_gsizes(*)
+    integer, intent(in) :: array_of_distribs(*)
+    integer, intent(in) :: array_of_dargs(*)
+    integer, intent(in) :: array_of_psizes(*)
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
+          array_of_psizes, order, oldtype, newtype, ierror) bind(C, &
+          name="pmpi_type_create_darray_c_")
+        import
+        integer :: size
+        integer :: rank
+        integer :: ndims
+        integer(kind=MPI_COUNT_KIND) :: array_of_gsizes(*)
+        integer :: array_of_distribs(*)
+        integer :: array_of_dargs(*)
+        integer :: array_of_psizes(*)
+        integer :: order
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
+        array_of_psizes, order, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_darray_f08c
+  subroutine MPI_Type_get_envelope_f08c(datatype, num_integers, num_addresses, num_large_counts, &
+      num_datatypes, combiner, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: num_integers
+    integer(kind=MPI_COUNT_KIND) :: num_addresses
+    integer(kind=MPI_COUNT_KIND) :: num_large_counts
+    integer(kind=MPI_COUNT_KIND) :: num_datatypes
+    integer :: combiner
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, &
+          combiner, ierror) bind(C, name="pmpi_type_get_envelope_c_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: num_integers
+        integer(kind=MPI_COUNT_KIND) :: num_addresses
+        integer(kind=MPI_COUNT_KIND) :: num_large_counts
+        integer(kind=MPI_COUNT_KIND) :: num_datatypes
+        integer :: combiner
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, &
+        combiner, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_envelope_f08c
+  subroutine MPI_Type_get_contents_f08c(datatype, max_integers, max_addresses, max_large_counts, &
+      max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+      array_of_datatypes, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_integers
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_addresses
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_large_counts
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_datatypes
+    integer :: array_of_integers(*)
+    integer(kind=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+    integer(kind=MPI_COUNT_KIND) :: array_of_large_counts(*)
+    type(MPI_Datatype) :: array_of_datatypes(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, &
+          array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, &
+          ierror) bind(C, name="pmpi_type_get_contents_c_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: max_integers
+        integer(kind=MPI_COUNT_KIND) :: max_addresses
+        integer(kind=MPI_COUNT_KIND) :: max_large_counts
+        integer(kind=MPI_COUNT_KIND) :: max_datatypes
+        integer :: array_of_integers(*)
+        integer(kind=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_large_counts(*)
+        type(MPI_Datatype) :: array_of_datatypes(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, &
+        array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_contents_f08c
+  subroutine MPI_Pack_f08c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    type(*), dimension(*), intent(in) :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(*) :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(inbuf, incount, datatype, outbuf, outsize, position, comm, &
+          ierror) bind(C, name="pmpi_pack_c_")
+        import
+        type(*), dimension(*) :: inbuf
+        integer(kind=MPI_COUNT_KIND) :: incount
+        type(MPI_Datatype) :: datatype
+        type(*), dimension(*) :: outbuf
+        integer(kind=MPI_COUNT_KIND) :: outsize
+        integer(kind=MPI_COUNT_KIND) :: position
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_f08c
+  subroutine MPI_Unpack_f08c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    type(*), dimension(*), intent(in) :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(*), dimension(*) :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(inbuf, insize, position, outbuf, outcount, datatype, comm, &
+          ierror) bind(C, name="pmpi_unpack_c_")
+        import
+        type(*), dimension(*) :: inbuf
+        integer(kind=MPI_COUNT_KIND) :: insize
+        integer(kind=MPI_COUNT_KIND) :: position
+        type(*), dimension(*) :: outbuf
+        integer(kind=MPI_COUNT_KIND) :: outcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Unpack_f08c
+  subroutine MPI_Pack_size_f08c(incount, datatype, comm, size, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(incount, datatype, comm, size, ierror) bind(C, name="pmpi_pack_size_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: incount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Comm) :: comm
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(incount, datatype, comm, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_size_f08c
+  subroutine MPI_Pack_external_f08c(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    character(len=*), intent(in) :: datarep
+    type(*), dimension(*), intent(in) :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(*) :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+    integer(kind=MPI_COUNT_KIND) :: position
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror, &
+          datarep_len) bind(C, name="pmpi_pack_external_c_")
+        import
+        character(kind=c_char) :: datarep(*)
+        type(*), dimension(*) :: inbuf
+        integer(kind=MPI_COUNT_KIND) :: incount
+        type(MPI_Datatype) :: datatype
+        type(*), dimension(*) :: outbuf
+        integer(kind=MPI_COUNT_KIND) :: outsize
+        integer(kind=MPI_COUNT_KIND) :: position
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierr, len(datarep, &
+        kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_external_f08c
+  subroutine MPI_Unpack_external_f08c(datarep, inbuf, insize, position, outbuf, outcount, &
+      datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    character(len=*), intent(in) :: datarep
+    type(*), dimension(*), intent(in) :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(*), dimension(*) :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror, &
+          datarep_len) bind(C, name="pmpi_unpack_external_c_")
+        import
+        character(kind=c_char) :: datarep(*)
+        type(*), dimension(*) :: inbuf
+        integer(kind=MPI_COUNT_KIND) :: insize
+        integer(kind=MPI_COUNT_KIND) :: position
+        type(*), dimension(*) :: outbuf
+        integer(kind=MPI_COUNT_KIND) :: outcount
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierr, len(datarep, &
+        kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Unpack_external_f08c
+  subroutine MPI_Pack_external_size_f08c(datarep, incount, datatype, size, ierror)
+    character(len=*), intent(in) :: datarep
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datarep, incount, datatype, size, ierror, datarep_len) bind(C, &
+          name="pmpi_pack_external_size_c_")
+        import
+        character(kind=c_char) :: datarep(*)
+        integer(kind=MPI_COUNT_KIND) :: incount
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datarep, incount, datatype, size, ierr, len(datarep, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_external_size_f08c
   subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
     type(MPI_Comm), intent(in) :: comm_old
     integer, intent(in) :: ndims
@@ -8234,6 +9767,526 @@ contains
         recvtypes, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Neighbor_alltoallw_init_f08
+  subroutine MPI_Neighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="pmpi_neighbor_allgather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgather_f08c
+  subroutine MPI_Neighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, ierror) bind(C, name="pmpi_neighbor_allgatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgatherv_f08c
+  subroutine MPI_Neighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="pmpi_neighbor_alltoall_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoall_f08c
+  subroutine MPI_Neighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, ierror) bind(C, name="pmpi_neighbor_alltoallv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallv_f08c
+  subroutine MPI_Neighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, ierror) bind(C, name="pmpi_neighbor_alltoallw_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallw_f08c
+  subroutine MPI_Ineighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="pmpi_ineighbor_allgather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_allgather_f08c
+  subroutine MPI_Ineighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, request, ierror) bind(C, name="pmpi_ineighbor_allgatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_allgatherv_f08c
+  subroutine MPI_Ineighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="pmpi_ineighbor_alltoall_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_alltoall_f08c
+  subroutine MPI_Ineighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, request, ierror) bind(C, name="pmpi_ineighbor_alltoallv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_alltoallv_f08c
+  subroutine MPI_Ineighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, request, ierror) bind(C, name="pmpi_ineighbor_alltoallw_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_alltoallw_f08c
+  subroutine MPI_Neighbor_allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="pmpi_neighbor_allgather_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgather_init_f08c
+  subroutine MPI_Neighbor_allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, info, request, ierror) bind(C, name="pmpi_neighbor_allgatherv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgatherv_init_f08c
+  subroutine MPI_Neighbor_alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="pmpi_neighbor_alltoall_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoall_init_f08c
+  subroutine MPI_Neighbor_alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, info, request, ierror) bind(C, name="pmpi_neighbor_alltoallv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallv_init_f08c
+  subroutine MPI_Neighbor_alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, info, request, ierror) bind(C, name="pmpi_neighbor_alltoallw_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallw_init_f08c
   subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
     type(*), dimension(*) :: base
@@ -9157,6 +11210,397 @@ contains
         request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Rget_accumulate_f08
+  subroutine MPI_Win_create_f08c(base, size, disp_unit, info, comm, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+    type(*), dimension(*) :: base
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(base, size, disp_unit, info, comm, win, ierror) bind(C, &
+          name="pmpi_win_create_c_")
+        import
+        type(*), dimension(*) :: base
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(base, size, disp_unit, info, comm, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_create_f08c
+  subroutine MPI_Win_allocate_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, disp_unit, info, comm, baseptr, win, ierror) bind(C, &
+          name="pmpi_win_allocate_c_")
+        import
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(c_ptr) :: baseptr
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_allocate_f08c
+  subroutine MPI_Win_allocate_shared_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, disp_unit, info, comm, baseptr, win, ierror) bind(C, &
+          name="pmpi_win_allocate_shared_c_")
+        import
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(c_ptr) :: baseptr
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_allocate_shared_f08c
+  subroutine MPI_Win_shared_query_f08c(win, rank, size, disp_unit, baseptr, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, intent(in) :: rank
+    integer(kind=MPI_ADDRESS_KIND) :: size
+    integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+    type(c_ptr) :: baseptr
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, rank, size, disp_unit, baseptr, ierror) bind(C, &
+          name="pmpi_win_shared_query_c_")
+        import
+        type(MPI_Win) :: win
+        integer :: rank
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+        type(c_ptr) :: baseptr
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, rank, size, disp_unit, baseptr, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_shared_query_f08c
+  subroutine MPI_Put_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror) bind(C, name="pmpi_put_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Put_f08c
+  subroutine MPI_Get_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror) bind(C, name="pmpi_get_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_f08c
+  subroutine MPI_Accumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, op, win, ierror) bind(C, name="pmpi_accumulate_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Accumulate_f08c
+  subroutine MPI_Get_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, &
+      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+      win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(*) :: result_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+          result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+          ierror) bind(C, name="pmpi_get_accumulate_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        type(*), dimension(*) :: result_addr
+        integer(kind=MPI_COUNT_KIND) :: result_count
+        type(MPI_Datatype) :: result_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_accumulate_f08c
+  subroutine MPI_Rput_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror) bind(C, name="pmpi_rput_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rput_f08c
+  subroutine MPI_Rget_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror) bind(C, name="pmpi_rget_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rget_f08c
+  subroutine MPI_Raccumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, op, win, request, ierror) bind(C, &
+          name="pmpi_raccumulate_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Raccumulate_f08c
+  subroutine MPI_Rget_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, &
+      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+      win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(*) :: result_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+          result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+          request, ierror) bind(C, name="pmpi_rget_accumulate_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        type(*), dimension(*) :: result_addr
+        integer(kind=MPI_COUNT_KIND) :: result_count
+        type(MPI_Datatype) :: result_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rget_accumulate_f08c
   subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
     type(MPI_Comm), intent(in) :: comm
     character(len=*), intent(in) :: filename
@@ -9613,6 +12057,32 @@ contains
     call ferry_c(fh, info, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_set_info_f08
+  subroutine MPI_File_read_at_f08c(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_read_at_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_f08c
   subroutine MPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9639,6 +12109,58 @@ contains
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iread_at_f08
+  subroutine MPI_File_iread_at_f08c(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iread_at_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_at_f08c
+  subroutine MPI_File_read_at_all_f08c(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_read_at_all_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_all_f08c
   subroutine MPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9665,6 +12187,32 @@ contains
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iread_at_all_f08
+  subroutine MPI_File_iread_at_all_f08c(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iread_at_all_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_at_all_f08c
   subroutine MPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9689,6 +12237,30 @@ contains
     call ferry_c(fh, offset, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_read_at_all_begin_f08
+  subroutine MPI_File_read_at_all_begin_f08c(fh, offset, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, ierror) bind(C, &
+          name="pmpi_file_read_at_all_begin_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_all_begin_f08c
   subroutine MPI_File_read_at_all_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9708,6 +12280,29 @@ contains
     call ferry_c(fh, buf, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_read_at_all_end_f08
+  subroutine MPI_File_read_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, name="pmpi_file_read_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_f08c
   subroutine MPI_File_iread_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9731,6 +12326,54 @@ contains
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iread_f08
+  subroutine MPI_File_iread_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iread_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_f08c
+  subroutine MPI_File_read_all_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_read_all_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_all_f08c
   subroutine MPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9755,6 +12398,30 @@ contains
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iread_all_f08
+  subroutine MPI_File_iread_all_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iread_all_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_all_f08c
   subroutine MPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9776,6 +12443,28 @@ contains
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_read_all_begin_f08
+  subroutine MPI_File_read_all_begin_f08c(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="pmpi_file_read_all_begin_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_all_begin_f08c
   subroutine MPI_File_read_all_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9819,6 +12508,30 @@ contains
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_read_shared_f08
+  subroutine MPI_File_read_shared_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_read_shared_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_shared_f08c
   subroutine MPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9843,6 +12556,30 @@ contains
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iread_shared_f08
+  subroutine MPI_File_iread_shared_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iread_shared_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_shared_f08c
   subroutine MPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9867,6 +12604,30 @@ contains
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_read_ordered_f08
+  subroutine MPI_File_read_ordered_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_read_ordered_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_ordered_f08c
   subroutine MPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9889,6 +12650,28 @@ contains
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_read_ordered_begin_f08
+  subroutine MPI_File_read_ordered_begin_f08c(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="pmpi_file_read_ordered_begin_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_ordered_begin_f08c
   subroutine MPI_File_read_ordered_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9908,6 +12691,32 @@ contains
     call ferry_c(fh, buf, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_read_ordered_end_f08
+  subroutine MPI_File_write_at_f08c(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_write_at_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_f08c
   subroutine MPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9934,6 +12743,58 @@ contains
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iwrite_at_f08
+  subroutine MPI_File_iwrite_at_f08c(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iwrite_at_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_at_f08c
+  subroutine MPI_File_write_at_all_f08c(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_write_at_all_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_all_f08c
   subroutine MPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9960,6 +12821,32 @@ contains
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iwrite_at_all_f08
+  subroutine MPI_File_iwrite_at_all_f08c(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iwrite_at_all_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_at_all_f08c
   subroutine MPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -9984,6 +12871,30 @@ contains
     call ferry_c(fh, offset, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_write_at_all_begin_f08
+  subroutine MPI_File_write_at_all_begin_f08c(fh, offset, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, ierror) bind(C, &
+          name="pmpi_file_write_at_all_begin_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_all_begin_f08c
   subroutine MPI_File_write_at_all_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -10003,6 +12914,30 @@ contains
     call ferry_c(fh, buf, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_write_at_all_end_f08
+  subroutine MPI_File_write_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_write_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_f08c
   subroutine MPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -10027,6 +12962,54 @@ contains
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iwrite_f08
+  subroutine MPI_File_iwrite_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iwrite_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_f08c
+  subroutine MPI_File_write_all_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_write_all_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_all_f08c
   subroutine MPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -10051,6 +13034,30 @@ contains
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iwrite_all_f08
+  subroutine MPI_File_iwrite_all_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iwrite_all_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_all_f08c
   subroutine MPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -10073,6 +13080,28 @@ contains
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_write_all_begin_f08
+  subroutine MPI_File_write_all_begin_f08c(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="pmpi_file_write_all_begin_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_all_begin_f08c
   subroutine MPI_File_write_all_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -10116,6 +13145,30 @@ contains
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_write_shared_f08
+  subroutine MPI_File_write_shared_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_write_shared_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_shared_f08c
   subroutine MPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -10140,6 +13193,30 @@ contains
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iwrite_shared_f08
+  subroutine MPI_File_iwrite_shared_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="pmpi_file_iwrite_shared_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_shared_f08c
   subroutine MPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -10164,6 +13241,30 @@ contains
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_write_ordered_f08
+  subroutine MPI_File_write_ordered_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="pmpi_file_write_ordered_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_ordered_f08c
   subroutine MPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -10186,6 +13287,28 @@ contains
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_write_ordered_begin_f08
+  subroutine MPI_File_write_ordered_begin_f08c(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="pmpi_file_write_ordered_begin_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_ordered_begin_f08c
   subroutine MPI_File_write_ordered_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -11653,6 +14776,1593 @@ contains
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Exscan_init_f08
+  subroutine MPI_Bcast_f08c(buffer, count, datatype, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*) :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, count, datatype, root, comm, ierror) bind(C, name="pmpi_bcast_c_")
+        import
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, count, datatype, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bcast_f08c
+  subroutine MPI_Reduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) bind(C, &
+          name="pmpi_reduce_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_f08c
+  subroutine MPI_Allreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+          name="pmpi_allreduce_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allreduce_f08c
+  subroutine MPI_Gather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          ierror) bind(C, name="pmpi_gather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gather_f08c
+  subroutine MPI_Gatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, ierror) bind(C, name="pmpi_gatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gatherv_f08c
+  subroutine MPI_Scatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          ierror) bind(C, name="pmpi_scatter_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatter_f08c
+  subroutine MPI_Scatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, ierror) bind(C, name="pmpi_scatterv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatterv_f08c
+  subroutine MPI_Allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="pmpi_allgather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgather_f08c
+  subroutine MPI_Allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, ierror) bind(C, name="pmpi_allgatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgatherv_f08c
+  subroutine MPI_Alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="pmpi_alltoall_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoall_f08c
+  subroutine MPI_Alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, ierror) bind(C, name="pmpi_alltoallv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallv_f08c
+  subroutine MPI_Alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, ierror) bind(C, name="pmpi_alltoallw_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallw_f08c
+  subroutine MPI_Scan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+          name="pmpi_scan_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scan_f08c
+  subroutine MPI_Exscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+          name="pmpi_exscan_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Exscan_f08c
+  subroutine MPI_Reduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror) bind(C, &
+          name="pmpi_reduce_scatter_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_f08c
+  subroutine MPI_Reduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror) bind(C, &
+          name="pmpi_reduce_scatter_block_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_block_f08c
+  subroutine MPI_Reduce_local_f08c(inbuf, inoutbuf, count, datatype, op, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+    type(*), dimension(*), intent(in) :: inbuf
+    type(*), dimension(*) :: inoutbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(inbuf, inoutbuf, count, datatype, op, ierror) bind(C, &
+          name="pmpi_reduce_local_c_")
+        import
+        type(*), dimension(*) :: inbuf
+        type(*), dimension(*) :: inoutbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(inbuf, inoutbuf, count, datatype, op, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_local_f08c
+  subroutine MPI_Ibcast_f08c(buffer, count, datatype, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*), asynchronous :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, count, datatype, root, comm, request, ierror) bind(C, &
+          name="pmpi_ibcast_c_")
+        import
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, count, datatype, root, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ibcast_f08c
+  subroutine MPI_Ireduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+          ierror) bind(C, name="pmpi_ireduce_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ireduce_f08c
+  subroutine MPI_Iallreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+          name="pmpi_iallreduce_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iallreduce_f08c
+  subroutine MPI_Igather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          request, ierror) bind(C, name="pmpi_igather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Igather_f08c
+  subroutine MPI_Igatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, request, ierror) bind(C, name="pmpi_igatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Igatherv_f08c
+  subroutine MPI_Iscatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          request, ierror) bind(C, name="pmpi_iscatter_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iscatter_f08c
+  subroutine MPI_Iscatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, request, ierror) bind(C, name="pmpi_iscatterv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iscatterv_f08c
+  subroutine MPI_Iallgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="pmpi_iallgather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iallgather_f08c
+  subroutine MPI_Iallgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, request, ierror) bind(C, name="pmpi_iallgatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iallgatherv_f08c
+  subroutine MPI_Ialltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="pmpi_ialltoall_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ialltoall_f08c
+  subroutine MPI_Ialltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, request, ierror) bind(C, name="pmpi_ialltoallv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ialltoallv_f08c
+  subroutine MPI_Ialltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, request, ierror) bind(C, name="pmpi_ialltoallw_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ialltoallw_f08c
+  subroutine MPI_Iscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+          name="pmpi_iscan_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iscan_f08c
+  subroutine MPI_Iexscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+          name="pmpi_iexscan_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iexscan_f08c
+  subroutine MPI_Ireduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+          ierror) bind(C, name="pmpi_ireduce_scatter_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ireduce_scatter_f08c
+  subroutine MPI_Ireduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+          ierror) bind(C, name="pmpi_ireduce_scatter_block_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ireduce_scatter_block_f08c
+  subroutine MPI_Bcast_init_f08c(buffer, count, datatype, root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*) :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, count, datatype, root, comm, info, request, ierror) bind(C, &
+          name="pmpi_bcast_init_c_")
+        import
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, count, datatype, root, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bcast_init_f08c
+  subroutine MPI_Reduce_init_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+          ierror) bind(C, name="pmpi_reduce_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_init_f08c
+  subroutine MPI_Allreduce_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror) bind(C, name="pmpi_allreduce_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allreduce_init_f08c
+  subroutine MPI_Gather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          info, request, ierror) bind(C, name="pmpi_gather_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gather_init_f08c
+  subroutine MPI_Gatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, info, request, ierror) bind(C, name="pmpi_gatherv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gatherv_init_f08c
+  subroutine MPI_Scatter_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          info, request, ierror) bind(C, name="pmpi_scatter_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatter_init_f08c
+  subroutine MPI_Scatterv_init_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, info, request, ierror) bind(C, name="pmpi_scatterv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatterv_init_f08c
+  subroutine MPI_Allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="pmpi_allgather_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgather_init_f08c
+  subroutine MPI_Allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, info, request, ierror) bind(C, name="pmpi_allgatherv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgatherv_init_f08c
+  subroutine MPI_Alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="pmpi_alltoall_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoall_init_f08c
+  subroutine MPI_Alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, info, request, ierror) bind(C, name="pmpi_alltoallv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallv_init_f08c
+  subroutine MPI_Alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, info, request, ierror) bind(C, name="pmpi_alltoallw_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallw_init_f08c
+  subroutine MPI_Scan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror) bind(C, name="pmpi_scan_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scan_init_f08c
+  subroutine MPI_Exscan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror) bind(C, name="pmpi_exscan_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Exscan_init_f08c
+  subroutine MPI_Reduce_scatter_init_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+          ierror) bind(C, name="pmpi_reduce_scatter_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_init_f08c
+  subroutine MPI_Reduce_scatter_block_init_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, &
+          ierror) bind(C, name="pmpi_reduce_scatter_block_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_block_init_f08c
   subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
