@@ -4540,7 +4540,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 553; in fbind.c: 25; not bound: 31 (and the
+/* Generated: 553; in fbind.c: 25; not bound: 35 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -4567,6 +4567,10 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Session_f2c: returns MPI_Session
  *   MPI_Status_c2f: argument MPI_Fint * f_status
  *   MPI_Status_f2c: argument const MPI_Fint * f_status
+ *   MPI_Status_c2f08: argument MPI_F08_status * f08_status
+ *   MPI_Status_f082c: argument const MPI_F08_status * f08_status
+ *   MPI_Status_f2f08: argument const MPI_Fint * f_status
+ *   MPI_Status_f082f: argument const MPI_F08_status * f08_status
  *   MPI_Request_get_status_all: argument MPI_Status [] array_of_statuses
  *   MPI_Request_get_status_some: argument MPI_Status [] array_of_statuses
  *   MPI_Win_set_attr: windows are refused
