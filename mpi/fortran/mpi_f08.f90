@@ -3228,6 +3228,13 @@ module mpi_f08
     module procedure ferry_pcontrol
   end interface
   private :: ferry_pcontrol
+  interface MPI_F_sync_reg
+    module procedure ferry_f_sync_reg
+  end interface
+  interface PMPI_F_sync_reg
+    module procedure ferry_f_sync_reg
+  end interface
+  private :: ferry_f_sync_reg
   interface MPI_Sizeof
     module procedure ferry_sizeof_integer1
     module procedure ferry_sizeof_integer2
@@ -5649,7 +5656,7 @@ contains
   end subroutine MPI_Ibsend_f08
   subroutine MPI_Buffer_attach_f08(buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-    type(*), dimension(*) :: buffer
+    type(*), dimension(*), asynchronous :: buffer
     integer, intent(in) :: size
     integer, optional, intent(out) :: ierror
     interface
@@ -5709,7 +5716,7 @@ contains
   subroutine MPI_Comm_attach_buffer_f08(comm, buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(MPI_Comm), intent(in) :: comm
-    type(*), dimension(*) :: buffer
+    type(*), dimension(*), asynchronous :: buffer
     integer, intent(in) :: size
     integer, optional, intent(out) :: ierror
     interface
@@ -6717,7 +6724,7 @@ contains
   end subroutine MPI_Irecv_f08c
   subroutine MPI_Send_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    type(*), dimension(*), intent(in) :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: dest
@@ -6745,7 +6752,7 @@ contains
   end subroutine MPI_Send_init_f08c
   subroutine MPI_Ssend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    type(*), dimension(*), intent(in) :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: dest
@@ -6773,7 +6780,7 @@ contains
   end subroutine MPI_Ssend_init_f08c
   subroutine MPI_Rsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    type(*), dimension(*), intent(in) :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: dest
@@ -6801,7 +6808,7 @@ contains
   end subroutine MPI_Rsend_init_f08c
   subroutine MPI_Bsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    type(*), dimension(*), intent(in) :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: dest
@@ -6829,7 +6836,7 @@ contains
   end subroutine MPI_Bsend_init_f08c
   subroutine MPI_Recv_init_f08c(buf, count, datatype, source, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-    type(*), dimension(*) :: buf
+    type(*), dimension(*), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: source
@@ -7071,7 +7078,7 @@ contains
   end subroutine MPI_Get_count_f08c
   subroutine MPI_Buffer_attach_f08c(buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-    type(*), dimension(*) :: buffer
+    type(*), dimension(*), asynchronous :: buffer
     integer(kind=MPI_COUNT_KIND), intent(in) :: size
     integer, optional, intent(out) :: ierror
     interface
@@ -7089,7 +7096,7 @@ contains
   subroutine MPI_Comm_attach_buffer_f08c(comm, buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(MPI_Comm), intent(in) :: comm
-    type(*), dimension(*) :: buffer
+    type(*), dimension(*), asynchronous :: buffer
     integer(kind=MPI_COUNT_KIND), intent(in) :: size
     integer, optional, intent(out) :: ierror
     interface
@@ -10106,10 +10113,10 @@ contains
       recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
     type(MPI_Datatype), intent(in) :: recvtype
     type(MPI_Comm), intent(in) :: comm
@@ -10141,10 +10148,10 @@ contains
       displs, recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
     type(MPI_Datatype), intent(in) :: recvtype
@@ -10178,10 +10185,10 @@ contains
       recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
     type(MPI_Datatype), intent(in) :: recvtype
     type(MPI_Comm), intent(in) :: comm
@@ -10213,11 +10220,11 @@ contains
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
     type(MPI_Datatype), intent(in) :: recvtype
@@ -10252,11 +10259,11 @@ contains
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
     type(MPI_Datatype), intent(in) :: sendtypes(*)
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
     type(MPI_Datatype), intent(in) :: recvtypes(*)
@@ -15807,7 +15814,7 @@ contains
   end subroutine MPI_Ireduce_scatter_block_f08c
   subroutine MPI_Bcast_init_f08c(buffer, count, datatype, root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-    type(*), dimension(*) :: buffer
+    type(*), dimension(*), asynchronous :: buffer
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: root
@@ -15837,8 +15844,8 @@ contains
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Op), intent(in) :: op
@@ -15871,8 +15878,8 @@ contains
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Op), intent(in) :: op
@@ -15903,10 +15910,10 @@ contains
       root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
     type(MPI_Datatype), intent(in) :: recvtype
     integer, intent(in) :: root
@@ -15940,10 +15947,10 @@ contains
       recvtype, root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
     type(MPI_Datatype), intent(in) :: recvtype
@@ -15979,10 +15986,10 @@ contains
       root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
     type(MPI_Datatype), intent(in) :: recvtype
     integer, intent(in) :: root
@@ -16016,11 +16023,11 @@ contains
       recvtype, root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
     type(MPI_Datatype), intent(in) :: recvtype
     integer, intent(in) :: root
@@ -16055,10 +16062,10 @@ contains
       comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
     type(MPI_Datatype), intent(in) :: recvtype
     type(MPI_Comm), intent(in) :: comm
@@ -16090,10 +16097,10 @@ contains
       recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
     type(MPI_Datatype), intent(in) :: recvtype
@@ -16127,10 +16134,10 @@ contains
       comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
     type(MPI_Datatype), intent(in) :: recvtype
     type(MPI_Comm), intent(in) :: comm
@@ -16162,11 +16169,11 @@ contains
       rdispls, recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
     type(MPI_Datatype), intent(in) :: sendtype
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
     type(MPI_Datatype), intent(in) :: recvtype
@@ -16201,11 +16208,11 @@ contains
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
     type(MPI_Datatype), intent(in) :: sendtypes(*)
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
     type(MPI_Datatype), intent(in) :: recvtypes(*)
@@ -16239,8 +16246,8 @@ contains
   subroutine MPI_Scan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Op), intent(in) :: op
@@ -16271,8 +16278,8 @@ contains
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Op), intent(in) :: op
@@ -16303,8 +16310,8 @@ contains
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Op), intent(in) :: op
@@ -16335,8 +16342,8 @@ contains
       info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-    type(*), dimension(*), intent(in) :: sendbuf
-    type(*), dimension(*) :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
     integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Op), intent(in) :: op
@@ -16803,6 +16810,9 @@ contains
     end interface
     call ferry_c(level)
   end subroutine ferry_pcontrol
+  subroutine ferry_f_sync_reg(buf)
+    type(*), dimension(..), asynchronous :: buf
+  end subroutine ferry_f_sync_reg
   subroutine MPI_COMM_NULL_COPY_FN(oldcomm, comm_keyval, extra_state, attribute_val_in, &
       attribute_val_out, flag, ierror)
     type(MPI_Comm) :: oldcomm
