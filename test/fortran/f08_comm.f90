@@ -3,8 +3,8 @@
 ! datatypes (vector, contiguous, resized, and a struct of absolute addresses sent from
 ! MPI_BOTTOM) through MPI_Sendrecv on MPI_COMM_SELF; strings (communicator names,
 ! processor name, error strings, info keys and values); MPI_Wtime and MPI_Wtick;
-! MPI_Sizeof; ierror omitted and present, and with MPI_ERRORS_RETURN an error code
-! coming back.  Two or more ranks.
+! MPI_Aint_add and MPI_Aint_diff; MPI_Sizeof; a PMPI_ name; ierror omitted and present,
+! and with MPI_ERRORS_RETURN an error code coming back.  Two or more ranks.
 program f08_comm
   use mpi_f08
   implicit none
@@ -35,6 +35,13 @@ program f08_comm
   end if
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
+
+  ! The profiling names reach the same calls.
+  call PMPI_Comm_rank(MPI_COMM_WORLD, i, ierr)
+  if (i /= rank .or. ierr /= MPI_SUCCESS) then
+     errs = errs + 1
+     print *, 'PMPI_Comm_rank: ', i, ierr
+  end if
 
   ! Handles and constants.
   if (MPI_COMM_WORLD == MPI_COMM_SELF .or. .not. (MPI_COMM_WORLD /= MPI_COMM_NULL)) then
@@ -194,6 +201,12 @@ program f08_comm
   call MPI_Get_address(dval, disps(2))
   blocklens = 1
   types = [MPI_INTEGER, MPI_DOUBLE_PRECISION]
+  if (MPI_Aint_diff(disps(2), disps(1)) /= disps(2) - disps(1) .or. &
+       MPI_Aint_add(disps(1), disps(2) - disps(1)) /= disps(2)) then
+     errs = errs + 1
+     print *, 'MPI_Aint_diff, MPI_Aint_add: ', MPI_Aint_diff(disps(2), disps(1)), &
+          MPI_Aint_add(disps(1), disps(2) - disps(1)), ' addresses ', disps
+  end if
   call MPI_Type_create_struct(2, blocklens, disps, types, struct)
   call MPI_Type_commit(struct)
   call MPI_Type_size(struct, sz)
