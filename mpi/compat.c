@@ -1,5 +1,6 @@
 /* compat.c: MPI-1 names that MPI-3 removed but programs still call (MPI_Type_hvector ...),
  * handle conversion to and from Fortran integers, and MPI_Get_library_version. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,56 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
     c_status->count_bytes_ =
         (MPI_Count)((uint64_t)(uint32_t)f_status[3] | (uint64_t)(uint32_t)f_status[4] << 32);
     c_status->cancelled_ = f_status[5];
+    return MPI_SUCCESS;
+}
+
+/* The mpi_f08 status has the INTEGER status's layout (MPI_F08_status), so its conversions are
+ * MPI_Status_c2f's and f2c's, or a copy; only the name an error reports differs. */
+_Static_assert(sizeof(MPI_F08_status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
+                   offsetof(MPI_F08_status, MPI_SOURCE) == MPI_F_SOURCE * sizeof(MPI_Fint) &&
+                   offsetof(MPI_F08_status, MPI_TAG) == MPI_F_TAG * sizeof(MPI_Fint) &&
+                   offsetof(MPI_F08_status, MPI_ERROR) == MPI_F_ERROR * sizeof(MPI_Fint),
+               "MPI_F08_status is the INTEGER status");
+
+#pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+{
+    if (!c_status || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE ||
+        !f08_status)
+        return MPIR_Err_return(NULL, "MPI_Status_c2f08",
+                               MPIR_Err_create(MPI_ERR_ARG, "c_status is NULL or an ignore "
+                                                            "constant, or f08_status is NULL"));
+    return PMPI_Status_c2f(c_status, (MPI_Fint *)f08_status);
+}
+
+#pragma weak MPI_Status_f082c = PMPI_Status_f082c
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+{
+    if (!f08_status || !c_status || c_status == MPI_STATUS_IGNORE ||
+        c_status == MPI_STATUSES_IGNORE)
+        return MPIR_Err_return(NULL, "MPI_Status_f082c",
+                               MPIR_Err_create(MPI_ERR_ARG, "f08_status is NULL, or c_status "
+                                                            "is NULL or an ignore constant"));
+    return PMPI_Status_f2c((const MPI_Fint *)f08_status, c_status);
+}
+
+#pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+{
+    if (!f_status || !f08_status)
+        return MPIR_Err_return(NULL, "MPI_Status_f2f08",
+                               MPIR_Err_create(MPI_ERR_ARG, "f_status or f08_status is NULL"));
+    memcpy(f08_status, f_status, sizeof *f08_status);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_f082f = PMPI_Status_f082f
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
+{
+    if (!f08_status || !f_status)
+        return MPIR_Err_return(NULL, "MPI_Status_f082f",
+                               MPIR_Err_create(MPI_ERR_ARG, "f08_status or f_status is NULL"));
+    memcpy(f_status, f08_status, sizeof *f08_status);
     return MPI_SUCCESS;
 }
 

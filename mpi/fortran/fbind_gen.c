@@ -1139,6 +1139,229 @@ void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *error, MPI_Fint *ierr)
 }
 #pragma weak mpi_status_set_error_ = pmpi_status_set_error_
 
+void pmpi_send_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                  MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Send_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+#pragma weak mpi_send_c_ = pmpi_send_c_
+
+void pmpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                   MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ssend_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+#pragma weak mpi_ssend_c_ = pmpi_ssend_c_
+
+void pmpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                   MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Rsend_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+#pragma weak mpi_rsend_c_ = pmpi_rsend_c_
+
+void pmpi_bsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                   MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Bsend_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm);
+}
+#pragma weak mpi_bsend_c_ = pmpi_bsend_c_
+
+void pmpi_isend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                   MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Isend_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+#pragma weak mpi_isend_c_ = pmpi_isend_c_
+
+void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Issend_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+#pragma weak mpi_issend_c_ = pmpi_issend_c_
+
+void pmpi_irsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Irsend_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+#pragma weak mpi_irsend_c_ = pmpi_irsend_c_
+
+void pmpi_ibsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag,
+                    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ibsend_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+#pragma weak mpi_ibsend_c_ = pmpi_ibsend_c_
+
+void pmpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
+                  MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Recv_c(ferry_f_buf(buf), *count, *datatype, *source, *tag, *comm, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_recv_c_ = pmpi_recv_c_
+
+void pmpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag,
+                   MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Irecv_c(ferry_f_buf(buf), *count, *datatype, *source, *tag, *comm, request);
+}
+#pragma weak mpi_irecv_c_ = pmpi_irecv_c_
+
+void pmpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest,
+                       MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Send_init_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+#pragma weak mpi_send_init_c_ = pmpi_send_init_c_
+
+void pmpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest,
+                        MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ssend_init_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+#pragma weak mpi_ssend_init_c_ = pmpi_ssend_init_c_
+
+void pmpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest,
+                        MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Rsend_init_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+#pragma weak mpi_rsend_init_c_ = pmpi_rsend_init_c_
+
+void pmpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest,
+                        MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Bsend_init_c(ferry_f_buf(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+#pragma weak mpi_bsend_init_c_ = pmpi_bsend_init_c_
+
+void pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source,
+                       MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Recv_init_c(ferry_f_buf(buf), *count, *datatype, *source, *tag, *comm, request);
+}
+#pragma weak mpi_recv_init_c_ = pmpi_recv_init_c_
+
+void pmpi_sendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest,
+                      MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
+                      MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Sendrecv_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag,
+                            ferry_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm,
+                            p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_sendrecv_c_ = pmpi_sendrecv_c_
+
+void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest,
+                              MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag,
+                              MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Sendrecv_replace_c(ferry_f_buf(buf), *count, *datatype, *dest, *sendtag, *source,
+                                    *recvtag, *comm, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_sendrecv_replace_c_ = pmpi_sendrecv_replace_c_
+
+void pmpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest,
+                       MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request,
+                       MPI_Fint *ierr)
+{
+    *ierr = PMPI_Isendrecv_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, *dest, *sendtag,
+                             ferry_f_buf(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm,
+                             request);
+}
+#pragma weak mpi_isendrecv_c_ = pmpi_isendrecv_c_
+
+void pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest,
+                               MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag,
+                               MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Isendrecv_replace_c(ferry_f_buf(buf), *count, *datatype, *dest, *sendtag, *source,
+                                     *recvtag, *comm, request);
+}
+#pragma weak mpi_isendrecv_replace_c_ = pmpi_isendrecv_replace_c_
+
+void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message,
+                   MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Mrecv_c(ferry_f_buf(buf), *count, *datatype, message, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_mrecv_c_ = pmpi_mrecv_c_
+
+void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message,
+                    MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Imrecv_c(ferry_f_buf(buf), *count, *datatype, message, request);
+}
+#pragma weak mpi_imrecv_c_ = pmpi_imrecv_c_
+
+void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Get_count_c(p_status, *datatype, count);
+}
+#pragma weak mpi_get_count_c_ = pmpi_get_count_c_
+
+void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Buffer_attach_c(ferry_f_buf(buffer), *size);
+}
+#pragma weak mpi_buffer_attach_c_ = pmpi_buffer_attach_c_
+
+void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierr)
+{
+    void *a_buffer_addr;
+    *ierr = PMPI_Buffer_detach_c(&a_buffer_addr, size);
+}
+#pragma weak mpi_buffer_detach_c_ = pmpi_buffer_detach_c_
+
+void pmpi_comm_attach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Comm_attach_buffer_c(*comm, ferry_f_buf(buffer), *size);
+}
+#pragma weak mpi_comm_attach_buffer_c_ = pmpi_comm_attach_buffer_c_
+
+void pmpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierr)
+{
+    void *a_buffer_addr;
+    *ierr = PMPI_Comm_detach_buffer_c(*comm, &a_buffer_addr, size);
+}
+#pragma weak mpi_comm_detach_buffer_c_ = pmpi_comm_detach_buffer_c_
+
+void pmpi_session_attach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Session_attach_buffer_c(*session, ferry_f_buf(buffer), *size);
+}
+#pragma weak mpi_session_attach_buffer_c_ = pmpi_session_attach_buffer_c_
+
+void pmpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr, MPI_Count *size,
+                                   MPI_Fint *ierr)
+{
+    void *a_buffer_addr;
+    *ierr = PMPI_Session_detach_buffer_c(*session, &a_buffer_addr, size);
+}
+#pragma weak mpi_session_detach_buffer_c_ = pmpi_session_detach_buffer_c_
+
+void pmpi_status_set_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count,
+                                 MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Status_set_elements_c(p_status, *datatype, *count);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_status_set_elements_c_ = pmpi_status_set_elements_c_
+
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
     *ierr = PMPI_Type_contiguous(*count, *oldtype, newtype);
@@ -1254,6 +1477,12 @@ void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr)
     *ierr = PMPI_Type_size_x(*datatype, size);
 }
 #pragma weak mpi_type_size_x_ = pmpi_type_size_x_
+
+void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_size_c(*datatype, size);
+}
+#pragma weak mpi_type_size_c_ = pmpi_type_size_c_
 
 void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierr)
 {
@@ -1392,6 +1621,13 @@ void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count
 }
 #pragma weak mpi_get_elements_x_ = pmpi_get_elements_x_
 
+void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Get_elements_c(p_status, *datatype, count);
+}
+#pragma weak mpi_get_elements_c_ = pmpi_get_elements_c_
+
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize,
                 MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1511,6 +1747,13 @@ void pmpi_op_create_(MPI_User_function *user_fn, MPI_Fint *commute, MPI_Fint *op
 }
 #pragma weak mpi_op_create_ = pmpi_op_create_
 
+void pmpi_op_create_c_(MPI_User_function_c *user_fn, MPI_Fint *commute, MPI_Fint *op,
+                       MPI_Fint *ierr)
+{
+    *ierr = PMPI_Op_create_c(user_fn, *commute, op);
+}
+#pragma weak mpi_op_create_c_ = pmpi_op_create_c_
+
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
 {
     *ierr = PMPI_Op_free(op);
@@ -1569,6 +1812,202 @@ void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcoun
                                       *datatype, *op, *comm);
 }
 #pragma weak mpi_reduce_scatter_block_ = pmpi_reduce_scatter_block_
+
+void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_contiguous_c(*count, *oldtype, newtype);
+}
+#pragma weak mpi_type_contiguous_c_ = pmpi_type_contiguous_c_
+
+void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride,
+                         MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_vector_c(*count, *blocklength, *stride, *oldtype, newtype);
+}
+#pragma weak mpi_type_vector_c_ = pmpi_type_vector_c_
+
+void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride,
+                                 MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_hvector_c(*count, *blocklength, *stride, *oldtype, newtype);
+}
+#pragma weak mpi_type_create_hvector_c_ = pmpi_type_create_hvector_c_
+
+void pmpi_type_indexed_c_(MPI_Count *count, const MPI_Count *array_of_blocklengths,
+                          const MPI_Count *array_of_displacements, MPI_Fint *oldtype,
+                          MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_indexed_c(*count, array_of_blocklengths, array_of_displacements, *oldtype,
+                                newtype);
+}
+#pragma weak mpi_type_indexed_c_ = pmpi_type_indexed_c_
+
+void pmpi_type_create_hindexed_c_(MPI_Count *count, const MPI_Count *array_of_blocklengths,
+                                  const MPI_Count *array_of_displacements, MPI_Fint *oldtype,
+                                  MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_hindexed_c(*count, array_of_blocklengths, array_of_displacements,
+                                        *oldtype, newtype);
+}
+#pragma weak mpi_type_create_hindexed_c_ = pmpi_type_create_hindexed_c_
+
+void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength,
+                                       const MPI_Count *array_of_displacements, MPI_Fint *oldtype,
+                                       MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_indexed_block_c(*count, *blocklength, array_of_displacements, *oldtype,
+                                             newtype);
+}
+#pragma weak mpi_type_create_indexed_block_c_ = pmpi_type_create_indexed_block_c_
+
+void pmpi_type_create_hindexed_block_c_(MPI_Count *count, MPI_Count *blocklength,
+                                        const MPI_Count *array_of_displacements, MPI_Fint *oldtype,
+                                        MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_hindexed_block_c(*count, *blocklength, array_of_displacements,
+                                              *oldtype, newtype);
+}
+#pragma weak mpi_type_create_hindexed_block_c_ = pmpi_type_create_hindexed_block_c_
+
+void pmpi_type_create_struct_c_(MPI_Count *count, const MPI_Count *array_of_blocklengths,
+                                const MPI_Count *array_of_displacements,
+                                const MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_struct_c(*count, array_of_blocklengths, array_of_displacements,
+                                      array_of_types, newtype);
+}
+#pragma weak mpi_type_create_struct_c_ = pmpi_type_create_struct_c_
+
+void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent,
+                                 MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_resized_c(*oldtype, *lb, *extent, newtype);
+}
+#pragma weak mpi_type_create_resized_c_ = pmpi_type_create_resized_c_
+
+void pmpi_type_create_subarray_c_(MPI_Fint *ndims, const MPI_Count *array_of_sizes,
+                                  const MPI_Count *array_of_subsizes,
+                                  const MPI_Count *array_of_starts, MPI_Fint *order,
+                                  MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                                        *order, *oldtype, newtype);
+}
+#pragma weak mpi_type_create_subarray_c_ = pmpi_type_create_subarray_c_
+
+void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims,
+                                const MPI_Count *array_of_gsizes, const MPI_Fint *array_of_distribs,
+                                const MPI_Fint *array_of_dargs, const MPI_Fint *array_of_psizes,
+                                MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype,
+                                MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes, array_of_distribs,
+                                      array_of_dargs, array_of_psizes, *order, *oldtype, newtype);
+}
+#pragma weak mpi_type_create_darray_c_ = pmpi_type_create_darray_c_
+
+void pmpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_get_extent_c(*datatype, lb, extent);
+}
+#pragma weak mpi_type_get_extent_c_ = pmpi_type_get_extent_c_
+
+void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent,
+                                  MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_get_true_extent_c(*datatype, true_lb, true_extent);
+}
+#pragma weak mpi_type_get_true_extent_c_ = pmpi_type_get_true_extent_c_
+
+void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers,
+                               MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                               MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_get_envelope_c(*datatype, num_integers, num_addresses, num_large_counts,
+                                     num_datatypes, combiner);
+}
+#pragma weak mpi_type_get_envelope_c_ = pmpi_type_get_envelope_c_
+
+void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers,
+                               MPI_Count *max_addresses, MPI_Count *max_large_counts,
+                               MPI_Count *max_datatypes, MPI_Fint *array_of_integers,
+                               MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts,
+                               MPI_Fint *array_of_datatypes, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Type_get_contents_c(*datatype, *max_integers, *max_addresses, *max_large_counts,
+                                     *max_datatypes, array_of_integers, array_of_addresses,
+                                     array_of_large_counts, array_of_datatypes);
+}
+#pragma weak mpi_type_get_contents_c_ = pmpi_type_get_contents_c_
+
+void pmpi_pack_c_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf,
+                  MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Pack_c(ferry_f_buf(inbuf), *incount, *datatype, ferry_f_buf(outbuf), *outsize,
+                        position, *comm);
+}
+#pragma weak mpi_pack_c_ = pmpi_pack_c_
+
+void pmpi_unpack_c_(void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf,
+                    MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Unpack_c(ferry_f_buf(inbuf), *insize, position, ferry_f_buf(outbuf), *outcount,
+                          *datatype, *comm);
+}
+#pragma weak mpi_unpack_c_ = pmpi_unpack_c_
+
+void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size,
+                       MPI_Fint *ierr)
+{
+    *ierr = PMPI_Pack_size_c(*incount, *datatype, *comm, size);
+}
+#pragma weak mpi_pack_size_c_ = pmpi_pack_size_c_
+
+void pmpi_pack_external_c_(const char *datarep, void *inbuf, MPI_Count *incount, MPI_Fint *datatype,
+                           void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierr,
+                           size_t datarep_len)
+{
+    char *s_datarep = ferry_f_string_in(datarep, datarep_len);
+    if (!s_datarep) {
+        *ierr = MPI_ERR_NO_MEM;
+        free(s_datarep);
+        return;
+    }
+    *ierr = PMPI_Pack_external_c(s_datarep, ferry_f_buf(inbuf), *incount, *datatype,
+                                 ferry_f_buf(outbuf), *outsize, position);
+    free(s_datarep);
+}
+#pragma weak mpi_pack_external_c_ = pmpi_pack_external_c_
+
+void pmpi_unpack_external_c_(const char *datarep, void *inbuf, MPI_Count *insize,
+                             MPI_Count *position, void *outbuf, MPI_Count *outcount,
+                             MPI_Fint *datatype, MPI_Fint *ierr, size_t datarep_len)
+{
+    char *s_datarep = ferry_f_string_in(datarep, datarep_len);
+    if (!s_datarep) {
+        *ierr = MPI_ERR_NO_MEM;
+        free(s_datarep);
+        return;
+    }
+    *ierr = PMPI_Unpack_external_c(s_datarep, ferry_f_buf(inbuf), *insize, position,
+                                   ferry_f_buf(outbuf), *outcount, *datatype);
+    free(s_datarep);
+}
+#pragma weak mpi_unpack_external_c_ = pmpi_unpack_external_c_
+
+void pmpi_pack_external_size_c_(const char *datarep, MPI_Count *incount, MPI_Fint *datatype,
+                                MPI_Count *size, MPI_Fint *ierr, size_t datarep_len)
+{
+    char *s_datarep = ferry_f_string_in(datarep, datarep_len);
+    if (!s_datarep) {
+        *ierr = MPI_ERR_NO_MEM;
+        free(s_datarep);
+        return;
+    }
+    *ierr = PMPI_Pack_external_size_c(s_datarep, *incount, *datatype, size);
+    free(s_datarep);
+}
+#pragma weak mpi_pack_external_size_c_ = pmpi_pack_external_size_c_
 
 void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, const MPI_Fint *dims,
                        const MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart,
@@ -1859,6 +2298,164 @@ void pmpi_neighbor_alltoallw_init_(void *sendbuf, const MPI_Fint *sendcounts,
                                          *comm, *info, request);
 }
 #pragma weak mpi_neighbor_alltoallw_init_ = pmpi_neighbor_alltoallw_init_
+
+void pmpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                                void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_allgather_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                      ferry_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+}
+#pragma weak mpi_neighbor_allgather_c_ = pmpi_neighbor_allgather_c_
+
+void pmpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                                 void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs,
+                                 MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_allgatherv_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                       ferry_f_buf(recvbuf), recvcounts, displs, *recvtype, *comm);
+}
+#pragma weak mpi_neighbor_allgatherv_c_ = pmpi_neighbor_allgatherv_c_
+
+void pmpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                               void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                               MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_alltoall_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                     ferry_f_buf(recvbuf), *recvcount, *recvtype, *comm);
+}
+#pragma weak mpi_neighbor_alltoall_c_ = pmpi_neighbor_alltoall_c_
+
+void pmpi_neighbor_alltoallv_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls,
+                                MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts,
+                                const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
+                                MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_alltoallv_c(ferry_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                                      ferry_f_buf(recvbuf), recvcounts, rdispls, *recvtype, *comm);
+}
+#pragma weak mpi_neighbor_alltoallv_c_ = pmpi_neighbor_alltoallv_c_
+
+void pmpi_neighbor_alltoallw_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls,
+                                const MPI_Fint *sendtypes, void *recvbuf,
+                                const MPI_Count *recvcounts, const MPI_Aint *rdispls,
+                                const MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_alltoallw_c(ferry_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                                      ferry_f_buf(recvbuf), recvcounts, rdispls, recvtypes, *comm);
+}
+#pragma weak mpi_neighbor_alltoallw_c_ = pmpi_neighbor_alltoallw_c_
+
+void pmpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                                 void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ineighbor_allgather_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                       ferry_f_buf(recvbuf), *recvcount, *recvtype, *comm, request);
+}
+#pragma weak mpi_ineighbor_allgather_c_ = pmpi_ineighbor_allgather_c_
+
+void pmpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                                  void *recvbuf, const MPI_Count *recvcounts,
+                                  const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                                  MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ineighbor_allgatherv_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                        ferry_f_buf(recvbuf), recvcounts, displs, *recvtype, *comm,
+                                        request);
+}
+#pragma weak mpi_ineighbor_allgatherv_c_ = pmpi_ineighbor_allgatherv_c_
+
+void pmpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                                void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                                MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ineighbor_alltoall_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                      ferry_f_buf(recvbuf), *recvcount, *recvtype, *comm, request);
+}
+#pragma weak mpi_ineighbor_alltoall_c_ = pmpi_ineighbor_alltoall_c_
+
+void pmpi_ineighbor_alltoallv_c_(void *sendbuf, const MPI_Count *sendcounts,
+                                 const MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf,
+                                 const MPI_Count *recvcounts, const MPI_Aint *rdispls,
+                                 MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ineighbor_alltoallv_c(ferry_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                                       ferry_f_buf(recvbuf), recvcounts, rdispls, *recvtype, *comm,
+                                       request);
+}
+#pragma weak mpi_ineighbor_alltoallv_c_ = pmpi_ineighbor_alltoallv_c_
+
+void pmpi_ineighbor_alltoallw_c_(void *sendbuf, const MPI_Count *sendcounts,
+                                 const MPI_Aint *sdispls, const MPI_Fint *sendtypes, void *recvbuf,
+                                 const MPI_Count *recvcounts, const MPI_Aint *rdispls,
+                                 const MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request,
+                                 MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ineighbor_alltoallw_c(ferry_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                                       ferry_f_buf(recvbuf), recvcounts, rdispls, recvtypes, *comm,
+                                       request);
+}
+#pragma weak mpi_ineighbor_alltoallw_c_ = pmpi_ineighbor_alltoallw_c_
+
+void pmpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                                     void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                                     MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                                     MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_allgather_init_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                           ferry_f_buf(recvbuf), *recvcount, *recvtype, *comm,
+                                           *info, request);
+}
+#pragma weak mpi_neighbor_allgather_init_c_ = pmpi_neighbor_allgather_init_c_
+
+void pmpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                                      void *recvbuf, const MPI_Count *recvcounts,
+                                      const MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                                      MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_allgatherv_init_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                            ferry_f_buf(recvbuf), recvcounts, displs, *recvtype,
+                                            *comm, *info, request);
+}
+#pragma weak mpi_neighbor_allgatherv_init_c_ = pmpi_neighbor_allgatherv_init_c_
+
+void pmpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype,
+                                    void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                                    MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                                    MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_alltoall_init_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                          ferry_f_buf(recvbuf), *recvcount, *recvtype, *comm, *info,
+                                          request);
+}
+#pragma weak mpi_neighbor_alltoall_init_c_ = pmpi_neighbor_alltoall_init_c_
+
+void pmpi_neighbor_alltoallv_init_c_(void *sendbuf, const MPI_Count *sendcounts,
+                                     const MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf,
+                                     const MPI_Count *recvcounts, const MPI_Aint *rdispls,
+                                     MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                                     MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_alltoallv_init_c(ferry_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                                           ferry_f_buf(recvbuf), recvcounts, rdispls, *recvtype,
+                                           *comm, *info, request);
+}
+#pragma weak mpi_neighbor_alltoallv_init_c_ = pmpi_neighbor_alltoallv_init_c_
+
+void pmpi_neighbor_alltoallw_init_c_(void *sendbuf, const MPI_Count *sendcounts,
+                                     const MPI_Aint *sdispls, const MPI_Fint *sendtypes,
+                                     void *recvbuf, const MPI_Count *recvcounts,
+                                     const MPI_Aint *rdispls, const MPI_Fint *recvtypes,
+                                     MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                                     MPI_Fint *ierr)
+{
+    *ierr = PMPI_Neighbor_alltoallw_init_c(ferry_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                                           ferry_f_buf(recvbuf), recvcounts, rdispls, recvtypes,
+                                           *comm, *info, request);
+}
+#pragma weak mpi_neighbor_alltoallw_init_c_ = pmpi_neighbor_alltoallw_init_c_
 
 void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info,
                       MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
@@ -2180,6 +2777,116 @@ void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *
 }
 #pragma weak mpi_rget_accumulate_ = pmpi_rget_accumulate_
 
+void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
+                        MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Win_create_c(ferry_f_buf(base), *size, *disp_unit, *info, *comm, win);
+}
+#pragma weak mpi_win_create_c_ = pmpi_win_create_c_
+
+void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
+                          void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Win_allocate_c(*size, *disp_unit, *info, *comm, baseptr, win);
+}
+#pragma weak mpi_win_allocate_c_ = pmpi_win_allocate_c_
+
+void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info,
+                                 MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Win_allocate_shared_c(*size, *disp_unit, *info, *comm, baseptr, win);
+}
+#pragma weak mpi_win_allocate_shared_c_ = pmpi_win_allocate_shared_c_
+
+void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                              void *baseptr, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Win_shared_query_c(*win, *rank, size, disp_unit, baseptr);
+}
+#pragma weak mpi_win_shared_query_c_ = pmpi_win_shared_query_c_
+
+void pmpi_put_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                 MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Put_c(ferry_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                       *target_disp, *target_count, *target_datatype, *win);
+}
+#pragma weak mpi_put_c_ = pmpi_put_c_
+
+void pmpi_get_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                 MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count,
+                 MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Get_c(ferry_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                       *target_disp, *target_count, *target_datatype, *win);
+}
+#pragma weak mpi_get_c_ = pmpi_get_c_
+
+void pmpi_accumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                        MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count,
+                        MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Accumulate_c(ferry_f_buf(origin_addr), *origin_count, *origin_datatype,
+                              *target_rank, *target_disp, *target_count, *target_datatype, *op,
+                              *win);
+}
+#pragma weak mpi_accumulate_c_ = pmpi_accumulate_c_
+
+void pmpi_get_accumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                            void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype,
+                            MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count,
+                            MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Get_accumulate_c(ferry_f_buf(origin_addr), *origin_count, *origin_datatype,
+                                  ferry_f_buf(result_addr), *result_count, *result_datatype,
+                                  *target_rank, *target_disp, *target_count, *target_datatype, *op,
+                                  *win);
+}
+#pragma weak mpi_get_accumulate_c_ = pmpi_get_accumulate_c_
+
+void pmpi_rput_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                  MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Rput_c(ferry_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                        *target_disp, *target_count, *target_datatype, *win, request);
+}
+#pragma weak mpi_rput_c_ = pmpi_rput_c_
+
+void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                  MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count,
+                  MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Rget_c(ferry_f_buf(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                        *target_disp, *target_count, *target_datatype, *win, request);
+}
+#pragma weak mpi_rget_c_ = pmpi_rget_c_
+
+void pmpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                         MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count,
+                         MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request,
+                         MPI_Fint *ierr)
+{
+    *ierr = PMPI_Raccumulate_c(ferry_f_buf(origin_addr), *origin_count, *origin_datatype,
+                               *target_rank, *target_disp, *target_count, *target_datatype, *op,
+                               *win, request);
+}
+#pragma weak mpi_raccumulate_c_ = pmpi_raccumulate_c_
+
+void pmpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype,
+                             void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype,
+                             MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count,
+                             MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win,
+                             MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Rget_accumulate_c(ferry_f_buf(origin_addr), *origin_count, *origin_datatype,
+                                   ferry_f_buf(result_addr), *result_count, *result_datatype,
+                                   *target_rank, *target_disp, *target_count, *target_datatype, *op,
+                                   *win, request);
+}
+#pragma weak mpi_rget_accumulate_c_ = pmpi_rget_accumulate_c_
+
 void pmpi_file_open_(MPI_Fint *comm, const char *filename, MPI_Fint *amode, MPI_Fint *info,
                      MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
 {
@@ -2366,12 +3073,37 @@ void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierr)
 }
 #pragma weak mpi_file_set_info_ = pmpi_file_set_info_
 
+void pmpi_file_read_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                          MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_at_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_at_c_ = pmpi_file_read_at_c_
+
 void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
                          MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
 {
     *ierr = PMPI_File_iread_at(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
 }
 #pragma weak mpi_file_iread_at_ = pmpi_file_iread_at_
+
+void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                           MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread_at_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_at_c_ = pmpi_file_iread_at_c_
+
+void pmpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                              MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_at_all_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_at_all_c_ = pmpi_file_read_at_all_c_
 
 void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
                              MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2380,12 +3112,26 @@ void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fi
 }
 #pragma weak mpi_file_iread_at_all_ = pmpi_file_iread_at_all_
 
+void pmpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread_at_all_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_at_all_c_ = pmpi_file_iread_at_all_c_
+
 void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
                                   MPI_Fint *datatype, MPI_Fint *ierr)
 {
     *ierr = PMPI_File_read_at_all_begin(*fh, *offset, ferry_f_buf(buf), *count, *datatype);
 }
 #pragma weak mpi_file_read_at_all_begin_ = pmpi_file_read_at_all_begin_
+
+void pmpi_file_read_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                                    MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_read_at_all_begin_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_read_at_all_begin_c_ = pmpi_file_read_at_all_begin_c_
 
 void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -2395,12 +3141,37 @@ void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_F
 }
 #pragma weak mpi_file_read_at_all_end_ = pmpi_file_read_at_all_end_
 
+void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                       MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_c(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_c_ = pmpi_file_read_c_
+
 void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                       MPI_Fint *request, MPI_Fint *ierr)
 {
     *ierr = PMPI_File_iread(*fh, ferry_f_buf(buf), *count, *datatype, request);
 }
 #pragma weak mpi_file_iread_ = pmpi_file_iread_
+
+void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread_c(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_c_ = pmpi_file_iread_c_
+
+void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                           MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_all_c(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_all_c_ = pmpi_file_read_all_c_
 
 void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                           MPI_Fint *request, MPI_Fint *ierr)
@@ -2409,12 +3180,26 @@ void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *da
 }
 #pragma weak mpi_file_iread_all_ = pmpi_file_iread_all_
 
+void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                            MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread_all_c(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_all_c_ = pmpi_file_iread_all_c_
+
 void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                                MPI_Fint *ierr)
 {
     *ierr = PMPI_File_read_all_begin(*fh, ferry_f_buf(buf), *count, *datatype);
 }
 #pragma weak mpi_file_read_all_begin_ = pmpi_file_read_all_begin_
+
+void pmpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                                 MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_read_all_begin_c(*fh, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_read_all_begin_c_ = pmpi_file_read_all_begin_c_
 
 void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -2433,12 +3218,28 @@ void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *
 }
 #pragma weak mpi_file_read_shared_ = pmpi_file_read_shared_
 
+void pmpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                              MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_shared_c(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_shared_c_ = pmpi_file_read_shared_c_
+
 void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                              MPI_Fint *request, MPI_Fint *ierr)
 {
     *ierr = PMPI_File_iread_shared(*fh, ferry_f_buf(buf), *count, *datatype, request);
 }
 #pragma weak mpi_file_iread_shared_ = pmpi_file_iread_shared_
+
+void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iread_shared_c(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iread_shared_c_ = pmpi_file_iread_shared_c_
 
 void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                              MPI_Fint *status, MPI_Fint *ierr)
@@ -2449,12 +3250,28 @@ void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint 
 }
 #pragma weak mpi_file_read_ordered_ = pmpi_file_read_ordered_
 
+void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_read_ordered_c(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_read_ordered_c_ = pmpi_file_read_ordered_c_
+
 void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                                    MPI_Fint *ierr)
 {
     *ierr = PMPI_File_read_ordered_begin(*fh, ferry_f_buf(buf), *count, *datatype);
 }
 #pragma weak mpi_file_read_ordered_begin_ = pmpi_file_read_ordered_begin_
+
+void pmpi_file_read_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                                     MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_read_ordered_begin_c(*fh, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_read_ordered_begin_c_ = pmpi_file_read_ordered_begin_c_
 
 void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -2464,12 +3281,37 @@ void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_
 }
 #pragma weak mpi_file_read_ordered_end_ = pmpi_file_read_ordered_end_
 
+void pmpi_file_write_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                           MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_at_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_at_c_ = pmpi_file_write_at_c_
+
 void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
                           MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
 {
     *ierr = PMPI_File_iwrite_at(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
 }
 #pragma weak mpi_file_iwrite_at_ = pmpi_file_iwrite_at_
+
+void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                            MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite_at_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_at_c_ = pmpi_file_iwrite_at_c_
+
+void pmpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                               MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_at_all_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_at_all_c_ = pmpi_file_write_at_all_c_
 
 void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
                               MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
@@ -2478,12 +3320,26 @@ void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_F
 }
 #pragma weak mpi_file_iwrite_at_all_ = pmpi_file_iwrite_at_all_
 
+void pmpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                                MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite_at_all_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_at_all_c_ = pmpi_file_iwrite_at_all_c_
+
 void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
                                    MPI_Fint *datatype, MPI_Fint *ierr)
 {
     *ierr = PMPI_File_write_at_all_begin(*fh, *offset, ferry_f_buf(buf), *count, *datatype);
 }
 #pragma weak mpi_file_write_at_all_begin_ = pmpi_file_write_at_all_begin_
+
+void pmpi_file_write_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count,
+                                     MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_write_at_all_begin_c(*fh, *offset, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_write_at_all_begin_c_ = pmpi_file_write_at_all_begin_c_
 
 void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -2493,12 +3349,37 @@ void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_
 }
 #pragma weak mpi_file_write_at_all_end_ = pmpi_file_write_at_all_end_
 
+void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_c(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_c_ = pmpi_file_write_c_
+
 void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                        MPI_Fint *request, MPI_Fint *ierr)
 {
     *ierr = PMPI_File_iwrite(*fh, ferry_f_buf(buf), *count, *datatype, request);
 }
 #pragma weak mpi_file_iwrite_ = pmpi_file_iwrite_
+
+void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                         MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite_c(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_c_ = pmpi_file_iwrite_c_
+
+void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                            MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_all_c(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_all_c_ = pmpi_file_write_all_c_
 
 void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                            MPI_Fint *request, MPI_Fint *ierr)
@@ -2507,12 +3388,26 @@ void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *d
 }
 #pragma weak mpi_file_iwrite_all_ = pmpi_file_iwrite_all_
 
+void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                             MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite_all_c(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_all_c_ = pmpi_file_iwrite_all_c_
+
 void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                                 MPI_Fint *ierr)
 {
     *ierr = PMPI_File_write_all_begin(*fh, ferry_f_buf(buf), *count, *datatype);
 }
 #pragma weak mpi_file_write_all_begin_ = pmpi_file_write_all_begin_
+
+void pmpi_file_write_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                                  MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_write_all_begin_c(*fh, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_write_all_begin_c_ = pmpi_file_write_all_begin_c_
 
 void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -2531,12 +3426,28 @@ void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint 
 }
 #pragma weak mpi_file_write_shared_ = pmpi_file_write_shared_
 
+void pmpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                               MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_shared_c(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_shared_c_ = pmpi_file_write_shared_c_
+
 void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                               MPI_Fint *request, MPI_Fint *ierr)
 {
     *ierr = PMPI_File_iwrite_shared(*fh, ferry_f_buf(buf), *count, *datatype, request);
 }
 #pragma weak mpi_file_iwrite_shared_ = pmpi_file_iwrite_shared_
+
+void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                                MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_iwrite_shared_c(*fh, ferry_f_buf(buf), *count, *datatype, request);
+}
+#pragma weak mpi_file_iwrite_shared_c_ = pmpi_file_iwrite_shared_c_
 
 void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                               MPI_Fint *status, MPI_Fint *ierr)
@@ -2547,12 +3458,28 @@ void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint
 }
 #pragma weak mpi_file_write_ordered_ = pmpi_file_write_ordered_
 
+void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                                MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_File_write_ordered_c(*fh, ferry_f_buf(buf), *count, *datatype, p_status);
+    ferry_f_status_out(p_status, status);
+}
+#pragma weak mpi_file_write_ordered_c_ = pmpi_file_write_ordered_c_
+
 void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype,
                                     MPI_Fint *ierr)
 {
     *ierr = PMPI_File_write_ordered_begin(*fh, ferry_f_buf(buf), *count, *datatype);
 }
 #pragma weak mpi_file_write_ordered_begin_ = pmpi_file_write_ordered_begin_
+
+void pmpi_file_write_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype,
+                                      MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_write_ordered_begin_c(*fh, ferry_f_buf(buf), *count, *datatype);
+}
+#pragma weak mpi_file_write_ordered_begin_c_ = pmpi_file_write_ordered_begin_c_
 
 void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -2609,6 +3536,13 @@ void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *exte
     *ierr = PMPI_File_get_type_extent(*fh, *datatype, extent);
 }
 #pragma weak mpi_file_get_type_extent_ = pmpi_file_get_type_extent_
+
+void pmpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent,
+                                  MPI_Fint *ierr)
+{
+    *ierr = PMPI_File_get_type_extent_c(*fh, *datatype, extent);
+}
+#pragma weak mpi_file_get_type_extent_c_ = pmpi_file_get_type_extent_c_
 
 void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype,
                          char *datarep, MPI_Fint *ierr, size_t datarep_len)
@@ -3045,6 +3979,439 @@ void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *
 }
 #pragma weak mpi_exscan_init_ = pmpi_exscan_init_
 
+void pmpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root,
+                   MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Bcast_c(ferry_f_buf(buffer), *count, *datatype, *root, *comm);
+}
+#pragma weak mpi_bcast_c_ = pmpi_bcast_c_
+
+void pmpi_reduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Reduce_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op, *root,
+                          *comm);
+}
+#pragma weak mpi_reduce_c_ = pmpi_reduce_c_
+
+void pmpi_allreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                       MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Allreduce_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op,
+                             *comm);
+}
+#pragma weak mpi_allreduce_c_ = pmpi_allreduce_c_
+
+void pmpi_gather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                    MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                    MPI_Fint *ierr)
+{
+    *ierr = PMPI_Gather_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                          *recvcount, *recvtype, *root, *comm);
+}
+#pragma weak mpi_gather_c_ = pmpi_gather_c_
+
+void pmpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                     const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype,
+                     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Gatherv_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                           recvcounts, displs, *recvtype, *root, *comm);
+}
+#pragma weak mpi_gatherv_c_ = pmpi_gatherv_c_
+
+void pmpi_scatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                     MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                     MPI_Fint *ierr)
+{
+    *ierr = PMPI_Scatter_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                           *recvcount, *recvtype, *root, *comm);
+}
+#pragma weak mpi_scatter_c_ = pmpi_scatter_c_
+
+void pmpi_scatterv_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs,
+                      MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Scatterv_c(ferry_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                            ferry_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+#pragma weak mpi_scatterv_c_ = pmpi_scatterv_c_
+
+void pmpi_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                       MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Allgather_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                             *recvcount, *recvtype, *comm);
+}
+#pragma weak mpi_allgather_c_ = pmpi_allgather_c_
+
+void pmpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                        const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype,
+                        MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Allgatherv_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                              recvcounts, displs, *recvtype, *comm);
+}
+#pragma weak mpi_allgatherv_c_ = pmpi_allgatherv_c_
+
+void pmpi_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                      MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Alltoall_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                            *recvcount, *recvtype, *comm);
+}
+#pragma weak mpi_alltoall_c_ = pmpi_alltoall_c_
+
+void pmpi_alltoallv_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls,
+                       MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts,
+                       const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Alltoallv_c(ferry_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                             ferry_f_buf(recvbuf), recvcounts, rdispls, *recvtype, *comm);
+}
+#pragma weak mpi_alltoallv_c_ = pmpi_alltoallv_c_
+
+void pmpi_alltoallw_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls,
+                       const MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts,
+                       const MPI_Aint *rdispls, const MPI_Fint *recvtypes, MPI_Fint *comm,
+                       MPI_Fint *ierr)
+{
+    *ierr = PMPI_Alltoallw_c(ferry_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                             ferry_f_buf(recvbuf), recvcounts, rdispls, recvtypes, *comm);
+}
+#pragma weak mpi_alltoallw_c_ = pmpi_alltoallw_c_
+
+void pmpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op,
+                  MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Scan_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op, *comm);
+}
+#pragma weak mpi_scan_c_ = pmpi_scan_c_
+
+void pmpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                    MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Exscan_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op,
+                          *comm);
+}
+#pragma weak mpi_exscan_c_ = pmpi_exscan_c_
+
+void pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, const MPI_Count *recvcounts,
+                            MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Reduce_scatter_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), recvcounts, *datatype,
+                                  *op, *comm);
+}
+#pragma weak mpi_reduce_scatter_c_ = pmpi_reduce_scatter_c_
+
+void pmpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount,
+                                  MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Reduce_scatter_block_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *recvcount,
+                                        *datatype, *op, *comm);
+}
+#pragma weak mpi_reduce_scatter_block_c_ = pmpi_reduce_scatter_block_c_
+
+void pmpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype,
+                          MPI_Fint *op, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Reduce_local_c(ferry_f_buf(inbuf), ferry_f_buf(inoutbuf), *count, *datatype, *op);
+}
+#pragma weak mpi_reduce_local_c_ = pmpi_reduce_local_c_
+
+void pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root,
+                    MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ibcast_c(ferry_f_buf(buffer), *count, *datatype, *root, *comm, request);
+}
+#pragma weak mpi_ibcast_c_ = pmpi_ibcast_c_
+
+void pmpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                     MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
+                     MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ireduce_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op,
+                           *root, *comm, request);
+}
+#pragma weak mpi_ireduce_c_ = pmpi_ireduce_c_
+
+void pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                        MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Iallreduce_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op,
+                              *comm, request);
+}
+#pragma weak mpi_iallreduce_c_ = pmpi_iallreduce_c_
+
+void pmpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                     MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                     MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Igather_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                           *recvcount, *recvtype, *root, *comm, request);
+}
+#pragma weak mpi_igather_c_ = pmpi_igather_c_
+
+void pmpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                      const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype,
+                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Igatherv_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                            recvcounts, displs, *recvtype, *root, *comm, request);
+}
+#pragma weak mpi_igatherv_c_ = pmpi_igatherv_c_
+
+void pmpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                      MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                      MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Iscatter_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                            *recvcount, *recvtype, *root, *comm, request);
+}
+#pragma weak mpi_iscatter_c_ = pmpi_iscatter_c_
+
+void pmpi_iscatterv_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs,
+                       MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype,
+                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Iscatterv_c(ferry_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                             ferry_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, request);
+}
+#pragma weak mpi_iscatterv_c_ = pmpi_iscatterv_c_
+
+void pmpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                        MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                        MPI_Fint *ierr)
+{
+    *ierr = PMPI_Iallgather_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                              *recvcount, *recvtype, *comm, request);
+}
+#pragma weak mpi_iallgather_c_ = pmpi_iallgather_c_
+
+void pmpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                         const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype,
+                         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Iallgatherv_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                               recvcounts, displs, *recvtype, *comm, request);
+}
+#pragma weak mpi_iallgatherv_c_ = pmpi_iallgatherv_c_
+
+void pmpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                       MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                       MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ialltoall_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                             *recvcount, *recvtype, *comm, request);
+}
+#pragma weak mpi_ialltoall_c_ = pmpi_ialltoall_c_
+
+void pmpi_ialltoallv_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls,
+                        MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts,
+                        const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ialltoallv_c(ferry_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                              ferry_f_buf(recvbuf), recvcounts, rdispls, *recvtype, *comm, request);
+}
+#pragma weak mpi_ialltoallv_c_ = pmpi_ialltoallv_c_
+
+void pmpi_ialltoallw_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls,
+                        const MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts,
+                        const MPI_Aint *rdispls, const MPI_Fint *recvtypes, MPI_Fint *comm,
+                        MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ialltoallw_c(ferry_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                              ferry_f_buf(recvbuf), recvcounts, rdispls, recvtypes, *comm, request);
+}
+#pragma weak mpi_ialltoallw_c_ = pmpi_ialltoallw_c_
+
+void pmpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op,
+                   MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Iscan_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op, *comm,
+                         request);
+}
+#pragma weak mpi_iscan_c_ = pmpi_iscan_c_
+
+void pmpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                     MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Iexscan_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op,
+                           *comm, request);
+}
+#pragma weak mpi_iexscan_c_ = pmpi_iexscan_c_
+
+void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf, const MPI_Count *recvcounts,
+                             MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request,
+                             MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ireduce_scatter_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), recvcounts,
+                                   *datatype, *op, *comm, request);
+}
+#pragma weak mpi_ireduce_scatter_c_ = pmpi_ireduce_scatter_c_
+
+void pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount,
+                                   MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                                   MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Ireduce_scatter_block_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *recvcount,
+                                         *datatype, *op, *comm, request);
+}
+#pragma weak mpi_ireduce_scatter_block_c_ = pmpi_ireduce_scatter_block_c_
+
+void pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root,
+                        MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Bcast_init_c(ferry_f_buf(buffer), *count, *datatype, *root, *comm, *info, request);
+}
+#pragma weak mpi_bcast_init_c_ = pmpi_bcast_init_c_
+
+void pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                         MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                         MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Reduce_init_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op,
+                               *root, *comm, *info, request);
+}
+#pragma weak mpi_reduce_init_c_ = pmpi_reduce_init_c_
+
+void pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                            MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                            MPI_Fint *ierr)
+{
+    *ierr = PMPI_Allreduce_init_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype,
+                                  *op, *comm, *info, request);
+}
+#pragma weak mpi_allreduce_init_c_ = pmpi_allreduce_init_c_
+
+void pmpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                         MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                         MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Gather_init_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                               *recvcount, *recvtype, *root, *comm, *info, request);
+}
+#pragma weak mpi_gather_init_c_ = pmpi_gather_init_c_
+
+void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                          const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Fint *recvtype,
+                          MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                          MPI_Fint *ierr)
+{
+    *ierr = PMPI_Gatherv_init_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                                recvcounts, displs, *recvtype, *root, *comm, *info, request);
+}
+#pragma weak mpi_gatherv_init_c_ = pmpi_gatherv_init_c_
+
+void pmpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                          MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                          MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Scatter_init_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                                *recvcount, *recvtype, *root, *comm, *info, request);
+}
+#pragma weak mpi_scatter_init_c_ = pmpi_scatter_init_c_
+
+void pmpi_scatterv_init_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *displs,
+                           MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount,
+                           MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info,
+                           MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Scatterv_init_c(ferry_f_buf(sendbuf), sendcounts, displs, *sendtype,
+                                 ferry_f_buf(recvbuf), *recvcount, *recvtype, *root, *comm, *info,
+                                 request);
+}
+#pragma weak mpi_scatterv_init_c_ = pmpi_scatterv_init_c_
+
+void pmpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                            MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm,
+                            MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Allgather_init_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                                  *recvcount, *recvtype, *comm, *info, request);
+}
+#pragma weak mpi_allgather_init_c_ = pmpi_allgather_init_c_
+
+void pmpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                             const MPI_Count *recvcounts, const MPI_Aint *displs,
+                             MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                             MPI_Fint *ierr)
+{
+    *ierr = PMPI_Allgatherv_init_c(ferry_f_buf(sendbuf), *sendcount, *sendtype,
+                                   ferry_f_buf(recvbuf), recvcounts, displs, *recvtype, *comm,
+                                   *info, request);
+}
+#pragma weak mpi_allgatherv_init_c_ = pmpi_allgatherv_init_c_
+
+void pmpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                           MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                           MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Alltoall_init_c(ferry_f_buf(sendbuf), *sendcount, *sendtype, ferry_f_buf(recvbuf),
+                                 *recvcount, *recvtype, *comm, *info, request);
+}
+#pragma weak mpi_alltoall_init_c_ = pmpi_alltoall_init_c_
+
+void pmpi_alltoallv_init_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls,
+                            MPI_Fint *sendtype, void *recvbuf, const MPI_Count *recvcounts,
+                            const MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm,
+                            MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Alltoallv_init_c(ferry_f_buf(sendbuf), sendcounts, sdispls, *sendtype,
+                                  ferry_f_buf(recvbuf), recvcounts, rdispls, *recvtype, *comm,
+                                  *info, request);
+}
+#pragma weak mpi_alltoallv_init_c_ = pmpi_alltoallv_init_c_
+
+void pmpi_alltoallw_init_c_(void *sendbuf, const MPI_Count *sendcounts, const MPI_Aint *sdispls,
+                            const MPI_Fint *sendtypes, void *recvbuf, const MPI_Count *recvcounts,
+                            const MPI_Aint *rdispls, const MPI_Fint *recvtypes, MPI_Fint *comm,
+                            MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Alltoallw_init_c(ferry_f_buf(sendbuf), sendcounts, sdispls, sendtypes,
+                                  ferry_f_buf(recvbuf), recvcounts, rdispls, recvtypes, *comm,
+                                  *info, request);
+}
+#pragma weak mpi_alltoallw_init_c_ = pmpi_alltoallw_init_c_
+
+void pmpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                       MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                       MPI_Fint *ierr)
+{
+    *ierr = PMPI_Scan_init_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op,
+                             *comm, *info, request);
+}
+#pragma weak mpi_scan_init_c_ = pmpi_scan_init_c_
+
+void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype,
+                         MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                         MPI_Fint *ierr)
+{
+    *ierr = PMPI_Exscan_init_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *count, *datatype, *op,
+                               *comm, *info, request);
+}
+#pragma weak mpi_exscan_init_c_ = pmpi_exscan_init_c_
+
+void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf, const MPI_Count *recvcounts,
+                                 MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info,
+                                 MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Reduce_scatter_init_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), recvcounts,
+                                       *datatype, *op, *comm, *info, request);
+}
+#pragma weak mpi_reduce_scatter_init_c_ = pmpi_reduce_scatter_init_c_
+
+void pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount,
+                                       MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm,
+                                       MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Reduce_scatter_block_init_c(ferry_f_buf(sendbuf), ferry_f_buf(recvbuf), *recvcount,
+                                             *datatype, *op, *comm, *info, request);
+}
+#pragma weak mpi_reduce_scatter_block_init_c_ = pmpi_reduce_scatter_block_init_c_
+
 void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype,
                       MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info,
                       MPI_Fint *request, MPI_Fint *ierr)
@@ -3216,7 +4583,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 401; in fbind.c: 25; not bound: 189 (and the
+/* Generated: 559; in fbind.c: 25; not bound: 35 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -3243,168 +4610,14 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Session_f2c: returns MPI_Session
  *   MPI_Status_c2f: argument MPI_Fint * f_status
  *   MPI_Status_f2c: argument const MPI_Fint * f_status
+ *   MPI_Status_c2f08: argument MPI_F08_status * f08_status
+ *   MPI_Status_f082c: argument const MPI_F08_status * f08_status
+ *   MPI_Status_f2f08: argument const MPI_Fint * f_status
+ *   MPI_Status_f082f: argument const MPI_F08_status * f08_status
  *   MPI_Request_get_status_all: argument MPI_Status [] array_of_statuses
  *   MPI_Request_get_status_some: argument MPI_Status [] array_of_statuses
- *   MPI_Send_c: large counts: mpi_f08 only
- *   MPI_Ssend_c: large counts: mpi_f08 only
- *   MPI_Rsend_c: large counts: mpi_f08 only
- *   MPI_Bsend_c: large counts: mpi_f08 only
- *   MPI_Isend_c: large counts: mpi_f08 only
- *   MPI_Issend_c: large counts: mpi_f08 only
- *   MPI_Irsend_c: large counts: mpi_f08 only
- *   MPI_Ibsend_c: large counts: mpi_f08 only
- *   MPI_Recv_c: large counts: mpi_f08 only
- *   MPI_Irecv_c: large counts: mpi_f08 only
- *   MPI_Send_init_c: large counts: mpi_f08 only
- *   MPI_Ssend_init_c: large counts: mpi_f08 only
- *   MPI_Rsend_init_c: large counts: mpi_f08 only
- *   MPI_Bsend_init_c: large counts: mpi_f08 only
- *   MPI_Recv_init_c: large counts: mpi_f08 only
- *   MPI_Sendrecv_c: large counts: mpi_f08 only
- *   MPI_Sendrecv_replace_c: large counts: mpi_f08 only
- *   MPI_Isendrecv_c: large counts: mpi_f08 only
- *   MPI_Isendrecv_replace_c: large counts: mpi_f08 only
- *   MPI_Mrecv_c: large counts: mpi_f08 only
- *   MPI_Imrecv_c: large counts: mpi_f08 only
- *   MPI_Get_count_c: large counts: mpi_f08 only
- *   MPI_Buffer_attach_c: large counts: mpi_f08 only
- *   MPI_Buffer_detach_c: large counts: mpi_f08 only
- *   MPI_Comm_attach_buffer_c: large counts: mpi_f08 only
- *   MPI_Comm_detach_buffer_c: large counts: mpi_f08 only
- *   MPI_Session_attach_buffer_c: large counts: mpi_f08 only
- *   MPI_Session_detach_buffer_c: large counts: mpi_f08 only
- *   MPI_Status_set_elements_c: large counts: mpi_f08 only
- *   MPI_Type_size_c: large counts: mpi_f08 only
- *   MPI_Get_elements_c: large counts: mpi_f08 only
- *   MPI_Op_create_c: large counts: mpi_f08 only
- *   MPI_Type_contiguous_c: large counts: mpi_f08 only
- *   MPI_Type_vector_c: large counts: mpi_f08 only
- *   MPI_Type_create_hvector_c: large counts: mpi_f08 only
- *   MPI_Type_indexed_c: large counts: mpi_f08 only
- *   MPI_Type_create_hindexed_c: large counts: mpi_f08 only
- *   MPI_Type_create_indexed_block_c: large counts: mpi_f08 only
- *   MPI_Type_create_hindexed_block_c: large counts: mpi_f08 only
- *   MPI_Type_create_struct_c: large counts: mpi_f08 only
- *   MPI_Type_create_resized_c: large counts: mpi_f08 only
- *   MPI_Type_create_subarray_c: large counts: mpi_f08 only
- *   MPI_Type_create_darray_c: large counts: mpi_f08 only
- *   MPI_Type_get_extent_c: large counts: mpi_f08 only
- *   MPI_Type_get_true_extent_c: large counts: mpi_f08 only
- *   MPI_Type_get_envelope_c: large counts: mpi_f08 only
- *   MPI_Type_get_contents_c: large counts: mpi_f08 only
- *   MPI_Pack_c: large counts: mpi_f08 only
- *   MPI_Unpack_c: large counts: mpi_f08 only
- *   MPI_Pack_size_c: large counts: mpi_f08 only
- *   MPI_Pack_external_c: large counts: mpi_f08 only
- *   MPI_Unpack_external_c: large counts: mpi_f08 only
- *   MPI_Pack_external_size_c: large counts: mpi_f08 only
- *   MPI_Neighbor_allgather_c: large counts: mpi_f08 only
- *   MPI_Neighbor_allgatherv_c: large counts: mpi_f08 only
- *   MPI_Neighbor_alltoall_c: large counts: mpi_f08 only
- *   MPI_Neighbor_alltoallv_c: large counts: mpi_f08 only
- *   MPI_Neighbor_alltoallw_c: large counts: mpi_f08 only
- *   MPI_Ineighbor_allgather_c: large counts: mpi_f08 only
- *   MPI_Ineighbor_allgatherv_c: large counts: mpi_f08 only
- *   MPI_Ineighbor_alltoall_c: large counts: mpi_f08 only
- *   MPI_Ineighbor_alltoallv_c: large counts: mpi_f08 only
- *   MPI_Ineighbor_alltoallw_c: large counts: mpi_f08 only
- *   MPI_Neighbor_allgather_init_c: large counts: mpi_f08 only
- *   MPI_Neighbor_allgatherv_init_c: large counts: mpi_f08 only
- *   MPI_Neighbor_alltoall_init_c: large counts: mpi_f08 only
- *   MPI_Neighbor_alltoallv_init_c: large counts: mpi_f08 only
- *   MPI_Neighbor_alltoallw_init_c: large counts: mpi_f08 only
  *   MPI_Win_set_attr: windows are refused
  *   MPI_Win_get_attr: windows are refused
- *   MPI_Win_create_c: large counts: mpi_f08 only
- *   MPI_Win_allocate_c: large counts: mpi_f08 only
- *   MPI_Win_allocate_shared_c: large counts: mpi_f08 only
- *   MPI_Win_shared_query_c: large counts: mpi_f08 only
- *   MPI_Put_c: large counts: mpi_f08 only
- *   MPI_Get_c: large counts: mpi_f08 only
- *   MPI_Accumulate_c: large counts: mpi_f08 only
- *   MPI_Get_accumulate_c: large counts: mpi_f08 only
- *   MPI_Rput_c: large counts: mpi_f08 only
- *   MPI_Rget_c: large counts: mpi_f08 only
- *   MPI_Raccumulate_c: large counts: mpi_f08 only
- *   MPI_Rget_accumulate_c: large counts: mpi_f08 only
- *   MPI_File_read_at_c: large counts: mpi_f08 only
- *   MPI_File_iread_at_c: large counts: mpi_f08 only
- *   MPI_File_read_at_all_c: large counts: mpi_f08 only
- *   MPI_File_iread_at_all_c: large counts: mpi_f08 only
- *   MPI_File_read_at_all_begin_c: large counts: mpi_f08 only
- *   MPI_File_read_c: large counts: mpi_f08 only
- *   MPI_File_iread_c: large counts: mpi_f08 only
- *   MPI_File_read_all_c: large counts: mpi_f08 only
- *   MPI_File_iread_all_c: large counts: mpi_f08 only
- *   MPI_File_read_all_begin_c: large counts: mpi_f08 only
- *   MPI_File_read_shared_c: large counts: mpi_f08 only
- *   MPI_File_iread_shared_c: large counts: mpi_f08 only
- *   MPI_File_read_ordered_c: large counts: mpi_f08 only
- *   MPI_File_read_ordered_begin_c: large counts: mpi_f08 only
- *   MPI_File_write_at_c: large counts: mpi_f08 only
- *   MPI_File_iwrite_at_c: large counts: mpi_f08 only
- *   MPI_File_write_at_all_c: large counts: mpi_f08 only
- *   MPI_File_iwrite_at_all_c: large counts: mpi_f08 only
- *   MPI_File_write_at_all_begin_c: large counts: mpi_f08 only
- *   MPI_File_write_c: large counts: mpi_f08 only
- *   MPI_File_iwrite_c: large counts: mpi_f08 only
- *   MPI_File_write_all_c: large counts: mpi_f08 only
- *   MPI_File_iwrite_all_c: large counts: mpi_f08 only
- *   MPI_File_write_all_begin_c: large counts: mpi_f08 only
- *   MPI_File_write_shared_c: large counts: mpi_f08 only
- *   MPI_File_iwrite_shared_c: large counts: mpi_f08 only
- *   MPI_File_write_ordered_c: large counts: mpi_f08 only
- *   MPI_File_write_ordered_begin_c: large counts: mpi_f08 only
- *   MPI_File_get_type_extent_c: large counts: mpi_f08 only
  *   MPI_Comm_spawn: argument char * [] argv
  *   MPI_Comm_spawn_multiple: argument char * [] array_of_commands
- *   MPI_Bcast_c: large counts: mpi_f08 only
- *   MPI_Reduce_c: large counts: mpi_f08 only
- *   MPI_Allreduce_c: large counts: mpi_f08 only
- *   MPI_Gather_c: large counts: mpi_f08 only
- *   MPI_Gatherv_c: large counts: mpi_f08 only
- *   MPI_Scatter_c: large counts: mpi_f08 only
- *   MPI_Scatterv_c: large counts: mpi_f08 only
- *   MPI_Allgather_c: large counts: mpi_f08 only
- *   MPI_Allgatherv_c: large counts: mpi_f08 only
- *   MPI_Alltoall_c: large counts: mpi_f08 only
- *   MPI_Alltoallv_c: large counts: mpi_f08 only
- *   MPI_Alltoallw_c: large counts: mpi_f08 only
- *   MPI_Scan_c: large counts: mpi_f08 only
- *   MPI_Exscan_c: large counts: mpi_f08 only
- *   MPI_Reduce_scatter_c: large counts: mpi_f08 only
- *   MPI_Reduce_scatter_block_c: large counts: mpi_f08 only
- *   MPI_Reduce_local_c: large counts: mpi_f08 only
- *   MPI_Ibcast_c: large counts: mpi_f08 only
- *   MPI_Ireduce_c: large counts: mpi_f08 only
- *   MPI_Iallreduce_c: large counts: mpi_f08 only
- *   MPI_Igather_c: large counts: mpi_f08 only
- *   MPI_Igatherv_c: large counts: mpi_f08 only
- *   MPI_Iscatter_c: large counts: mpi_f08 only
- *   MPI_Iscatterv_c: large counts: mpi_f08 only
- *   MPI_Iallgather_c: large counts: mpi_f08 only
- *   MPI_Iallgatherv_c: large counts: mpi_f08 only
- *   MPI_Ialltoall_c: large counts: mpi_f08 only
- *   MPI_Ialltoallv_c: large counts: mpi_f08 only
- *   MPI_Ialltoallw_c: large counts: mpi_f08 only
- *   MPI_Iscan_c: large counts: mpi_f08 only
- *   MPI_Iexscan_c: large counts: mpi_f08 only
- *   MPI_Ireduce_scatter_c: large counts: mpi_f08 only
- *   MPI_Ireduce_scatter_block_c: large counts: mpi_f08 only
- *   MPI_Bcast_init_c: large counts: mpi_f08 only
- *   MPI_Reduce_init_c: large counts: mpi_f08 only
- *   MPI_Allreduce_init_c: large counts: mpi_f08 only
- *   MPI_Gather_init_c: large counts: mpi_f08 only
- *   MPI_Gatherv_init_c: large counts: mpi_f08 only
- *   MPI_Scatter_init_c: large counts: mpi_f08 only
- *   MPI_Scatterv_init_c: large counts: mpi_f08 only
- *   MPI_Allgather_init_c: large counts: mpi_f08 only
- *   MPI_Allgatherv_init_c: large counts: mpi_f08 only
- *   MPI_Alltoall_init_c: large counts: mpi_f08 only
- *   MPI_Alltoallv_init_c: large counts: mpi_f08 only
- *   MPI_Alltoallw_init_c: large counts: mpi_f08 only
- *   MPI_Scan_init_c: large counts: mpi_f08 only
- *   MPI_Exscan_init_c: large counts: mpi_f08 only
- *   MPI_Reduce_scatter_init_c: large counts: mpi_f08 only
- *   MPI_Reduce_scatter_block_init_c: large counts: mpi_f08 only
  */

@@ -2,6 +2,13 @@
  * MPI_STATUS_IGNORE ... (fortran.h says why they live alone in this file). */
 #include "fortran.h"
 
-MPI_Fint ferry_bottom_, ferry_in_place_;
-MPI_Fint ferry_status_ignore_[MPI_F_STATUS_SIZE], ferry_statuses_ignore_[MPI_F_STATUS_SIZE];
-MPI_Fint ferry_errcodes_ignore_[1], ferry_unweighted_[1], ferry_weights_empty_[1];
+/* gfortran aligns a common block to 16 bytes; the mpi_f08 module's object in this library names
+ * them too, and the linker warns when the definition is less aligned than that. */
+#define FERRY_F_COMMON __attribute__((aligned(16)))
+FERRY_F_COMMON MPI_Fint ferry_bottom_;
+FERRY_F_COMMON MPI_Fint ferry_in_place_;
+FERRY_F_COMMON MPI_Fint ferry_status_ignore_[MPI_F_STATUS_SIZE];
+FERRY_F_COMMON MPI_Fint ferry_statuses_ignore_[MPI_F_STATUS_SIZE];
+FERRY_F_COMMON MPI_Fint ferry_errcodes_ignore_[1];
+FERRY_F_COMMON MPI_Fint ferry_unweighted_[1];
+FERRY_F_COMMON MPI_Fint ferry_weights_empty_[1];

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh INST: the Fortran programs of this directory, each built with mpifort and run with
 # mpiexec at 2 and 3 ranks; a run passes when rank 0 prints "No Errors" and mpiexec exits 0.
-# Fixed form (.f, include 'mpif.h') and free form (.f90, use mpi; .F90 goes through the
-# preprocessor).  Ends with "N passed, N failed, N skipped" (one skip when Ferry was built
+# Fixed form (.f, include 'mpif.h') and free form (.f90, use mpi or, f08_*.f90, use mpi_f08;
+# .F90 goes through the preprocessor).  Ends with "N passed, N failed, N skipped" (one skip when Ferry was built
 # without Fortran).  First: the generated files are fresh (maint/fortran-bindings --check, when
 # python3 is there).
 # Other MPIs: MPIFORT=mpifort.mpich MPIEXEC=mpiexec.mpich test/fortran/run.sh -
