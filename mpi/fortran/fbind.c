@@ -172,18 +172,44 @@ void pmpi_waitall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_
 }
 #pragma weak mpi_waitall_ = pmpi_waitall_
 
-void pmpi_testall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses,
-                   MPI_Fint *ierr)
+/* Testall and MPI-4.1's Request_get_status_all: the statuses when *flag. */
+typedef int (*all_fn)(int, MPI_Request[], int *, MPI_Status[]);
+static void all(all_fn fn, MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag,
+                MPI_Fint *statuses, MPI_Fint *ierr)
 {
     MPI_Status on_stack[STATUSES_ON_STACK], *c = statuses_in(statuses, *count, on_stack);
     if (!c) {
         *ierr = MPI_ERR_NO_MEM;
         return;
     }
-    *ierr = PMPI_Testall(*count, requests, flag, c);
+    *ierr = fn(*count, requests, flag, c);
     statuses_out(c, on_stack, statuses, *flag ? *count : 0);
 }
+
+/* The MPI-4.1 calls take their requests const: as the others' types for all() and some(). */
+static int get_status_all(int n, MPI_Request r[], int *flag, MPI_Status s[])
+{
+    return PMPI_Request_get_status_all(n, r, flag, s);
+}
+
+static int get_status_some(int n, MPI_Request r[], int *outcount, int indices[], MPI_Status s[])
+{
+    return PMPI_Request_get_status_some(n, r, outcount, indices, s);
+}
+
+void pmpi_testall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses,
+                   MPI_Fint *ierr)
+{
+    all(PMPI_Testall, count, requests, flag, statuses, ierr);
+}
 #pragma weak mpi_testall_ = pmpi_testall_
+
+void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag,
+                                  MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    all(get_status_all, count, requests, flag, statuses, ierr);
+}
+#pragma weak mpi_request_get_status_all_ = pmpi_request_get_status_all_
 
 void pmpi_waitany_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status,
                    MPI_Fint *ierr)
@@ -204,6 +230,16 @@ void pmpi_testany_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fin
     index_out(index);
 }
 #pragma weak mpi_testany_ = pmpi_testany_
+
+void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index,
+                                  MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
+    *ierr = PMPI_Request_get_status_any(*count, requests, index, flag, p_status);
+    ferry_f_status_out(p_status, status);
+    index_out(index);
+}
+#pragma weak mpi_request_get_status_any_ = pmpi_request_get_status_any_
 
 /* Waitsome and Testsome: outcount statuses and indexes. */
 typedef int (*some_fn)(int, MPI_Request[], int *, int[], MPI_Status[]);
@@ -235,6 +271,13 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, M
     some(PMPI_Testsome, incount, requests, outcount, indices, statuses, ierr);
 }
 #pragma weak mpi_testsome_ = pmpi_testsome_
+
+void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                                   MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    some(get_status_some, incount, requests, outcount, indices, statuses, ierr);
+}
+#pragma weak mpi_request_get_status_some_ = pmpi_request_get_status_some_
 
 /* ---- attributes: integer values ---- */
 

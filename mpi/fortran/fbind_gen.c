@@ -1053,15 +1053,6 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *statu
 }
 #pragma weak mpi_request_get_status_ = pmpi_request_get_status_
 
-void pmpi_request_get_status_any_(MPI_Fint *count, const MPI_Fint *array_of_requests,
-                                  MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
-{
-    MPI_Status c_status, *p_status = ferry_f_status_in(status, &c_status);
-    *ierr = PMPI_Request_get_status_any(*count, array_of_requests, index, flag, p_status);
-    ferry_f_status_out(p_status, status);
-}
-#pragma weak mpi_request_get_status_any_ = pmpi_request_get_status_any_
-
 void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
 {
     *ierr = PMPI_Grequest_complete(*request);
@@ -4583,7 +4574,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 559; in fbind.c: 25; not bound: 35 (and the
+/* Generated: 558; in fbind.c: 28; not bound: 33 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -4614,8 +4605,6 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Status_f082c: argument const MPI_F08_status * f08_status
  *   MPI_Status_f2f08: argument const MPI_Fint * f_status
  *   MPI_Status_f082f: argument const MPI_F08_status * f08_status
- *   MPI_Request_get_status_all: argument MPI_Status [] array_of_statuses
- *   MPI_Request_get_status_some: argument MPI_Status [] array_of_statuses
  *   MPI_Win_set_attr: windows are refused
  *   MPI_Win_get_attr: windows are refused
  *   MPI_Comm_spawn: argument char * [] argv

@@ -1463,6 +1463,18 @@ module mpi_f08
   interface PMPI_Request_get_status_any
     module procedure MPI_Request_get_status_any_f08
   end interface PMPI_Request_get_status_any
+  interface MPI_Request_get_status_all
+    module procedure MPI_Request_get_status_all_f08
+  end interface MPI_Request_get_status_all
+  interface PMPI_Request_get_status_all
+    module procedure MPI_Request_get_status_all_f08
+  end interface PMPI_Request_get_status_all
+  interface MPI_Request_get_status_some
+    module procedure MPI_Request_get_status_some_f08
+  end interface MPI_Request_get_status_some
+  interface PMPI_Request_get_status_some
+    module procedure MPI_Request_get_status_some_f08
+  end interface PMPI_Request_get_status_some
   interface MPI_Grequest_start
     module procedure MPI_Grequest_start_f08
   end interface MPI_Grequest_start
@@ -6340,7 +6352,7 @@ contains
   end subroutine MPI_Request_get_status_f08
   subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
     integer, intent(in) :: count
-    type(MPI_Request), intent(in) :: array_of_requests(*)
+    type(MPI_Request) :: array_of_requests(*)
     integer :: index
     logical :: flag
     type(MPI_Status) :: status
@@ -6361,6 +6373,52 @@ contains
     call ferry_c(count, array_of_requests, index, flag, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Request_get_status_any_f08
+  subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, &
+      ierror)
+    integer, intent(in) :: count
+    type(MPI_Request) :: array_of_requests(*)
+    logical :: flag
+    type(MPI_Status) :: array_of_statuses(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_requests, flag, array_of_statuses, ierror) bind(C, &
+          name="pmpi_request_get_status_all_")
+        import
+        integer :: count
+        type(MPI_Request) :: array_of_requests(*)
+        logical :: flag
+        type(MPI_Status) :: array_of_statuses(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_requests, flag, array_of_statuses, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Request_get_status_all_f08
+  subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, &
+      array_of_indices, array_of_statuses, ierror)
+    integer, intent(in) :: incount
+    type(MPI_Request) :: array_of_requests(*)
+    integer :: outcount
+    integer :: array_of_indices(*)
+    type(MPI_Status) :: array_of_statuses(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(incount, array_of_requests, outcount, array_of_indices, &
+          array_of_statuses, ierror) bind(C, name="pmpi_request_get_status_some_")
+        import
+        integer :: incount
+        type(MPI_Request) :: array_of_requests(*)
+        integer :: outcount
+        integer :: array_of_indices(*)
+        type(MPI_Status) :: array_of_statuses(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Request_get_status_some_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn

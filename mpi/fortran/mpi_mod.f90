@@ -2755,6 +2755,48 @@ module mpi
        integer :: status(MPI_STATUS_SIZE)
        integer :: ierror
      end subroutine PMPI_Request_get_status_any
+     subroutine MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, &
+         & ierror)
+       import
+       implicit none
+       integer :: count
+       integer :: array_of_requests(*)
+       logical :: flag
+       integer :: array_of_statuses(MPI_STATUS_SIZE, *)
+       integer :: ierror
+     end subroutine MPI_Request_get_status_all
+     subroutine PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, &
+         & ierror)
+       import
+       implicit none
+       integer :: count
+       integer :: array_of_requests(*)
+       logical :: flag
+       integer :: array_of_statuses(MPI_STATUS_SIZE, *)
+       integer :: ierror
+     end subroutine PMPI_Request_get_status_all
+     subroutine MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, &
+         & array_of_statuses, ierror)
+       import
+       implicit none
+       integer :: incount
+       integer :: array_of_requests(*)
+       integer :: outcount
+       integer :: array_of_indices(*)
+       integer :: array_of_statuses(MPI_STATUS_SIZE, *)
+       integer :: ierror
+     end subroutine MPI_Request_get_status_some
+     subroutine PMPI_Request_get_status_some(incount, array_of_requests, outcount, &
+         & array_of_indices, array_of_statuses, ierror)
+       import
+       implicit none
+       integer :: incount
+       integer :: array_of_requests(*)
+       integer :: outcount
+       integer :: array_of_indices(*)
+       integer :: array_of_statuses(MPI_STATUS_SIZE, *)
+       integer :: ierror
+     end subroutine PMPI_Request_get_status_some
      subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
        import
        implicit none
