@@ -507,2759 +507,2759 @@ module mpi_f08
     module procedure MPI_Init_f08
   end interface MPI_Init
   interface PMPI_Init
-    module procedure MPI_Init_f08
+    module procedure PMPI_Init_f08
   end interface PMPI_Init
   interface MPI_Init_thread
     module procedure MPI_Init_thread_f08
   end interface MPI_Init_thread
   interface PMPI_Init_thread
-    module procedure MPI_Init_thread_f08
+    module procedure PMPI_Init_thread_f08
   end interface PMPI_Init_thread
   interface MPI_Finalize
     module procedure MPI_Finalize_f08
   end interface MPI_Finalize
   interface PMPI_Finalize
-    module procedure MPI_Finalize_f08
+    module procedure PMPI_Finalize_f08
   end interface PMPI_Finalize
   interface MPI_Initialized
     module procedure MPI_Initialized_f08
   end interface MPI_Initialized
   interface PMPI_Initialized
-    module procedure MPI_Initialized_f08
+    module procedure PMPI_Initialized_f08
   end interface PMPI_Initialized
   interface MPI_Finalized
     module procedure MPI_Finalized_f08
   end interface MPI_Finalized
   interface PMPI_Finalized
-    module procedure MPI_Finalized_f08
+    module procedure PMPI_Finalized_f08
   end interface PMPI_Finalized
   interface MPI_Abort
     module procedure MPI_Abort_f08
   end interface MPI_Abort
   interface PMPI_Abort
-    module procedure MPI_Abort_f08
+    module procedure PMPI_Abort_f08
   end interface PMPI_Abort
   interface MPI_Get_version
     module procedure MPI_Get_version_f08
   end interface MPI_Get_version
   interface PMPI_Get_version
-    module procedure MPI_Get_version_f08
+    module procedure PMPI_Get_version_f08
   end interface PMPI_Get_version
   interface MPI_Get_processor_name
     module procedure MPI_Get_processor_name_f08
   end interface MPI_Get_processor_name
   interface PMPI_Get_processor_name
-    module procedure MPI_Get_processor_name_f08
+    module procedure PMPI_Get_processor_name_f08
   end interface PMPI_Get_processor_name
   interface MPI_Query_thread
     module procedure MPI_Query_thread_f08
   end interface MPI_Query_thread
   interface PMPI_Query_thread
-    module procedure MPI_Query_thread_f08
+    module procedure PMPI_Query_thread_f08
   end interface PMPI_Query_thread
   interface MPI_Comm_rank
     module procedure MPI_Comm_rank_f08
   end interface MPI_Comm_rank
   interface PMPI_Comm_rank
-    module procedure MPI_Comm_rank_f08
+    module procedure PMPI_Comm_rank_f08
   end interface PMPI_Comm_rank
   interface MPI_Comm_size
     module procedure MPI_Comm_size_f08
   end interface MPI_Comm_size
   interface PMPI_Comm_size
-    module procedure MPI_Comm_size_f08
+    module procedure PMPI_Comm_size_f08
   end interface PMPI_Comm_size
   interface MPI_Comm_dup
     module procedure MPI_Comm_dup_f08
   end interface MPI_Comm_dup
   interface PMPI_Comm_dup
-    module procedure MPI_Comm_dup_f08
+    module procedure PMPI_Comm_dup_f08
   end interface PMPI_Comm_dup
   interface MPI_Comm_free
     module procedure MPI_Comm_free_f08
   end interface MPI_Comm_free
   interface PMPI_Comm_free
-    module procedure MPI_Comm_free_f08
+    module procedure PMPI_Comm_free_f08
   end interface PMPI_Comm_free
   interface MPI_Comm_get_attr
     module procedure MPI_Comm_get_attr_f08
   end interface MPI_Comm_get_attr
   interface PMPI_Comm_get_attr
-    module procedure MPI_Comm_get_attr_f08
+    module procedure PMPI_Comm_get_attr_f08
   end interface PMPI_Comm_get_attr
   interface MPI_Comm_set_errhandler
     module procedure MPI_Comm_set_errhandler_f08
   end interface MPI_Comm_set_errhandler
   interface PMPI_Comm_set_errhandler
-    module procedure MPI_Comm_set_errhandler_f08
+    module procedure PMPI_Comm_set_errhandler_f08
   end interface PMPI_Comm_set_errhandler
   interface MPI_Comm_get_errhandler
     module procedure MPI_Comm_get_errhandler_f08
   end interface MPI_Comm_get_errhandler
   interface PMPI_Comm_get_errhandler
-    module procedure MPI_Comm_get_errhandler_f08
+    module procedure PMPI_Comm_get_errhandler_f08
   end interface PMPI_Comm_get_errhandler
   interface MPI_Errhandler_free
     module procedure MPI_Errhandler_free_f08
   end interface MPI_Errhandler_free
   interface PMPI_Errhandler_free
-    module procedure MPI_Errhandler_free_f08
+    module procedure PMPI_Errhandler_free_f08
   end interface PMPI_Errhandler_free
   interface MPI_Error_class
     module procedure MPI_Error_class_f08
   end interface MPI_Error_class
   interface PMPI_Error_class
-    module procedure MPI_Error_class_f08
+    module procedure PMPI_Error_class_f08
   end interface PMPI_Error_class
   interface MPI_Error_string
     module procedure MPI_Error_string_f08
   end interface MPI_Error_string
   interface PMPI_Error_string
-    module procedure MPI_Error_string_f08
+    module procedure PMPI_Error_string_f08
   end interface PMPI_Error_string
   interface MPI_Send
     module procedure MPI_Send_f08
     module procedure MPI_Send_f08c
   end interface MPI_Send
   interface PMPI_Send
-    module procedure MPI_Send_f08
-    module procedure MPI_Send_f08c
+    module procedure PMPI_Send_f08
+    module procedure PMPI_Send_f08c
   end interface PMPI_Send
   interface MPI_Ssend
     module procedure MPI_Ssend_f08
     module procedure MPI_Ssend_f08c
   end interface MPI_Ssend
   interface PMPI_Ssend
-    module procedure MPI_Ssend_f08
-    module procedure MPI_Ssend_f08c
+    module procedure PMPI_Ssend_f08
+    module procedure PMPI_Ssend_f08c
   end interface PMPI_Ssend
   interface MPI_Recv
     module procedure MPI_Recv_f08
     module procedure MPI_Recv_f08c
   end interface MPI_Recv
   interface PMPI_Recv
-    module procedure MPI_Recv_f08
-    module procedure MPI_Recv_f08c
+    module procedure PMPI_Recv_f08
+    module procedure PMPI_Recv_f08c
   end interface PMPI_Recv
   interface MPI_Isend
     module procedure MPI_Isend_f08
     module procedure MPI_Isend_f08c
   end interface MPI_Isend
   interface PMPI_Isend
-    module procedure MPI_Isend_f08
-    module procedure MPI_Isend_f08c
+    module procedure PMPI_Isend_f08
+    module procedure PMPI_Isend_f08c
   end interface PMPI_Isend
   interface MPI_Issend
     module procedure MPI_Issend_f08
     module procedure MPI_Issend_f08c
   end interface MPI_Issend
   interface PMPI_Issend
-    module procedure MPI_Issend_f08
-    module procedure MPI_Issend_f08c
+    module procedure PMPI_Issend_f08
+    module procedure PMPI_Issend_f08c
   end interface PMPI_Issend
   interface MPI_Irecv
     module procedure MPI_Irecv_f08
     module procedure MPI_Irecv_f08c
   end interface MPI_Irecv
   interface PMPI_Irecv
-    module procedure MPI_Irecv_f08
-    module procedure MPI_Irecv_f08c
+    module procedure PMPI_Irecv_f08
+    module procedure PMPI_Irecv_f08c
   end interface PMPI_Irecv
   interface MPI_Sendrecv
     module procedure MPI_Sendrecv_f08
     module procedure MPI_Sendrecv_f08c
   end interface MPI_Sendrecv
   interface PMPI_Sendrecv
-    module procedure MPI_Sendrecv_f08
-    module procedure MPI_Sendrecv_f08c
+    module procedure PMPI_Sendrecv_f08
+    module procedure PMPI_Sendrecv_f08c
   end interface PMPI_Sendrecv
   interface MPI_Wait
     module procedure MPI_Wait_f08
   end interface MPI_Wait
   interface PMPI_Wait
-    module procedure MPI_Wait_f08
+    module procedure PMPI_Wait_f08
   end interface PMPI_Wait
   interface MPI_Waitall
     module procedure MPI_Waitall_f08
   end interface MPI_Waitall
   interface PMPI_Waitall
-    module procedure MPI_Waitall_f08
+    module procedure PMPI_Waitall_f08
   end interface PMPI_Waitall
   interface MPI_Waitany
     module procedure MPI_Waitany_f08
   end interface MPI_Waitany
   interface PMPI_Waitany
-    module procedure MPI_Waitany_f08
+    module procedure PMPI_Waitany_f08
   end interface PMPI_Waitany
   interface MPI_Test
     module procedure MPI_Test_f08
   end interface MPI_Test
   interface PMPI_Test
-    module procedure MPI_Test_f08
+    module procedure PMPI_Test_f08
   end interface PMPI_Test
   interface MPI_Testall
     module procedure MPI_Testall_f08
   end interface MPI_Testall
   interface PMPI_Testall
-    module procedure MPI_Testall_f08
+    module procedure PMPI_Testall_f08
   end interface PMPI_Testall
   interface MPI_Request_free
     module procedure MPI_Request_free_f08
   end interface MPI_Request_free
   interface PMPI_Request_free
-    module procedure MPI_Request_free_f08
+    module procedure PMPI_Request_free_f08
   end interface PMPI_Request_free
   interface MPI_Cancel
     module procedure MPI_Cancel_f08
   end interface MPI_Cancel
   interface PMPI_Cancel
-    module procedure MPI_Cancel_f08
+    module procedure PMPI_Cancel_f08
   end interface PMPI_Cancel
   interface MPI_Test_cancelled
     module procedure MPI_Test_cancelled_f08
   end interface MPI_Test_cancelled
   interface PMPI_Test_cancelled
-    module procedure MPI_Test_cancelled_f08
+    module procedure PMPI_Test_cancelled_f08
   end interface PMPI_Test_cancelled
   interface MPI_Get_count
     module procedure MPI_Get_count_f08
     module procedure MPI_Get_count_f08c
   end interface MPI_Get_count
   interface PMPI_Get_count
-    module procedure MPI_Get_count_f08
-    module procedure MPI_Get_count_f08c
+    module procedure PMPI_Get_count_f08
+    module procedure PMPI_Get_count_f08c
   end interface PMPI_Get_count
   interface MPI_Probe
     module procedure MPI_Probe_f08
   end interface MPI_Probe
   interface PMPI_Probe
-    module procedure MPI_Probe_f08
+    module procedure PMPI_Probe_f08
   end interface PMPI_Probe
   interface MPI_Iprobe
     module procedure MPI_Iprobe_f08
   end interface MPI_Iprobe
   interface PMPI_Iprobe
-    module procedure MPI_Iprobe_f08
+    module procedure PMPI_Iprobe_f08
   end interface PMPI_Iprobe
   interface MPI_Type_size
     module procedure MPI_Type_size_f08
     module procedure MPI_Type_size_f08c
   end interface MPI_Type_size
   interface PMPI_Type_size
-    module procedure MPI_Type_size_f08
-    module procedure MPI_Type_size_f08c
+    module procedure PMPI_Type_size_f08
+    module procedure PMPI_Type_size_f08c
   end interface PMPI_Type_size
   interface MPI_Barrier
     module procedure MPI_Barrier_f08
   end interface MPI_Barrier
   interface PMPI_Barrier
-    module procedure MPI_Barrier_f08
+    module procedure PMPI_Barrier_f08
   end interface PMPI_Barrier
   interface MPI_Reduce
     module procedure MPI_Reduce_f08
     module procedure MPI_Reduce_f08c
   end interface MPI_Reduce
   interface PMPI_Reduce
-    module procedure MPI_Reduce_f08
-    module procedure MPI_Reduce_f08c
+    module procedure PMPI_Reduce_f08
+    module procedure PMPI_Reduce_f08c
   end interface PMPI_Reduce
   interface MPI_Allreduce
     module procedure MPI_Allreduce_f08
     module procedure MPI_Allreduce_f08c
   end interface MPI_Allreduce
   interface PMPI_Allreduce
-    module procedure MPI_Allreduce_f08
-    module procedure MPI_Allreduce_f08c
+    module procedure PMPI_Allreduce_f08
+    module procedure PMPI_Allreduce_f08c
   end interface PMPI_Allreduce
   interface MPI_Bcast
     module procedure MPI_Bcast_f08
     module procedure MPI_Bcast_f08c
   end interface MPI_Bcast
   interface PMPI_Bcast
-    module procedure MPI_Bcast_f08
-    module procedure MPI_Bcast_f08c
+    module procedure PMPI_Bcast_f08
+    module procedure PMPI_Bcast_f08c
   end interface PMPI_Bcast
   interface MPI_Comm_dup_with_info
     module procedure MPI_Comm_dup_with_info_f08
   end interface MPI_Comm_dup_with_info
   interface PMPI_Comm_dup_with_info
-    module procedure MPI_Comm_dup_with_info_f08
+    module procedure PMPI_Comm_dup_with_info_f08
   end interface PMPI_Comm_dup_with_info
   interface MPI_Comm_idup
     module procedure MPI_Comm_idup_f08
   end interface MPI_Comm_idup
   interface PMPI_Comm_idup
-    module procedure MPI_Comm_idup_f08
+    module procedure PMPI_Comm_idup_f08
   end interface PMPI_Comm_idup
   interface MPI_Comm_idup_with_info
     module procedure MPI_Comm_idup_with_info_f08
   end interface MPI_Comm_idup_with_info
   interface PMPI_Comm_idup_with_info
-    module procedure MPI_Comm_idup_with_info_f08
+    module procedure PMPI_Comm_idup_with_info_f08
   end interface PMPI_Comm_idup_with_info
   interface MPI_Comm_disconnect
     module procedure MPI_Comm_disconnect_f08
   end interface MPI_Comm_disconnect
   interface PMPI_Comm_disconnect
-    module procedure MPI_Comm_disconnect_f08
+    module procedure PMPI_Comm_disconnect_f08
   end interface PMPI_Comm_disconnect
   interface MPI_Comm_split
     module procedure MPI_Comm_split_f08
   end interface MPI_Comm_split
   interface PMPI_Comm_split
-    module procedure MPI_Comm_split_f08
+    module procedure PMPI_Comm_split_f08
   end interface PMPI_Comm_split
   interface MPI_Comm_split_type
     module procedure MPI_Comm_split_type_f08
   end interface MPI_Comm_split_type
   interface PMPI_Comm_split_type
-    module procedure MPI_Comm_split_type_f08
+    module procedure PMPI_Comm_split_type_f08
   end interface PMPI_Comm_split_type
   interface MPI_Comm_create
     module procedure MPI_Comm_create_f08
   end interface MPI_Comm_create
   interface PMPI_Comm_create
-    module procedure MPI_Comm_create_f08
+    module procedure PMPI_Comm_create_f08
   end interface PMPI_Comm_create
   interface MPI_Comm_create_group
     module procedure MPI_Comm_create_group_f08
   end interface MPI_Comm_create_group
   interface PMPI_Comm_create_group
-    module procedure MPI_Comm_create_group_f08
+    module procedure PMPI_Comm_create_group_f08
   end interface PMPI_Comm_create_group
   interface MPI_Comm_compare
     module procedure MPI_Comm_compare_f08
   end interface MPI_Comm_compare
   interface PMPI_Comm_compare
-    module procedure MPI_Comm_compare_f08
+    module procedure PMPI_Comm_compare_f08
   end interface PMPI_Comm_compare
   interface MPI_Comm_set_name
     module procedure MPI_Comm_set_name_f08
   end interface MPI_Comm_set_name
   interface PMPI_Comm_set_name
-    module procedure MPI_Comm_set_name_f08
+    module procedure PMPI_Comm_set_name_f08
   end interface PMPI_Comm_set_name
   interface MPI_Comm_get_name
     module procedure MPI_Comm_get_name_f08
   end interface MPI_Comm_get_name
   interface PMPI_Comm_get_name
-    module procedure MPI_Comm_get_name_f08
+    module procedure PMPI_Comm_get_name_f08
   end interface PMPI_Comm_get_name
   interface MPI_Comm_set_info
     module procedure MPI_Comm_set_info_f08
   end interface MPI_Comm_set_info
   interface PMPI_Comm_set_info
-    module procedure MPI_Comm_set_info_f08
+    module procedure PMPI_Comm_set_info_f08
   end interface PMPI_Comm_set_info
   interface MPI_Comm_get_info
     module procedure MPI_Comm_get_info_f08
   end interface MPI_Comm_get_info
   interface PMPI_Comm_get_info
-    module procedure MPI_Comm_get_info_f08
+    module procedure PMPI_Comm_get_info_f08
   end interface PMPI_Comm_get_info
   interface MPI_Comm_test_inter
     module procedure MPI_Comm_test_inter_f08
   end interface MPI_Comm_test_inter
   interface PMPI_Comm_test_inter
-    module procedure MPI_Comm_test_inter_f08
+    module procedure PMPI_Comm_test_inter_f08
   end interface PMPI_Comm_test_inter
   interface MPI_Comm_remote_size
     module procedure MPI_Comm_remote_size_f08
   end interface MPI_Comm_remote_size
   interface PMPI_Comm_remote_size
-    module procedure MPI_Comm_remote_size_f08
+    module procedure PMPI_Comm_remote_size_f08
   end interface PMPI_Comm_remote_size
   interface MPI_Comm_remote_group
     module procedure MPI_Comm_remote_group_f08
   end interface MPI_Comm_remote_group
   interface PMPI_Comm_remote_group
-    module procedure MPI_Comm_remote_group_f08
+    module procedure PMPI_Comm_remote_group_f08
   end interface PMPI_Comm_remote_group
   interface MPI_Intercomm_create
     module procedure MPI_Intercomm_create_f08
   end interface MPI_Intercomm_create
   interface PMPI_Intercomm_create
-    module procedure MPI_Intercomm_create_f08
+    module procedure PMPI_Intercomm_create_f08
   end interface PMPI_Intercomm_create
   interface MPI_Intercomm_merge
     module procedure MPI_Intercomm_merge_f08
   end interface MPI_Intercomm_merge
   interface PMPI_Intercomm_merge
-    module procedure MPI_Intercomm_merge_f08
+    module procedure PMPI_Intercomm_merge_f08
   end interface PMPI_Intercomm_merge
   interface MPI_Comm_group
     module procedure MPI_Comm_group_f08
   end interface MPI_Comm_group
   interface PMPI_Comm_group
-    module procedure MPI_Comm_group_f08
+    module procedure PMPI_Comm_group_f08
   end interface PMPI_Comm_group
   interface MPI_Group_size
     module procedure MPI_Group_size_f08
   end interface MPI_Group_size
   interface PMPI_Group_size
-    module procedure MPI_Group_size_f08
+    module procedure PMPI_Group_size_f08
   end interface PMPI_Group_size
   interface MPI_Group_rank
     module procedure MPI_Group_rank_f08
   end interface MPI_Group_rank
   interface PMPI_Group_rank
-    module procedure MPI_Group_rank_f08
+    module procedure PMPI_Group_rank_f08
   end interface PMPI_Group_rank
   interface MPI_Group_free
     module procedure MPI_Group_free_f08
   end interface MPI_Group_free
   interface PMPI_Group_free
-    module procedure MPI_Group_free_f08
+    module procedure PMPI_Group_free_f08
   end interface PMPI_Group_free
   interface MPI_Group_translate_ranks
     module procedure MPI_Group_translate_ranks_f08
   end interface MPI_Group_translate_ranks
   interface PMPI_Group_translate_ranks
-    module procedure MPI_Group_translate_ranks_f08
+    module procedure PMPI_Group_translate_ranks_f08
   end interface PMPI_Group_translate_ranks
   interface MPI_Group_compare
     module procedure MPI_Group_compare_f08
   end interface MPI_Group_compare
   interface PMPI_Group_compare
-    module procedure MPI_Group_compare_f08
+    module procedure PMPI_Group_compare_f08
   end interface PMPI_Group_compare
   interface MPI_Group_union
     module procedure MPI_Group_union_f08
   end interface MPI_Group_union
   interface PMPI_Group_union
-    module procedure MPI_Group_union_f08
+    module procedure PMPI_Group_union_f08
   end interface PMPI_Group_union
   interface MPI_Group_intersection
     module procedure MPI_Group_intersection_f08
   end interface MPI_Group_intersection
   interface PMPI_Group_intersection
-    module procedure MPI_Group_intersection_f08
+    module procedure PMPI_Group_intersection_f08
   end interface PMPI_Group_intersection
   interface MPI_Group_difference
     module procedure MPI_Group_difference_f08
   end interface MPI_Group_difference
   interface PMPI_Group_difference
-    module procedure MPI_Group_difference_f08
+    module procedure PMPI_Group_difference_f08
   end interface PMPI_Group_difference
   interface MPI_Group_incl
     module procedure MPI_Group_incl_f08
   end interface MPI_Group_incl
   interface PMPI_Group_incl
-    module procedure MPI_Group_incl_f08
+    module procedure PMPI_Group_incl_f08
   end interface PMPI_Group_incl
   interface MPI_Group_excl
     module procedure MPI_Group_excl_f08
   end interface MPI_Group_excl
   interface PMPI_Group_excl
-    module procedure MPI_Group_excl_f08
+    module procedure PMPI_Group_excl_f08
   end interface PMPI_Group_excl
   interface MPI_Group_range_incl
     module procedure MPI_Group_range_incl_f08
   end interface MPI_Group_range_incl
   interface PMPI_Group_range_incl
-    module procedure MPI_Group_range_incl_f08
+    module procedure PMPI_Group_range_incl_f08
   end interface PMPI_Group_range_incl
   interface MPI_Group_range_excl
     module procedure MPI_Group_range_excl_f08
   end interface MPI_Group_range_excl
   interface PMPI_Group_range_excl
-    module procedure MPI_Group_range_excl_f08
+    module procedure PMPI_Group_range_excl_f08
   end interface PMPI_Group_range_excl
   interface MPI_Comm_create_keyval
     module procedure MPI_Comm_create_keyval_f08
   end interface MPI_Comm_create_keyval
   interface PMPI_Comm_create_keyval
-    module procedure MPI_Comm_create_keyval_f08
+    module procedure PMPI_Comm_create_keyval_f08
   end interface PMPI_Comm_create_keyval
   interface MPI_Comm_free_keyval
     module procedure MPI_Comm_free_keyval_f08
   end interface MPI_Comm_free_keyval
   interface PMPI_Comm_free_keyval
-    module procedure MPI_Comm_free_keyval_f08
+    module procedure PMPI_Comm_free_keyval_f08
   end interface PMPI_Comm_free_keyval
   interface MPI_Comm_set_attr
     module procedure MPI_Comm_set_attr_f08
   end interface MPI_Comm_set_attr
   interface PMPI_Comm_set_attr
-    module procedure MPI_Comm_set_attr_f08
+    module procedure PMPI_Comm_set_attr_f08
   end interface PMPI_Comm_set_attr
   interface MPI_Comm_delete_attr
     module procedure MPI_Comm_delete_attr_f08
   end interface MPI_Comm_delete_attr
   interface PMPI_Comm_delete_attr
-    module procedure MPI_Comm_delete_attr_f08
+    module procedure PMPI_Comm_delete_attr_f08
   end interface PMPI_Comm_delete_attr
   interface MPI_Type_create_keyval
     module procedure MPI_Type_create_keyval_f08
   end interface MPI_Type_create_keyval
   interface PMPI_Type_create_keyval
-    module procedure MPI_Type_create_keyval_f08
+    module procedure PMPI_Type_create_keyval_f08
   end interface PMPI_Type_create_keyval
   interface MPI_Type_free_keyval
     module procedure MPI_Type_free_keyval_f08
   end interface MPI_Type_free_keyval
   interface PMPI_Type_free_keyval
-    module procedure MPI_Type_free_keyval_f08
+    module procedure PMPI_Type_free_keyval_f08
   end interface PMPI_Type_free_keyval
   interface MPI_Type_set_attr
     module procedure MPI_Type_set_attr_f08
   end interface MPI_Type_set_attr
   interface PMPI_Type_set_attr
-    module procedure MPI_Type_set_attr_f08
+    module procedure PMPI_Type_set_attr_f08
   end interface PMPI_Type_set_attr
   interface MPI_Type_get_attr
     module procedure MPI_Type_get_attr_f08
   end interface MPI_Type_get_attr
   interface PMPI_Type_get_attr
-    module procedure MPI_Type_get_attr_f08
+    module procedure PMPI_Type_get_attr_f08
   end interface PMPI_Type_get_attr
   interface MPI_Type_delete_attr
     module procedure MPI_Type_delete_attr_f08
   end interface MPI_Type_delete_attr
   interface PMPI_Type_delete_attr
-    module procedure MPI_Type_delete_attr_f08
+    module procedure PMPI_Type_delete_attr_f08
   end interface PMPI_Type_delete_attr
   interface MPI_Win_free_keyval
     module procedure MPI_Win_free_keyval_f08
   end interface MPI_Win_free_keyval
   interface PMPI_Win_free_keyval
-    module procedure MPI_Win_free_keyval_f08
+    module procedure PMPI_Win_free_keyval_f08
   end interface PMPI_Win_free_keyval
   interface MPI_Info_create
     module procedure MPI_Info_create_f08
   end interface MPI_Info_create
   interface PMPI_Info_create
-    module procedure MPI_Info_create_f08
+    module procedure PMPI_Info_create_f08
   end interface PMPI_Info_create
   interface MPI_Info_create_env
     module procedure MPI_Info_create_env_f08
   end interface MPI_Info_create_env
   interface PMPI_Info_create_env
-    module procedure MPI_Info_create_env_f08
+    module procedure PMPI_Info_create_env_f08
   end interface PMPI_Info_create_env
   interface MPI_Get_hw_resource_info
     module procedure MPI_Get_hw_resource_info_f08
   end interface MPI_Get_hw_resource_info
   interface PMPI_Get_hw_resource_info
-    module procedure MPI_Get_hw_resource_info_f08
+    module procedure PMPI_Get_hw_resource_info_f08
   end interface PMPI_Get_hw_resource_info
   interface MPI_Info_dup
     module procedure MPI_Info_dup_f08
   end interface MPI_Info_dup
   interface PMPI_Info_dup
-    module procedure MPI_Info_dup_f08
+    module procedure PMPI_Info_dup_f08
   end interface PMPI_Info_dup
   interface MPI_Info_free
     module procedure MPI_Info_free_f08
   end interface MPI_Info_free
   interface PMPI_Info_free
-    module procedure MPI_Info_free_f08
+    module procedure PMPI_Info_free_f08
   end interface PMPI_Info_free
   interface MPI_Info_set
     module procedure MPI_Info_set_f08
   end interface MPI_Info_set
   interface PMPI_Info_set
-    module procedure MPI_Info_set_f08
+    module procedure PMPI_Info_set_f08
   end interface PMPI_Info_set
   interface MPI_Info_delete
     module procedure MPI_Info_delete_f08
   end interface MPI_Info_delete
   interface PMPI_Info_delete
-    module procedure MPI_Info_delete_f08
+    module procedure PMPI_Info_delete_f08
   end interface PMPI_Info_delete
   interface MPI_Info_get
     module procedure MPI_Info_get_f08
   end interface MPI_Info_get
   interface PMPI_Info_get
-    module procedure MPI_Info_get_f08
+    module procedure PMPI_Info_get_f08
   end interface PMPI_Info_get
   interface MPI_Info_get_string
     module procedure MPI_Info_get_string_f08
   end interface MPI_Info_get_string
   interface PMPI_Info_get_string
-    module procedure MPI_Info_get_string_f08
+    module procedure PMPI_Info_get_string_f08
   end interface PMPI_Info_get_string
   interface MPI_Info_get_valuelen
     module procedure MPI_Info_get_valuelen_f08
   end interface MPI_Info_get_valuelen
   interface PMPI_Info_get_valuelen
-    module procedure MPI_Info_get_valuelen_f08
+    module procedure PMPI_Info_get_valuelen_f08
   end interface PMPI_Info_get_valuelen
   interface MPI_Info_get_nkeys
     module procedure MPI_Info_get_nkeys_f08
   end interface MPI_Info_get_nkeys
   interface PMPI_Info_get_nkeys
-    module procedure MPI_Info_get_nkeys_f08
+    module procedure PMPI_Info_get_nkeys_f08
   end interface PMPI_Info_get_nkeys
   interface MPI_Info_get_nthkey
     module procedure MPI_Info_get_nthkey_f08
   end interface MPI_Info_get_nthkey
   interface PMPI_Info_get_nthkey
-    module procedure MPI_Info_get_nthkey_f08
+    module procedure PMPI_Info_get_nthkey_f08
   end interface PMPI_Info_get_nthkey
   interface MPI_Comm_create_errhandler
     module procedure MPI_Comm_create_errhandler_f08
   end interface MPI_Comm_create_errhandler
   interface PMPI_Comm_create_errhandler
-    module procedure MPI_Comm_create_errhandler_f08
+    module procedure PMPI_Comm_create_errhandler_f08
   end interface PMPI_Comm_create_errhandler
   interface MPI_Comm_call_errhandler
     module procedure MPI_Comm_call_errhandler_f08
   end interface MPI_Comm_call_errhandler
   interface PMPI_Comm_call_errhandler
-    module procedure MPI_Comm_call_errhandler_f08
+    module procedure PMPI_Comm_call_errhandler_f08
   end interface PMPI_Comm_call_errhandler
   interface MPI_Gather
     module procedure MPI_Gather_f08
     module procedure MPI_Gather_f08c
   end interface MPI_Gather
   interface PMPI_Gather
-    module procedure MPI_Gather_f08
-    module procedure MPI_Gather_f08c
+    module procedure PMPI_Gather_f08
+    module procedure PMPI_Gather_f08c
   end interface PMPI_Gather
   interface MPI_Gatherv
     module procedure MPI_Gatherv_f08
     module procedure MPI_Gatherv_f08c
   end interface MPI_Gatherv
   interface PMPI_Gatherv
-    module procedure MPI_Gatherv_f08
-    module procedure MPI_Gatherv_f08c
+    module procedure PMPI_Gatherv_f08
+    module procedure PMPI_Gatherv_f08c
   end interface PMPI_Gatherv
   interface MPI_Scatter
     module procedure MPI_Scatter_f08
     module procedure MPI_Scatter_f08c
   end interface MPI_Scatter
   interface PMPI_Scatter
-    module procedure MPI_Scatter_f08
-    module procedure MPI_Scatter_f08c
+    module procedure PMPI_Scatter_f08
+    module procedure PMPI_Scatter_f08c
   end interface PMPI_Scatter
   interface MPI_Scatterv
     module procedure MPI_Scatterv_f08
     module procedure MPI_Scatterv_f08c
   end interface MPI_Scatterv
   interface PMPI_Scatterv
-    module procedure MPI_Scatterv_f08
-    module procedure MPI_Scatterv_f08c
+    module procedure PMPI_Scatterv_f08
+    module procedure PMPI_Scatterv_f08c
   end interface PMPI_Scatterv
   interface MPI_Allgather
     module procedure MPI_Allgather_f08
     module procedure MPI_Allgather_f08c
   end interface MPI_Allgather
   interface PMPI_Allgather
-    module procedure MPI_Allgather_f08
-    module procedure MPI_Allgather_f08c
+    module procedure PMPI_Allgather_f08
+    module procedure PMPI_Allgather_f08c
   end interface PMPI_Allgather
   interface MPI_Allgatherv
     module procedure MPI_Allgatherv_f08
     module procedure MPI_Allgatherv_f08c
   end interface MPI_Allgatherv
   interface PMPI_Allgatherv
-    module procedure MPI_Allgatherv_f08
-    module procedure MPI_Allgatherv_f08c
+    module procedure PMPI_Allgatherv_f08
+    module procedure PMPI_Allgatherv_f08c
   end interface PMPI_Allgatherv
   interface MPI_Alltoall
     module procedure MPI_Alltoall_f08
     module procedure MPI_Alltoall_f08c
   end interface MPI_Alltoall
   interface PMPI_Alltoall
-    module procedure MPI_Alltoall_f08
-    module procedure MPI_Alltoall_f08c
+    module procedure PMPI_Alltoall_f08
+    module procedure PMPI_Alltoall_f08c
   end interface PMPI_Alltoall
   interface MPI_Alltoallv
     module procedure MPI_Alltoallv_f08
     module procedure MPI_Alltoallv_f08c
   end interface MPI_Alltoallv
   interface PMPI_Alltoallv
-    module procedure MPI_Alltoallv_f08
-    module procedure MPI_Alltoallv_f08c
+    module procedure PMPI_Alltoallv_f08
+    module procedure PMPI_Alltoallv_f08c
   end interface PMPI_Alltoallv
   interface MPI_Get_library_version
     module procedure MPI_Get_library_version_f08
   end interface MPI_Get_library_version
   interface PMPI_Get_library_version
-    module procedure MPI_Get_library_version_f08
+    module procedure PMPI_Get_library_version_f08
   end interface PMPI_Get_library_version
   interface MPI_Is_thread_main
     module procedure MPI_Is_thread_main_f08
   end interface MPI_Is_thread_main
   interface PMPI_Is_thread_main
-    module procedure MPI_Is_thread_main_f08
+    module procedure PMPI_Is_thread_main_f08
   end interface PMPI_Is_thread_main
   interface MPI_Comm_get_parent
     module procedure MPI_Comm_get_parent_f08
   end interface MPI_Comm_get_parent
   interface PMPI_Comm_get_parent
-    module procedure MPI_Comm_get_parent_f08
+    module procedure PMPI_Comm_get_parent_f08
   end interface PMPI_Comm_get_parent
   interface MPI_Topo_test
     module procedure MPI_Topo_test_f08
   end interface MPI_Topo_test
   interface PMPI_Topo_test
-    module procedure MPI_Topo_test_f08
+    module procedure PMPI_Topo_test_f08
   end interface PMPI_Topo_test
   interface MPI_Dims_create
     module procedure MPI_Dims_create_f08
   end interface MPI_Dims_create
   interface PMPI_Dims_create
-    module procedure MPI_Dims_create_f08
+    module procedure PMPI_Dims_create_f08
   end interface PMPI_Dims_create
   interface MPI_Alloc_mem
     module procedure MPI_Alloc_mem_f08
   end interface MPI_Alloc_mem
   interface PMPI_Alloc_mem
-    module procedure MPI_Alloc_mem_f08
+    module procedure PMPI_Alloc_mem_f08
   end interface PMPI_Alloc_mem
   interface MPI_Free_mem
     module procedure MPI_Free_mem_f08
   end interface MPI_Free_mem
   interface PMPI_Free_mem
-    module procedure MPI_Free_mem_f08
+    module procedure PMPI_Free_mem_f08
   end interface PMPI_Free_mem
   interface MPI_Rsend
     module procedure MPI_Rsend_f08
     module procedure MPI_Rsend_f08c
   end interface MPI_Rsend
   interface PMPI_Rsend
-    module procedure MPI_Rsend_f08
-    module procedure MPI_Rsend_f08c
+    module procedure PMPI_Rsend_f08
+    module procedure PMPI_Rsend_f08c
   end interface PMPI_Rsend
   interface MPI_Bsend
     module procedure MPI_Bsend_f08
     module procedure MPI_Bsend_f08c
   end interface MPI_Bsend
   interface PMPI_Bsend
-    module procedure MPI_Bsend_f08
-    module procedure MPI_Bsend_f08c
+    module procedure PMPI_Bsend_f08
+    module procedure PMPI_Bsend_f08c
   end interface PMPI_Bsend
   interface MPI_Irsend
     module procedure MPI_Irsend_f08
     module procedure MPI_Irsend_f08c
   end interface MPI_Irsend
   interface PMPI_Irsend
-    module procedure MPI_Irsend_f08
-    module procedure MPI_Irsend_f08c
+    module procedure PMPI_Irsend_f08
+    module procedure PMPI_Irsend_f08c
   end interface PMPI_Irsend
   interface MPI_Ibsend
     module procedure MPI_Ibsend_f08
     module procedure MPI_Ibsend_f08c
   end interface MPI_Ibsend
   interface PMPI_Ibsend
-    module procedure MPI_Ibsend_f08
-    module procedure MPI_Ibsend_f08c
+    module procedure PMPI_Ibsend_f08
+    module procedure PMPI_Ibsend_f08c
   end interface PMPI_Ibsend
   interface MPI_Buffer_attach
     module procedure MPI_Buffer_attach_f08
     module procedure MPI_Buffer_attach_f08c
   end interface MPI_Buffer_attach
   interface PMPI_Buffer_attach
-    module procedure MPI_Buffer_attach_f08
-    module procedure MPI_Buffer_attach_f08c
+    module procedure PMPI_Buffer_attach_f08
+    module procedure PMPI_Buffer_attach_f08c
   end interface PMPI_Buffer_attach
   interface MPI_Buffer_detach
     module procedure MPI_Buffer_detach_f08
   end interface MPI_Buffer_detach
   interface PMPI_Buffer_detach
-    module procedure MPI_Buffer_detach_f08
+    module procedure PMPI_Buffer_detach_f08
   end interface PMPI_Buffer_detach
   interface MPI_Buffer_flush
     module procedure MPI_Buffer_flush_f08
   end interface MPI_Buffer_flush
   interface PMPI_Buffer_flush
-    module procedure MPI_Buffer_flush_f08
+    module procedure PMPI_Buffer_flush_f08
   end interface PMPI_Buffer_flush
   interface MPI_Buffer_iflush
     module procedure MPI_Buffer_iflush_f08
   end interface MPI_Buffer_iflush
   interface PMPI_Buffer_iflush
-    module procedure MPI_Buffer_iflush_f08
+    module procedure PMPI_Buffer_iflush_f08
   end interface PMPI_Buffer_iflush
   interface MPI_Comm_attach_buffer
     module procedure MPI_Comm_attach_buffer_f08
     module procedure MPI_Comm_attach_buffer_f08c
   end interface MPI_Comm_attach_buffer
   interface PMPI_Comm_attach_buffer
-    module procedure MPI_Comm_attach_buffer_f08
-    module procedure MPI_Comm_attach_buffer_f08c
+    module procedure PMPI_Comm_attach_buffer_f08
+    module procedure PMPI_Comm_attach_buffer_f08c
   end interface PMPI_Comm_attach_buffer
   interface MPI_Comm_detach_buffer
     module procedure MPI_Comm_detach_buffer_f08
     module procedure MPI_Comm_detach_buffer_f08c
   end interface MPI_Comm_detach_buffer
   interface PMPI_Comm_detach_buffer
-    module procedure MPI_Comm_detach_buffer_f08
-    module procedure MPI_Comm_detach_buffer_f08c
+    module procedure PMPI_Comm_detach_buffer_f08
+    module procedure PMPI_Comm_detach_buffer_f08c
   end interface PMPI_Comm_detach_buffer
   interface MPI_Comm_flush_buffer
     module procedure MPI_Comm_flush_buffer_f08
   end interface MPI_Comm_flush_buffer
   interface PMPI_Comm_flush_buffer
-    module procedure MPI_Comm_flush_buffer_f08
+    module procedure PMPI_Comm_flush_buffer_f08
   end interface PMPI_Comm_flush_buffer
   interface MPI_Comm_iflush_buffer
     module procedure MPI_Comm_iflush_buffer_f08
   end interface MPI_Comm_iflush_buffer
   interface PMPI_Comm_iflush_buffer
-    module procedure MPI_Comm_iflush_buffer_f08
+    module procedure PMPI_Comm_iflush_buffer_f08
   end interface PMPI_Comm_iflush_buffer
   interface MPI_Session_attach_buffer
     module procedure MPI_Session_attach_buffer_f08
     module procedure MPI_Session_attach_buffer_f08c
   end interface MPI_Session_attach_buffer
   interface PMPI_Session_attach_buffer
-    module procedure MPI_Session_attach_buffer_f08
-    module procedure MPI_Session_attach_buffer_f08c
+    module procedure PMPI_Session_attach_buffer_f08
+    module procedure PMPI_Session_attach_buffer_f08c
   end interface PMPI_Session_attach_buffer
   interface MPI_Session_detach_buffer
     module procedure MPI_Session_detach_buffer_f08
     module procedure MPI_Session_detach_buffer_f08c
   end interface MPI_Session_detach_buffer
   interface PMPI_Session_detach_buffer
-    module procedure MPI_Session_detach_buffer_f08
-    module procedure MPI_Session_detach_buffer_f08c
+    module procedure PMPI_Session_detach_buffer_f08
+    module procedure PMPI_Session_detach_buffer_f08c
   end interface PMPI_Session_detach_buffer
   interface MPI_Session_flush_buffer
     module procedure MPI_Session_flush_buffer_f08
   end interface MPI_Session_flush_buffer
   interface PMPI_Session_flush_buffer
-    module procedure MPI_Session_flush_buffer_f08
+    module procedure PMPI_Session_flush_buffer_f08
   end interface PMPI_Session_flush_buffer
   interface MPI_Session_iflush_buffer
     module procedure MPI_Session_iflush_buffer_f08
   end interface MPI_Session_iflush_buffer
   interface PMPI_Session_iflush_buffer
-    module procedure MPI_Session_iflush_buffer_f08
+    module procedure PMPI_Session_iflush_buffer_f08
   end interface PMPI_Session_iflush_buffer
   interface MPI_Send_init
     module procedure MPI_Send_init_f08
     module procedure MPI_Send_init_f08c
   end interface MPI_Send_init
   interface PMPI_Send_init
-    module procedure MPI_Send_init_f08
-    module procedure MPI_Send_init_f08c
+    module procedure PMPI_Send_init_f08
+    module procedure PMPI_Send_init_f08c
   end interface PMPI_Send_init
   interface MPI_Ssend_init
     module procedure MPI_Ssend_init_f08
     module procedure MPI_Ssend_init_f08c
   end interface MPI_Ssend_init
   interface PMPI_Ssend_init
-    module procedure MPI_Ssend_init_f08
-    module procedure MPI_Ssend_init_f08c
+    module procedure PMPI_Ssend_init_f08
+    module procedure PMPI_Ssend_init_f08c
   end interface PMPI_Ssend_init
   interface MPI_Rsend_init
     module procedure MPI_Rsend_init_f08
     module procedure MPI_Rsend_init_f08c
   end interface MPI_Rsend_init
   interface PMPI_Rsend_init
-    module procedure MPI_Rsend_init_f08
-    module procedure MPI_Rsend_init_f08c
+    module procedure PMPI_Rsend_init_f08
+    module procedure PMPI_Rsend_init_f08c
   end interface PMPI_Rsend_init
   interface MPI_Bsend_init
     module procedure MPI_Bsend_init_f08
     module procedure MPI_Bsend_init_f08c
   end interface MPI_Bsend_init
   interface PMPI_Bsend_init
-    module procedure MPI_Bsend_init_f08
-    module procedure MPI_Bsend_init_f08c
+    module procedure PMPI_Bsend_init_f08
+    module procedure PMPI_Bsend_init_f08c
   end interface PMPI_Bsend_init
   interface MPI_Recv_init
     module procedure MPI_Recv_init_f08
     module procedure MPI_Recv_init_f08c
   end interface MPI_Recv_init
   interface PMPI_Recv_init
-    module procedure MPI_Recv_init_f08
-    module procedure MPI_Recv_init_f08c
+    module procedure PMPI_Recv_init_f08
+    module procedure PMPI_Recv_init_f08c
   end interface PMPI_Recv_init
   interface MPI_Start
     module procedure MPI_Start_f08
   end interface MPI_Start
   interface PMPI_Start
-    module procedure MPI_Start_f08
+    module procedure PMPI_Start_f08
   end interface PMPI_Start
   interface MPI_Startall
     module procedure MPI_Startall_f08
   end interface MPI_Startall
   interface PMPI_Startall
-    module procedure MPI_Startall_f08
+    module procedure PMPI_Startall_f08
   end interface PMPI_Startall
   interface MPI_Sendrecv_replace
     module procedure MPI_Sendrecv_replace_f08
     module procedure MPI_Sendrecv_replace_f08c
   end interface MPI_Sendrecv_replace
   interface PMPI_Sendrecv_replace
-    module procedure MPI_Sendrecv_replace_f08
-    module procedure MPI_Sendrecv_replace_f08c
+    module procedure PMPI_Sendrecv_replace_f08
+    module procedure PMPI_Sendrecv_replace_f08c
   end interface PMPI_Sendrecv_replace
   interface MPI_Isendrecv
     module procedure MPI_Isendrecv_f08
     module procedure MPI_Isendrecv_f08c
   end interface MPI_Isendrecv
   interface PMPI_Isendrecv
-    module procedure MPI_Isendrecv_f08
-    module procedure MPI_Isendrecv_f08c
+    module procedure PMPI_Isendrecv_f08
+    module procedure PMPI_Isendrecv_f08c
   end interface PMPI_Isendrecv
   interface MPI_Isendrecv_replace
     module procedure MPI_Isendrecv_replace_f08
     module procedure MPI_Isendrecv_replace_f08c
   end interface MPI_Isendrecv_replace
   interface PMPI_Isendrecv_replace
-    module procedure MPI_Isendrecv_replace_f08
-    module procedure MPI_Isendrecv_replace_f08c
+    module procedure PMPI_Isendrecv_replace_f08
+    module procedure PMPI_Isendrecv_replace_f08c
   end interface PMPI_Isendrecv_replace
   interface MPI_Mprobe
     module procedure MPI_Mprobe_f08
   end interface MPI_Mprobe
   interface PMPI_Mprobe
-    module procedure MPI_Mprobe_f08
+    module procedure PMPI_Mprobe_f08
   end interface PMPI_Mprobe
   interface MPI_Improbe
     module procedure MPI_Improbe_f08
   end interface MPI_Improbe
   interface PMPI_Improbe
-    module procedure MPI_Improbe_f08
+    module procedure PMPI_Improbe_f08
   end interface PMPI_Improbe
   interface MPI_Mrecv
     module procedure MPI_Mrecv_f08
     module procedure MPI_Mrecv_f08c
   end interface MPI_Mrecv
   interface PMPI_Mrecv
-    module procedure MPI_Mrecv_f08
-    module procedure MPI_Mrecv_f08c
+    module procedure PMPI_Mrecv_f08
+    module procedure PMPI_Mrecv_f08c
   end interface PMPI_Mrecv
   interface MPI_Imrecv
     module procedure MPI_Imrecv_f08
     module procedure MPI_Imrecv_f08c
   end interface MPI_Imrecv
   interface PMPI_Imrecv
-    module procedure MPI_Imrecv_f08
-    module procedure MPI_Imrecv_f08c
+    module procedure PMPI_Imrecv_f08
+    module procedure PMPI_Imrecv_f08c
   end interface PMPI_Imrecv
   interface MPI_Testany
     module procedure MPI_Testany_f08
   end interface MPI_Testany
   interface PMPI_Testany
-    module procedure MPI_Testany_f08
+    module procedure PMPI_Testany_f08
   end interface PMPI_Testany
   interface MPI_Testsome
     module procedure MPI_Testsome_f08
   end interface MPI_Testsome
   interface PMPI_Testsome
-    module procedure MPI_Testsome_f08
+    module procedure PMPI_Testsome_f08
   end interface PMPI_Testsome
   interface MPI_Waitsome
     module procedure MPI_Waitsome_f08
   end interface MPI_Waitsome
   interface PMPI_Waitsome
-    module procedure MPI_Waitsome_f08
+    module procedure PMPI_Waitsome_f08
   end interface PMPI_Waitsome
   interface MPI_Request_get_status
     module procedure MPI_Request_get_status_f08
   end interface MPI_Request_get_status
   interface PMPI_Request_get_status
-    module procedure MPI_Request_get_status_f08
+    module procedure PMPI_Request_get_status_f08
   end interface PMPI_Request_get_status
   interface MPI_Request_get_status_any
     module procedure MPI_Request_get_status_any_f08
   end interface MPI_Request_get_status_any
   interface PMPI_Request_get_status_any
-    module procedure MPI_Request_get_status_any_f08
+    module procedure PMPI_Request_get_status_any_f08
   end interface PMPI_Request_get_status_any
   interface MPI_Request_get_status_all
     module procedure MPI_Request_get_status_all_f08
   end interface MPI_Request_get_status_all
   interface PMPI_Request_get_status_all
-    module procedure MPI_Request_get_status_all_f08
+    module procedure PMPI_Request_get_status_all_f08
   end interface PMPI_Request_get_status_all
   interface MPI_Request_get_status_some
     module procedure MPI_Request_get_status_some_f08
   end interface MPI_Request_get_status_some
   interface PMPI_Request_get_status_some
-    module procedure MPI_Request_get_status_some_f08
+    module procedure PMPI_Request_get_status_some_f08
   end interface PMPI_Request_get_status_some
   interface MPI_Grequest_start
     module procedure MPI_Grequest_start_f08
   end interface MPI_Grequest_start
   interface PMPI_Grequest_start
-    module procedure MPI_Grequest_start_f08
+    module procedure PMPI_Grequest_start_f08
   end interface PMPI_Grequest_start
   interface MPI_Grequest_complete
     module procedure MPI_Grequest_complete_f08
   end interface MPI_Grequest_complete
   interface PMPI_Grequest_complete
-    module procedure MPI_Grequest_complete_f08
+    module procedure PMPI_Grequest_complete_f08
   end interface PMPI_Grequest_complete
   interface MPI_Status_set_cancelled
     module procedure MPI_Status_set_cancelled_f08
   end interface MPI_Status_set_cancelled
   interface PMPI_Status_set_cancelled
-    module procedure MPI_Status_set_cancelled_f08
+    module procedure PMPI_Status_set_cancelled_f08
   end interface PMPI_Status_set_cancelled
   interface MPI_Status_set_elements
     module procedure MPI_Status_set_elements_f08
     module procedure MPI_Status_set_elements_f08c
   end interface MPI_Status_set_elements
   interface PMPI_Status_set_elements
-    module procedure MPI_Status_set_elements_f08
-    module procedure MPI_Status_set_elements_f08c
+    module procedure PMPI_Status_set_elements_f08
+    module procedure PMPI_Status_set_elements_f08c
   end interface PMPI_Status_set_elements
   interface MPI_Status_set_elements_x
     module procedure MPI_Status_set_elements_x_f08
   end interface MPI_Status_set_elements_x
   interface PMPI_Status_set_elements_x
-    module procedure MPI_Status_set_elements_x_f08
+    module procedure PMPI_Status_set_elements_x_f08
   end interface PMPI_Status_set_elements_x
   interface MPI_Status_get_source
     module procedure MPI_Status_get_source_f08
   end interface MPI_Status_get_source
   interface PMPI_Status_get_source
-    module procedure MPI_Status_get_source_f08
+    module procedure PMPI_Status_get_source_f08
   end interface PMPI_Status_get_source
   interface MPI_Status_set_source
     module procedure MPI_Status_set_source_f08
   end interface MPI_Status_set_source
   interface PMPI_Status_set_source
-    module procedure MPI_Status_set_source_f08
+    module procedure PMPI_Status_set_source_f08
   end interface PMPI_Status_set_source
   interface MPI_Status_get_tag
     module procedure MPI_Status_get_tag_f08
   end interface MPI_Status_get_tag
   interface PMPI_Status_get_tag
-    module procedure MPI_Status_get_tag_f08
+    module procedure PMPI_Status_get_tag_f08
   end interface PMPI_Status_get_tag
   interface MPI_Status_set_tag
     module procedure MPI_Status_set_tag_f08
   end interface MPI_Status_set_tag
   interface PMPI_Status_set_tag
-    module procedure MPI_Status_set_tag_f08
+    module procedure PMPI_Status_set_tag_f08
   end interface PMPI_Status_set_tag
   interface MPI_Status_get_error
     module procedure MPI_Status_get_error_f08
   end interface MPI_Status_get_error
   interface PMPI_Status_get_error
-    module procedure MPI_Status_get_error_f08
+    module procedure PMPI_Status_get_error_f08
   end interface PMPI_Status_get_error
   interface MPI_Status_set_error
     module procedure MPI_Status_set_error_f08
   end interface MPI_Status_set_error
   interface PMPI_Status_set_error
-    module procedure MPI_Status_set_error_f08
+    module procedure PMPI_Status_set_error_f08
   end interface PMPI_Status_set_error
   interface MPI_Type_contiguous
     module procedure MPI_Type_contiguous_f08
     module procedure MPI_Type_contiguous_f08c
   end interface MPI_Type_contiguous
   interface PMPI_Type_contiguous
-    module procedure MPI_Type_contiguous_f08
-    module procedure MPI_Type_contiguous_f08c
+    module procedure PMPI_Type_contiguous_f08
+    module procedure PMPI_Type_contiguous_f08c
   end interface PMPI_Type_contiguous
   interface MPI_Type_vector
     module procedure MPI_Type_vector_f08
     module procedure MPI_Type_vector_f08c
   end interface MPI_Type_vector
   interface PMPI_Type_vector
-    module procedure MPI_Type_vector_f08
-    module procedure MPI_Type_vector_f08c
+    module procedure PMPI_Type_vector_f08
+    module procedure PMPI_Type_vector_f08c
   end interface PMPI_Type_vector
   interface MPI_Type_create_hvector
     module procedure MPI_Type_create_hvector_f08
     module procedure MPI_Type_create_hvector_f08c
   end interface MPI_Type_create_hvector
   interface PMPI_Type_create_hvector
-    module procedure MPI_Type_create_hvector_f08
-    module procedure MPI_Type_create_hvector_f08c
+    module procedure PMPI_Type_create_hvector_f08
+    module procedure PMPI_Type_create_hvector_f08c
   end interface PMPI_Type_create_hvector
   interface MPI_Type_indexed
     module procedure MPI_Type_indexed_f08
     module procedure MPI_Type_indexed_f08c
   end interface MPI_Type_indexed
   interface PMPI_Type_indexed
-    module procedure MPI_Type_indexed_f08
-    module procedure MPI_Type_indexed_f08c
+    module procedure PMPI_Type_indexed_f08
+    module procedure PMPI_Type_indexed_f08c
   end interface PMPI_Type_indexed
   interface MPI_Type_create_hindexed
     module procedure MPI_Type_create_hindexed_f08
     module procedure MPI_Type_create_hindexed_f08c
   end interface MPI_Type_create_hindexed
   interface PMPI_Type_create_hindexed
-    module procedure MPI_Type_create_hindexed_f08
-    module procedure MPI_Type_create_hindexed_f08c
+    module procedure PMPI_Type_create_hindexed_f08
+    module procedure PMPI_Type_create_hindexed_f08c
   end interface PMPI_Type_create_hindexed
   interface MPI_Type_create_indexed_block
     module procedure MPI_Type_create_indexed_block_f08
     module procedure MPI_Type_create_indexed_block_f08c
   end interface MPI_Type_create_indexed_block
   interface PMPI_Type_create_indexed_block
-    module procedure MPI_Type_create_indexed_block_f08
-    module procedure MPI_Type_create_indexed_block_f08c
+    module procedure PMPI_Type_create_indexed_block_f08
+    module procedure PMPI_Type_create_indexed_block_f08c
   end interface PMPI_Type_create_indexed_block
   interface MPI_Type_create_hindexed_block
     module procedure MPI_Type_create_hindexed_block_f08
     module procedure MPI_Type_create_hindexed_block_f08c
   end interface MPI_Type_create_hindexed_block
   interface PMPI_Type_create_hindexed_block
-    module procedure MPI_Type_create_hindexed_block_f08
-    module procedure MPI_Type_create_hindexed_block_f08c
+    module procedure PMPI_Type_create_hindexed_block_f08
+    module procedure PMPI_Type_create_hindexed_block_f08c
   end interface PMPI_Type_create_hindexed_block
   interface MPI_Type_create_struct
     module procedure MPI_Type_create_struct_f08
     module procedure MPI_Type_create_struct_f08c
   end interface MPI_Type_create_struct
   interface PMPI_Type_create_struct
-    module procedure MPI_Type_create_struct_f08
-    module procedure MPI_Type_create_struct_f08c
+    module procedure PMPI_Type_create_struct_f08
+    module procedure PMPI_Type_create_struct_f08c
   end interface PMPI_Type_create_struct
   interface MPI_Type_create_resized
     module procedure MPI_Type_create_resized_f08
   end interface MPI_Type_create_resized
   interface PMPI_Type_create_resized
-    module procedure MPI_Type_create_resized_f08
+    module procedure PMPI_Type_create_resized_f08
   end interface PMPI_Type_create_resized
   interface MPI_Type_create_subarray
     module procedure MPI_Type_create_subarray_f08
     module procedure MPI_Type_create_subarray_f08c
   end interface MPI_Type_create_subarray
   interface PMPI_Type_create_subarray
-    module procedure MPI_Type_create_subarray_f08
-    module procedure MPI_Type_create_subarray_f08c
+    module procedure PMPI_Type_create_subarray_f08
+    module procedure PMPI_Type_create_subarray_f08c
   end interface PMPI_Type_create_subarray
   interface MPI_Type_create_darray
     module procedure MPI_Type_create_darray_f08
     module procedure MPI_Type_create_darray_f08c
   end interface MPI_Type_create_darray
   interface PMPI_Type_create_darray
-    module procedure MPI_Type_create_darray_f08
-    module procedure MPI_Type_create_darray_f08c
+    module procedure PMPI_Type_create_darray_f08
+    module procedure PMPI_Type_create_darray_f08c
   end interface PMPI_Type_create_darray
   interface MPI_Type_dup
     module procedure MPI_Type_dup_f08
   end interface MPI_Type_dup
   interface PMPI_Type_dup
-    module procedure MPI_Type_dup_f08
+    module procedure PMPI_Type_dup_f08
   end interface PMPI_Type_dup
   interface MPI_Type_commit
     module procedure MPI_Type_commit_f08
   end interface MPI_Type_commit
   interface PMPI_Type_commit
-    module procedure MPI_Type_commit_f08
+    module procedure PMPI_Type_commit_f08
   end interface PMPI_Type_commit
   interface MPI_Type_free
     module procedure MPI_Type_free_f08
   end interface MPI_Type_free
   interface PMPI_Type_free
-    module procedure MPI_Type_free_f08
+    module procedure PMPI_Type_free_f08
   end interface PMPI_Type_free
   interface MPI_Type_size_x
     module procedure MPI_Type_size_x_f08
   end interface MPI_Type_size_x
   interface PMPI_Type_size_x
-    module procedure MPI_Type_size_x_f08
+    module procedure PMPI_Type_size_x_f08
   end interface PMPI_Type_size_x
   interface MPI_Type_get_extent
     module procedure MPI_Type_get_extent_f08
   end interface MPI_Type_get_extent
   interface PMPI_Type_get_extent
-    module procedure MPI_Type_get_extent_f08
+    module procedure PMPI_Type_get_extent_f08
   end interface PMPI_Type_get_extent
   interface MPI_Type_get_extent_x
     module procedure MPI_Type_get_extent_x_f08
   end interface MPI_Type_get_extent_x
   interface PMPI_Type_get_extent_x
-    module procedure MPI_Type_get_extent_x_f08
+    module procedure PMPI_Type_get_extent_x_f08
   end interface PMPI_Type_get_extent_x
   interface MPI_Type_get_true_extent
     module procedure MPI_Type_get_true_extent_f08
   end interface MPI_Type_get_true_extent
   interface PMPI_Type_get_true_extent
-    module procedure MPI_Type_get_true_extent_f08
+    module procedure PMPI_Type_get_true_extent_f08
   end interface PMPI_Type_get_true_extent
   interface MPI_Type_get_true_extent_x
     module procedure MPI_Type_get_true_extent_x_f08
   end interface MPI_Type_get_true_extent_x
   interface PMPI_Type_get_true_extent_x
-    module procedure MPI_Type_get_true_extent_x_f08
+    module procedure PMPI_Type_get_true_extent_x_f08
   end interface PMPI_Type_get_true_extent_x
   interface MPI_Type_get_envelope
     module procedure MPI_Type_get_envelope_f08
     module procedure MPI_Type_get_envelope_f08c
   end interface MPI_Type_get_envelope
   interface PMPI_Type_get_envelope
-    module procedure MPI_Type_get_envelope_f08
-    module procedure MPI_Type_get_envelope_f08c
+    module procedure PMPI_Type_get_envelope_f08
+    module procedure PMPI_Type_get_envelope_f08c
   end interface PMPI_Type_get_envelope
   interface MPI_Type_get_contents
     module procedure MPI_Type_get_contents_f08
     module procedure MPI_Type_get_contents_f08c
   end interface MPI_Type_get_contents
   interface PMPI_Type_get_contents
-    module procedure MPI_Type_get_contents_f08
-    module procedure MPI_Type_get_contents_f08c
+    module procedure PMPI_Type_get_contents_f08
+    module procedure PMPI_Type_get_contents_f08c
   end interface PMPI_Type_get_contents
   interface MPI_Type_get_name
     module procedure MPI_Type_get_name_f08
   end interface MPI_Type_get_name
   interface PMPI_Type_get_name
-    module procedure MPI_Type_get_name_f08
+    module procedure PMPI_Type_get_name_f08
   end interface PMPI_Type_get_name
   interface MPI_Type_set_name
     module procedure MPI_Type_set_name_f08
   end interface MPI_Type_set_name
   interface PMPI_Type_set_name
-    module procedure MPI_Type_set_name_f08
+    module procedure PMPI_Type_set_name_f08
   end interface PMPI_Type_set_name
   interface MPI_Type_match_size
     module procedure MPI_Type_match_size_f08
   end interface MPI_Type_match_size
   interface PMPI_Type_match_size
-    module procedure MPI_Type_match_size_f08
+    module procedure PMPI_Type_match_size_f08
   end interface PMPI_Type_match_size
   interface MPI_Type_get_value_index
     module procedure MPI_Type_get_value_index_f08
   end interface MPI_Type_get_value_index
   interface PMPI_Type_get_value_index
-    module procedure MPI_Type_get_value_index_f08
+    module procedure PMPI_Type_get_value_index_f08
   end interface PMPI_Type_get_value_index
   interface MPI_Type_create_f90_integer
     module procedure MPI_Type_create_f90_integer_f08
   end interface MPI_Type_create_f90_integer
   interface PMPI_Type_create_f90_integer
-    module procedure MPI_Type_create_f90_integer_f08
+    module procedure PMPI_Type_create_f90_integer_f08
   end interface PMPI_Type_create_f90_integer
   interface MPI_Type_create_f90_real
     module procedure MPI_Type_create_f90_real_f08
   end interface MPI_Type_create_f90_real
   interface PMPI_Type_create_f90_real
-    module procedure MPI_Type_create_f90_real_f08
+    module procedure PMPI_Type_create_f90_real_f08
   end interface PMPI_Type_create_f90_real
   interface MPI_Type_create_f90_complex
     module procedure MPI_Type_create_f90_complex_f08
   end interface MPI_Type_create_f90_complex
   interface PMPI_Type_create_f90_complex
-    module procedure MPI_Type_create_f90_complex_f08
+    module procedure PMPI_Type_create_f90_complex_f08
   end interface PMPI_Type_create_f90_complex
   interface MPI_Get_address
     module procedure MPI_Get_address_f08
   end interface MPI_Get_address
   interface PMPI_Get_address
-    module procedure MPI_Get_address_f08
+    module procedure PMPI_Get_address_f08
   end interface PMPI_Get_address
   interface MPI_Get_elements
     module procedure MPI_Get_elements_f08
     module procedure MPI_Get_elements_f08c
   end interface MPI_Get_elements
   interface PMPI_Get_elements
-    module procedure MPI_Get_elements_f08
-    module procedure MPI_Get_elements_f08c
+    module procedure PMPI_Get_elements_f08
+    module procedure PMPI_Get_elements_f08c
   end interface PMPI_Get_elements
   interface MPI_Get_elements_x
     module procedure MPI_Get_elements_x_f08
   end interface MPI_Get_elements_x
   interface PMPI_Get_elements_x
-    module procedure MPI_Get_elements_x_f08
+    module procedure PMPI_Get_elements_x_f08
   end interface PMPI_Get_elements_x
   interface MPI_Pack
     module procedure MPI_Pack_f08
     module procedure MPI_Pack_f08c
   end interface MPI_Pack
   interface PMPI_Pack
-    module procedure MPI_Pack_f08
-    module procedure MPI_Pack_f08c
+    module procedure PMPI_Pack_f08
+    module procedure PMPI_Pack_f08c
   end interface PMPI_Pack
   interface MPI_Unpack
     module procedure MPI_Unpack_f08
     module procedure MPI_Unpack_f08c
   end interface MPI_Unpack
   interface PMPI_Unpack
-    module procedure MPI_Unpack_f08
-    module procedure MPI_Unpack_f08c
+    module procedure PMPI_Unpack_f08
+    module procedure PMPI_Unpack_f08c
   end interface PMPI_Unpack
   interface MPI_Pack_size
     module procedure MPI_Pack_size_f08
     module procedure MPI_Pack_size_f08c
   end interface MPI_Pack_size
   interface PMPI_Pack_size
-    module procedure MPI_Pack_size_f08
-    module procedure MPI_Pack_size_f08c
+    module procedure PMPI_Pack_size_f08
+    module procedure PMPI_Pack_size_f08c
   end interface PMPI_Pack_size
   interface MPI_Pack_external
     module procedure MPI_Pack_external_f08
     module procedure MPI_Pack_external_f08c
   end interface MPI_Pack_external
   interface PMPI_Pack_external
-    module procedure MPI_Pack_external_f08
-    module procedure MPI_Pack_external_f08c
+    module procedure PMPI_Pack_external_f08
+    module procedure PMPI_Pack_external_f08c
   end interface PMPI_Pack_external
   interface MPI_Unpack_external
     module procedure MPI_Unpack_external_f08
     module procedure MPI_Unpack_external_f08c
   end interface MPI_Unpack_external
   interface PMPI_Unpack_external
-    module procedure MPI_Unpack_external_f08
-    module procedure MPI_Unpack_external_f08c
+    module procedure PMPI_Unpack_external_f08
+    module procedure PMPI_Unpack_external_f08c
   end interface PMPI_Unpack_external
   interface MPI_Pack_external_size
     module procedure MPI_Pack_external_size_f08
     module procedure MPI_Pack_external_size_f08c
   end interface MPI_Pack_external_size
   interface PMPI_Pack_external_size
-    module procedure MPI_Pack_external_size_f08
-    module procedure MPI_Pack_external_size_f08c
+    module procedure PMPI_Pack_external_size_f08
+    module procedure PMPI_Pack_external_size_f08c
   end interface PMPI_Pack_external_size
   interface MPI_Add_error_class
     module procedure MPI_Add_error_class_f08
   end interface MPI_Add_error_class
   interface PMPI_Add_error_class
-    module procedure MPI_Add_error_class_f08
+    module procedure PMPI_Add_error_class_f08
   end interface PMPI_Add_error_class
   interface MPI_Add_error_code
     module procedure MPI_Add_error_code_f08
   end interface MPI_Add_error_code
   interface PMPI_Add_error_code
-    module procedure MPI_Add_error_code_f08
+    module procedure PMPI_Add_error_code_f08
   end interface PMPI_Add_error_code
   interface MPI_Add_error_string
     module procedure MPI_Add_error_string_f08
   end interface MPI_Add_error_string
   interface PMPI_Add_error_string
-    module procedure MPI_Add_error_string_f08
+    module procedure PMPI_Add_error_string_f08
   end interface PMPI_Add_error_string
   interface MPI_Remove_error_class
     module procedure MPI_Remove_error_class_f08
   end interface MPI_Remove_error_class
   interface PMPI_Remove_error_class
-    module procedure MPI_Remove_error_class_f08
+    module procedure PMPI_Remove_error_class_f08
   end interface PMPI_Remove_error_class
   interface MPI_Remove_error_code
     module procedure MPI_Remove_error_code_f08
   end interface MPI_Remove_error_code
   interface PMPI_Remove_error_code
-    module procedure MPI_Remove_error_code_f08
+    module procedure PMPI_Remove_error_code_f08
   end interface PMPI_Remove_error_code
   interface MPI_Remove_error_string
     module procedure MPI_Remove_error_string_f08
   end interface MPI_Remove_error_string
   interface PMPI_Remove_error_string
-    module procedure MPI_Remove_error_string_f08
+    module procedure PMPI_Remove_error_string_f08
   end interface PMPI_Remove_error_string
   interface MPI_Op_create
     module procedure MPI_Op_create_f08
   end interface MPI_Op_create
   interface PMPI_Op_create
-    module procedure MPI_Op_create_f08
+    module procedure PMPI_Op_create_f08
   end interface PMPI_Op_create
   interface MPI_Op_create_c
     module procedure MPI_Op_create_c_f08
   end interface MPI_Op_create_c
   interface PMPI_Op_create_c
-    module procedure MPI_Op_create_c_f08
+    module procedure PMPI_Op_create_c_f08
   end interface PMPI_Op_create_c
   interface MPI_Op_free
     module procedure MPI_Op_free_f08
   end interface MPI_Op_free
   interface PMPI_Op_free
-    module procedure MPI_Op_free_f08
+    module procedure PMPI_Op_free_f08
   end interface PMPI_Op_free
   interface MPI_Op_commutative
     module procedure MPI_Op_commutative_f08
   end interface MPI_Op_commutative
   interface PMPI_Op_commutative
-    module procedure MPI_Op_commutative_f08
+    module procedure PMPI_Op_commutative_f08
   end interface PMPI_Op_commutative
   interface MPI_Alltoallw
     module procedure MPI_Alltoallw_f08
     module procedure MPI_Alltoallw_f08c
   end interface MPI_Alltoallw
   interface PMPI_Alltoallw
-    module procedure MPI_Alltoallw_f08
-    module procedure MPI_Alltoallw_f08c
+    module procedure PMPI_Alltoallw_f08
+    module procedure PMPI_Alltoallw_f08c
   end interface PMPI_Alltoallw
   interface MPI_Reduce_local
     module procedure MPI_Reduce_local_f08
     module procedure MPI_Reduce_local_f08c
   end interface MPI_Reduce_local
   interface PMPI_Reduce_local
-    module procedure MPI_Reduce_local_f08
-    module procedure MPI_Reduce_local_f08c
+    module procedure PMPI_Reduce_local_f08
+    module procedure PMPI_Reduce_local_f08c
   end interface PMPI_Reduce_local
   interface MPI_Scan
     module procedure MPI_Scan_f08
     module procedure MPI_Scan_f08c
   end interface MPI_Scan
   interface PMPI_Scan
-    module procedure MPI_Scan_f08
-    module procedure MPI_Scan_f08c
+    module procedure PMPI_Scan_f08
+    module procedure PMPI_Scan_f08c
   end interface PMPI_Scan
   interface MPI_Exscan
     module procedure MPI_Exscan_f08
     module procedure MPI_Exscan_f08c
   end interface MPI_Exscan
   interface PMPI_Exscan
-    module procedure MPI_Exscan_f08
-    module procedure MPI_Exscan_f08c
+    module procedure PMPI_Exscan_f08
+    module procedure PMPI_Exscan_f08c
   end interface PMPI_Exscan
   interface MPI_Reduce_scatter
     module procedure MPI_Reduce_scatter_f08
     module procedure MPI_Reduce_scatter_f08c
   end interface MPI_Reduce_scatter
   interface PMPI_Reduce_scatter
-    module procedure MPI_Reduce_scatter_f08
-    module procedure MPI_Reduce_scatter_f08c
+    module procedure PMPI_Reduce_scatter_f08
+    module procedure PMPI_Reduce_scatter_f08c
   end interface PMPI_Reduce_scatter
   interface MPI_Reduce_scatter_block
     module procedure MPI_Reduce_scatter_block_f08
     module procedure MPI_Reduce_scatter_block_f08c
   end interface MPI_Reduce_scatter_block
   interface PMPI_Reduce_scatter_block
-    module procedure MPI_Reduce_scatter_block_f08
-    module procedure MPI_Reduce_scatter_block_f08c
+    module procedure PMPI_Reduce_scatter_block_f08
+    module procedure PMPI_Reduce_scatter_block_f08c
   end interface PMPI_Reduce_scatter_block
   interface MPI_Cart_create
     module procedure MPI_Cart_create_f08
   end interface MPI_Cart_create
   interface PMPI_Cart_create
-    module procedure MPI_Cart_create_f08
+    module procedure PMPI_Cart_create_f08
   end interface PMPI_Cart_create
   interface MPI_Cart_coords
     module procedure MPI_Cart_coords_f08
   end interface MPI_Cart_coords
   interface PMPI_Cart_coords
-    module procedure MPI_Cart_coords_f08
+    module procedure PMPI_Cart_coords_f08
   end interface PMPI_Cart_coords
   interface MPI_Cart_rank
     module procedure MPI_Cart_rank_f08
   end interface MPI_Cart_rank
   interface PMPI_Cart_rank
-    module procedure MPI_Cart_rank_f08
+    module procedure PMPI_Cart_rank_f08
   end interface PMPI_Cart_rank
   interface MPI_Cart_shift
     module procedure MPI_Cart_shift_f08
   end interface MPI_Cart_shift
   interface PMPI_Cart_shift
-    module procedure MPI_Cart_shift_f08
+    module procedure PMPI_Cart_shift_f08
   end interface PMPI_Cart_shift
   interface MPI_Cart_sub
     module procedure MPI_Cart_sub_f08
   end interface MPI_Cart_sub
   interface PMPI_Cart_sub
-    module procedure MPI_Cart_sub_f08
+    module procedure PMPI_Cart_sub_f08
   end interface PMPI_Cart_sub
   interface MPI_Cart_get
     module procedure MPI_Cart_get_f08
   end interface MPI_Cart_get
   interface PMPI_Cart_get
-    module procedure MPI_Cart_get_f08
+    module procedure PMPI_Cart_get_f08
   end interface PMPI_Cart_get
   interface MPI_Cartdim_get
     module procedure MPI_Cartdim_get_f08
   end interface MPI_Cartdim_get
   interface PMPI_Cartdim_get
-    module procedure MPI_Cartdim_get_f08
+    module procedure PMPI_Cartdim_get_f08
   end interface PMPI_Cartdim_get
   interface MPI_Cart_map
     module procedure MPI_Cart_map_f08
   end interface MPI_Cart_map
   interface PMPI_Cart_map
-    module procedure MPI_Cart_map_f08
+    module procedure PMPI_Cart_map_f08
   end interface PMPI_Cart_map
   interface MPI_Graph_create
     module procedure MPI_Graph_create_f08
   end interface MPI_Graph_create
   interface PMPI_Graph_create
-    module procedure MPI_Graph_create_f08
+    module procedure PMPI_Graph_create_f08
   end interface PMPI_Graph_create
   interface MPI_Graph_get
     module procedure MPI_Graph_get_f08
   end interface MPI_Graph_get
   interface PMPI_Graph_get
-    module procedure MPI_Graph_get_f08
+    module procedure PMPI_Graph_get_f08
   end interface PMPI_Graph_get
   interface MPI_Graphdims_get
     module procedure MPI_Graphdims_get_f08
   end interface MPI_Graphdims_get
   interface PMPI_Graphdims_get
-    module procedure MPI_Graphdims_get_f08
+    module procedure PMPI_Graphdims_get_f08
   end interface PMPI_Graphdims_get
   interface MPI_Graph_neighbors
     module procedure MPI_Graph_neighbors_f08
   end interface MPI_Graph_neighbors
   interface PMPI_Graph_neighbors
-    module procedure MPI_Graph_neighbors_f08
+    module procedure PMPI_Graph_neighbors_f08
   end interface PMPI_Graph_neighbors
   interface MPI_Graph_neighbors_count
     module procedure MPI_Graph_neighbors_count_f08
   end interface MPI_Graph_neighbors_count
   interface PMPI_Graph_neighbors_count
-    module procedure MPI_Graph_neighbors_count_f08
+    module procedure PMPI_Graph_neighbors_count_f08
   end interface PMPI_Graph_neighbors_count
   interface MPI_Graph_map
     module procedure MPI_Graph_map_f08
   end interface MPI_Graph_map
   interface PMPI_Graph_map
-    module procedure MPI_Graph_map_f08
+    module procedure PMPI_Graph_map_f08
   end interface PMPI_Graph_map
   interface MPI_Dist_graph_create
     module procedure MPI_Dist_graph_create_f08
   end interface MPI_Dist_graph_create
   interface PMPI_Dist_graph_create
-    module procedure MPI_Dist_graph_create_f08
+    module procedure PMPI_Dist_graph_create_f08
   end interface PMPI_Dist_graph_create
   interface MPI_Dist_graph_create_adjacent
     module procedure MPI_Dist_graph_create_adjacent_f08
   end interface MPI_Dist_graph_create_adjacent
   interface PMPI_Dist_graph_create_adjacent
-    module procedure MPI_Dist_graph_create_adjacent_f08
+    module procedure PMPI_Dist_graph_create_adjacent_f08
   end interface PMPI_Dist_graph_create_adjacent
   interface MPI_Dist_graph_neighbors
     module procedure MPI_Dist_graph_neighbors_f08
   end interface MPI_Dist_graph_neighbors
   interface PMPI_Dist_graph_neighbors
-    module procedure MPI_Dist_graph_neighbors_f08
+    module procedure PMPI_Dist_graph_neighbors_f08
   end interface PMPI_Dist_graph_neighbors
   interface MPI_Dist_graph_neighbors_count
     module procedure MPI_Dist_graph_neighbors_count_f08
   end interface MPI_Dist_graph_neighbors_count
   interface PMPI_Dist_graph_neighbors_count
-    module procedure MPI_Dist_graph_neighbors_count_f08
+    module procedure PMPI_Dist_graph_neighbors_count_f08
   end interface PMPI_Dist_graph_neighbors_count
   interface MPI_Neighbor_allgather
     module procedure MPI_Neighbor_allgather_f08
     module procedure MPI_Neighbor_allgather_f08c
   end interface MPI_Neighbor_allgather
   interface PMPI_Neighbor_allgather
-    module procedure MPI_Neighbor_allgather_f08
-    module procedure MPI_Neighbor_allgather_f08c
+    module procedure PMPI_Neighbor_allgather_f08
+    module procedure PMPI_Neighbor_allgather_f08c
   end interface PMPI_Neighbor_allgather
   interface MPI_Neighbor_allgatherv
     module procedure MPI_Neighbor_allgatherv_f08
     module procedure MPI_Neighbor_allgatherv_f08c
   end interface MPI_Neighbor_allgatherv
   interface PMPI_Neighbor_allgatherv
-    module procedure MPI_Neighbor_allgatherv_f08
-    module procedure MPI_Neighbor_allgatherv_f08c
+    module procedure PMPI_Neighbor_allgatherv_f08
+    module procedure PMPI_Neighbor_allgatherv_f08c
   end interface PMPI_Neighbor_allgatherv
   interface MPI_Neighbor_alltoall
     module procedure MPI_Neighbor_alltoall_f08
     module procedure MPI_Neighbor_alltoall_f08c
   end interface MPI_Neighbor_alltoall
   interface PMPI_Neighbor_alltoall
-    module procedure MPI_Neighbor_alltoall_f08
-    module procedure MPI_Neighbor_alltoall_f08c
+    module procedure PMPI_Neighbor_alltoall_f08
+    module procedure PMPI_Neighbor_alltoall_f08c
   end interface PMPI_Neighbor_alltoall
   interface MPI_Neighbor_alltoallv
     module procedure MPI_Neighbor_alltoallv_f08
     module procedure MPI_Neighbor_alltoallv_f08c
   end interface MPI_Neighbor_alltoallv
   interface PMPI_Neighbor_alltoallv
-    module procedure MPI_Neighbor_alltoallv_f08
-    module procedure MPI_Neighbor_alltoallv_f08c
+    module procedure PMPI_Neighbor_alltoallv_f08
+    module procedure PMPI_Neighbor_alltoallv_f08c
   end interface PMPI_Neighbor_alltoallv
   interface MPI_Neighbor_alltoallw
     module procedure MPI_Neighbor_alltoallw_f08
     module procedure MPI_Neighbor_alltoallw_f08c
   end interface MPI_Neighbor_alltoallw
   interface PMPI_Neighbor_alltoallw
-    module procedure MPI_Neighbor_alltoallw_f08
-    module procedure MPI_Neighbor_alltoallw_f08c
+    module procedure PMPI_Neighbor_alltoallw_f08
+    module procedure PMPI_Neighbor_alltoallw_f08c
   end interface PMPI_Neighbor_alltoallw
   interface MPI_Ineighbor_allgather
     module procedure MPI_Ineighbor_allgather_f08
     module procedure MPI_Ineighbor_allgather_f08c
   end interface MPI_Ineighbor_allgather
   interface PMPI_Ineighbor_allgather
-    module procedure MPI_Ineighbor_allgather_f08
-    module procedure MPI_Ineighbor_allgather_f08c
+    module procedure PMPI_Ineighbor_allgather_f08
+    module procedure PMPI_Ineighbor_allgather_f08c
   end interface PMPI_Ineighbor_allgather
   interface MPI_Ineighbor_allgatherv
     module procedure MPI_Ineighbor_allgatherv_f08
     module procedure MPI_Ineighbor_allgatherv_f08c
   end interface MPI_Ineighbor_allgatherv
   interface PMPI_Ineighbor_allgatherv
-    module procedure MPI_Ineighbor_allgatherv_f08
-    module procedure MPI_Ineighbor_allgatherv_f08c
+    module procedure PMPI_Ineighbor_allgatherv_f08
+    module procedure PMPI_Ineighbor_allgatherv_f08c
   end interface PMPI_Ineighbor_allgatherv
   interface MPI_Ineighbor_alltoall
     module procedure MPI_Ineighbor_alltoall_f08
     module procedure MPI_Ineighbor_alltoall_f08c
   end interface MPI_Ineighbor_alltoall
   interface PMPI_Ineighbor_alltoall
-    module procedure MPI_Ineighbor_alltoall_f08
-    module procedure MPI_Ineighbor_alltoall_f08c
+    module procedure PMPI_Ineighbor_alltoall_f08
+    module procedure PMPI_Ineighbor_alltoall_f08c
   end interface PMPI_Ineighbor_alltoall
   interface MPI_Ineighbor_alltoallv
     module procedure MPI_Ineighbor_alltoallv_f08
     module procedure MPI_Ineighbor_alltoallv_f08c
   end interface MPI_Ineighbor_alltoallv
   interface PMPI_Ineighbor_alltoallv
-    module procedure MPI_Ineighbor_alltoallv_f08
-    module procedure MPI_Ineighbor_alltoallv_f08c
+    module procedure PMPI_Ineighbor_alltoallv_f08
+    module procedure PMPI_Ineighbor_alltoallv_f08c
   end interface PMPI_Ineighbor_alltoallv
   interface MPI_Ineighbor_alltoallw
     module procedure MPI_Ineighbor_alltoallw_f08
     module procedure MPI_Ineighbor_alltoallw_f08c
   end interface MPI_Ineighbor_alltoallw
   interface PMPI_Ineighbor_alltoallw
-    module procedure MPI_Ineighbor_alltoallw_f08
-    module procedure MPI_Ineighbor_alltoallw_f08c
+    module procedure PMPI_Ineighbor_alltoallw_f08
+    module procedure PMPI_Ineighbor_alltoallw_f08c
   end interface PMPI_Ineighbor_alltoallw
   interface MPI_Neighbor_allgather_init
     module procedure MPI_Neighbor_allgather_init_f08
     module procedure MPI_Neighbor_allgather_init_f08c
   end interface MPI_Neighbor_allgather_init
   interface PMPI_Neighbor_allgather_init
-    module procedure MPI_Neighbor_allgather_init_f08
-    module procedure MPI_Neighbor_allgather_init_f08c
+    module procedure PMPI_Neighbor_allgather_init_f08
+    module procedure PMPI_Neighbor_allgather_init_f08c
   end interface PMPI_Neighbor_allgather_init
   interface MPI_Neighbor_allgatherv_init
     module procedure MPI_Neighbor_allgatherv_init_f08
     module procedure MPI_Neighbor_allgatherv_init_f08c
   end interface MPI_Neighbor_allgatherv_init
   interface PMPI_Neighbor_allgatherv_init
-    module procedure MPI_Neighbor_allgatherv_init_f08
-    module procedure MPI_Neighbor_allgatherv_init_f08c
+    module procedure PMPI_Neighbor_allgatherv_init_f08
+    module procedure PMPI_Neighbor_allgatherv_init_f08c
   end interface PMPI_Neighbor_allgatherv_init
   interface MPI_Neighbor_alltoall_init
     module procedure MPI_Neighbor_alltoall_init_f08
     module procedure MPI_Neighbor_alltoall_init_f08c
   end interface MPI_Neighbor_alltoall_init
   interface PMPI_Neighbor_alltoall_init
-    module procedure MPI_Neighbor_alltoall_init_f08
-    module procedure MPI_Neighbor_alltoall_init_f08c
+    module procedure PMPI_Neighbor_alltoall_init_f08
+    module procedure PMPI_Neighbor_alltoall_init_f08c
   end interface PMPI_Neighbor_alltoall_init
   interface MPI_Neighbor_alltoallv_init
     module procedure MPI_Neighbor_alltoallv_init_f08
     module procedure MPI_Neighbor_alltoallv_init_f08c
   end interface MPI_Neighbor_alltoallv_init
   interface PMPI_Neighbor_alltoallv_init
-    module procedure MPI_Neighbor_alltoallv_init_f08
-    module procedure MPI_Neighbor_alltoallv_init_f08c
+    module procedure PMPI_Neighbor_alltoallv_init_f08
+    module procedure PMPI_Neighbor_alltoallv_init_f08c
   end interface PMPI_Neighbor_alltoallv_init
   interface MPI_Neighbor_alltoallw_init
     module procedure MPI_Neighbor_alltoallw_init_f08
     module procedure MPI_Neighbor_alltoallw_init_f08c
   end interface MPI_Neighbor_alltoallw_init
   interface PMPI_Neighbor_alltoallw_init
-    module procedure MPI_Neighbor_alltoallw_init_f08
-    module procedure MPI_Neighbor_alltoallw_init_f08c
+    module procedure PMPI_Neighbor_alltoallw_init_f08
+    module procedure PMPI_Neighbor_alltoallw_init_f08c
   end interface PMPI_Neighbor_alltoallw_init
   interface MPI_Win_create
     module procedure MPI_Win_create_f08
     module procedure MPI_Win_create_f08c
   end interface MPI_Win_create
   interface PMPI_Win_create
-    module procedure MPI_Win_create_f08
-    module procedure MPI_Win_create_f08c
+    module procedure PMPI_Win_create_f08
+    module procedure PMPI_Win_create_f08c
   end interface PMPI_Win_create
   interface MPI_Win_allocate
     module procedure MPI_Win_allocate_f08
     module procedure MPI_Win_allocate_f08c
   end interface MPI_Win_allocate
   interface PMPI_Win_allocate
-    module procedure MPI_Win_allocate_f08
-    module procedure MPI_Win_allocate_f08c
+    module procedure PMPI_Win_allocate_f08
+    module procedure PMPI_Win_allocate_f08c
   end interface PMPI_Win_allocate
   interface MPI_Win_allocate_shared
     module procedure MPI_Win_allocate_shared_f08
     module procedure MPI_Win_allocate_shared_f08c
   end interface MPI_Win_allocate_shared
   interface PMPI_Win_allocate_shared
-    module procedure MPI_Win_allocate_shared_f08
-    module procedure MPI_Win_allocate_shared_f08c
+    module procedure PMPI_Win_allocate_shared_f08
+    module procedure PMPI_Win_allocate_shared_f08c
   end interface PMPI_Win_allocate_shared
   interface MPI_Win_create_dynamic
     module procedure MPI_Win_create_dynamic_f08
   end interface MPI_Win_create_dynamic
   interface PMPI_Win_create_dynamic
-    module procedure MPI_Win_create_dynamic_f08
+    module procedure PMPI_Win_create_dynamic_f08
   end interface PMPI_Win_create_dynamic
   interface MPI_Win_free
     module procedure MPI_Win_free_f08
   end interface MPI_Win_free
   interface PMPI_Win_free
-    module procedure MPI_Win_free_f08
+    module procedure PMPI_Win_free_f08
   end interface PMPI_Win_free
   interface MPI_Win_fence
     module procedure MPI_Win_fence_f08
   end interface MPI_Win_fence
   interface PMPI_Win_fence
-    module procedure MPI_Win_fence_f08
+    module procedure PMPI_Win_fence_f08
   end interface PMPI_Win_fence
   interface MPI_Win_lock
     module procedure MPI_Win_lock_f08
   end interface MPI_Win_lock
   interface PMPI_Win_lock
-    module procedure MPI_Win_lock_f08
+    module procedure PMPI_Win_lock_f08
   end interface PMPI_Win_lock
   interface MPI_Win_unlock
     module procedure MPI_Win_unlock_f08
   end interface MPI_Win_unlock
   interface PMPI_Win_unlock
-    module procedure MPI_Win_unlock_f08
+    module procedure PMPI_Win_unlock_f08
   end interface PMPI_Win_unlock
   interface MPI_Win_lock_all
     module procedure MPI_Win_lock_all_f08
   end interface MPI_Win_lock_all
   interface PMPI_Win_lock_all
-    module procedure MPI_Win_lock_all_f08
+    module procedure PMPI_Win_lock_all_f08
   end interface PMPI_Win_lock_all
   interface MPI_Win_unlock_all
     module procedure MPI_Win_unlock_all_f08
   end interface MPI_Win_unlock_all
   interface PMPI_Win_unlock_all
-    module procedure MPI_Win_unlock_all_f08
+    module procedure PMPI_Win_unlock_all_f08
   end interface PMPI_Win_unlock_all
   interface MPI_Win_flush
     module procedure MPI_Win_flush_f08
   end interface MPI_Win_flush
   interface PMPI_Win_flush
-    module procedure MPI_Win_flush_f08
+    module procedure PMPI_Win_flush_f08
   end interface PMPI_Win_flush
   interface MPI_Win_flush_all
     module procedure MPI_Win_flush_all_f08
   end interface MPI_Win_flush_all
   interface PMPI_Win_flush_all
-    module procedure MPI_Win_flush_all_f08
+    module procedure PMPI_Win_flush_all_f08
   end interface PMPI_Win_flush_all
   interface MPI_Win_flush_local
     module procedure MPI_Win_flush_local_f08
   end interface MPI_Win_flush_local
   interface PMPI_Win_flush_local
-    module procedure MPI_Win_flush_local_f08
+    module procedure PMPI_Win_flush_local_f08
   end interface PMPI_Win_flush_local
   interface MPI_Win_flush_local_all
     module procedure MPI_Win_flush_local_all_f08
   end interface MPI_Win_flush_local_all
   interface PMPI_Win_flush_local_all
-    module procedure MPI_Win_flush_local_all_f08
+    module procedure PMPI_Win_flush_local_all_f08
   end interface PMPI_Win_flush_local_all
   interface MPI_Win_sync
     module procedure MPI_Win_sync_f08
   end interface MPI_Win_sync
   interface PMPI_Win_sync
-    module procedure MPI_Win_sync_f08
+    module procedure PMPI_Win_sync_f08
   end interface PMPI_Win_sync
   interface MPI_Win_post
     module procedure MPI_Win_post_f08
   end interface MPI_Win_post
   interface PMPI_Win_post
-    module procedure MPI_Win_post_f08
+    module procedure PMPI_Win_post_f08
   end interface PMPI_Win_post
   interface MPI_Win_start
     module procedure MPI_Win_start_f08
   end interface MPI_Win_start
   interface PMPI_Win_start
-    module procedure MPI_Win_start_f08
+    module procedure PMPI_Win_start_f08
   end interface PMPI_Win_start
   interface MPI_Win_complete
     module procedure MPI_Win_complete_f08
   end interface MPI_Win_complete
   interface PMPI_Win_complete
-    module procedure MPI_Win_complete_f08
+    module procedure PMPI_Win_complete_f08
   end interface PMPI_Win_complete
   interface MPI_Win_wait
     module procedure MPI_Win_wait_f08
   end interface MPI_Win_wait
   interface PMPI_Win_wait
-    module procedure MPI_Win_wait_f08
+    module procedure PMPI_Win_wait_f08
   end interface PMPI_Win_wait
   interface MPI_Win_test
     module procedure MPI_Win_test_f08
   end interface MPI_Win_test
   interface PMPI_Win_test
-    module procedure MPI_Win_test_f08
+    module procedure PMPI_Win_test_f08
   end interface PMPI_Win_test
   interface MPI_Win_get_group
     module procedure MPI_Win_get_group_f08
   end interface MPI_Win_get_group
   interface PMPI_Win_get_group
-    module procedure MPI_Win_get_group_f08
+    module procedure PMPI_Win_get_group_f08
   end interface PMPI_Win_get_group
   interface MPI_Win_shared_query
     module procedure MPI_Win_shared_query_f08
     module procedure MPI_Win_shared_query_f08c
   end interface MPI_Win_shared_query
   interface PMPI_Win_shared_query
-    module procedure MPI_Win_shared_query_f08
-    module procedure MPI_Win_shared_query_f08c
+    module procedure PMPI_Win_shared_query_f08
+    module procedure PMPI_Win_shared_query_f08c
   end interface PMPI_Win_shared_query
   interface MPI_Win_attach
     module procedure MPI_Win_attach_f08
   end interface MPI_Win_attach
   interface PMPI_Win_attach
-    module procedure MPI_Win_attach_f08
+    module procedure PMPI_Win_attach_f08
   end interface PMPI_Win_attach
   interface MPI_Win_detach
     module procedure MPI_Win_detach_f08
   end interface MPI_Win_detach
   interface PMPI_Win_detach
-    module procedure MPI_Win_detach_f08
+    module procedure PMPI_Win_detach_f08
   end interface PMPI_Win_detach
   interface MPI_Win_delete_attr
     module procedure MPI_Win_delete_attr_f08
   end interface MPI_Win_delete_attr
   interface PMPI_Win_delete_attr
-    module procedure MPI_Win_delete_attr_f08
+    module procedure PMPI_Win_delete_attr_f08
   end interface PMPI_Win_delete_attr
   interface MPI_Win_set_name
     module procedure MPI_Win_set_name_f08
   end interface MPI_Win_set_name
   interface PMPI_Win_set_name
-    module procedure MPI_Win_set_name_f08
+    module procedure PMPI_Win_set_name_f08
   end interface PMPI_Win_set_name
   interface MPI_Win_get_name
     module procedure MPI_Win_get_name_f08
   end interface MPI_Win_get_name
   interface PMPI_Win_get_name
-    module procedure MPI_Win_get_name_f08
+    module procedure PMPI_Win_get_name_f08
   end interface PMPI_Win_get_name
   interface MPI_Win_set_errhandler
     module procedure MPI_Win_set_errhandler_f08
   end interface MPI_Win_set_errhandler
   interface PMPI_Win_set_errhandler
-    module procedure MPI_Win_set_errhandler_f08
+    module procedure PMPI_Win_set_errhandler_f08
   end interface PMPI_Win_set_errhandler
   interface MPI_Win_get_errhandler
     module procedure MPI_Win_get_errhandler_f08
   end interface MPI_Win_get_errhandler
   interface PMPI_Win_get_errhandler
-    module procedure MPI_Win_get_errhandler_f08
+    module procedure PMPI_Win_get_errhandler_f08
   end interface PMPI_Win_get_errhandler
   interface MPI_Win_create_errhandler
     module procedure MPI_Win_create_errhandler_f08
   end interface MPI_Win_create_errhandler
   interface PMPI_Win_create_errhandler
-    module procedure MPI_Win_create_errhandler_f08
+    module procedure PMPI_Win_create_errhandler_f08
   end interface PMPI_Win_create_errhandler
   interface MPI_Win_call_errhandler
     module procedure MPI_Win_call_errhandler_f08
   end interface MPI_Win_call_errhandler
   interface PMPI_Win_call_errhandler
-    module procedure MPI_Win_call_errhandler_f08
+    module procedure PMPI_Win_call_errhandler_f08
   end interface PMPI_Win_call_errhandler
   interface MPI_Win_set_info
     module procedure MPI_Win_set_info_f08
   end interface MPI_Win_set_info
   interface PMPI_Win_set_info
-    module procedure MPI_Win_set_info_f08
+    module procedure PMPI_Win_set_info_f08
   end interface PMPI_Win_set_info
   interface MPI_Win_get_info
     module procedure MPI_Win_get_info_f08
   end interface MPI_Win_get_info
   interface PMPI_Win_get_info
-    module procedure MPI_Win_get_info_f08
+    module procedure PMPI_Win_get_info_f08
   end interface PMPI_Win_get_info
   interface MPI_Put
     module procedure MPI_Put_f08
     module procedure MPI_Put_f08c
   end interface MPI_Put
   interface PMPI_Put
-    module procedure MPI_Put_f08
-    module procedure MPI_Put_f08c
+    module procedure PMPI_Put_f08
+    module procedure PMPI_Put_f08c
   end interface PMPI_Put
   interface MPI_Get
     module procedure MPI_Get_f08
     module procedure MPI_Get_f08c
   end interface MPI_Get
   interface PMPI_Get
-    module procedure MPI_Get_f08
-    module procedure MPI_Get_f08c
+    module procedure PMPI_Get_f08
+    module procedure PMPI_Get_f08c
   end interface PMPI_Get
   interface MPI_Accumulate
     module procedure MPI_Accumulate_f08
     module procedure MPI_Accumulate_f08c
   end interface MPI_Accumulate
   interface PMPI_Accumulate
-    module procedure MPI_Accumulate_f08
-    module procedure MPI_Accumulate_f08c
+    module procedure PMPI_Accumulate_f08
+    module procedure PMPI_Accumulate_f08c
   end interface PMPI_Accumulate
   interface MPI_Get_accumulate
     module procedure MPI_Get_accumulate_f08
     module procedure MPI_Get_accumulate_f08c
   end interface MPI_Get_accumulate
   interface PMPI_Get_accumulate
-    module procedure MPI_Get_accumulate_f08
-    module procedure MPI_Get_accumulate_f08c
+    module procedure PMPI_Get_accumulate_f08
+    module procedure PMPI_Get_accumulate_f08c
   end interface PMPI_Get_accumulate
   interface MPI_Fetch_and_op
     module procedure MPI_Fetch_and_op_f08
   end interface MPI_Fetch_and_op
   interface PMPI_Fetch_and_op
-    module procedure MPI_Fetch_and_op_f08
+    module procedure PMPI_Fetch_and_op_f08
   end interface PMPI_Fetch_and_op
   interface MPI_Compare_and_swap
     module procedure MPI_Compare_and_swap_f08
   end interface MPI_Compare_and_swap
   interface PMPI_Compare_and_swap
-    module procedure MPI_Compare_and_swap_f08
+    module procedure PMPI_Compare_and_swap_f08
   end interface PMPI_Compare_and_swap
   interface MPI_Rput
     module procedure MPI_Rput_f08
     module procedure MPI_Rput_f08c
   end interface MPI_Rput
   interface PMPI_Rput
-    module procedure MPI_Rput_f08
-    module procedure MPI_Rput_f08c
+    module procedure PMPI_Rput_f08
+    module procedure PMPI_Rput_f08c
   end interface PMPI_Rput
   interface MPI_Rget
     module procedure MPI_Rget_f08
     module procedure MPI_Rget_f08c
   end interface MPI_Rget
   interface PMPI_Rget
-    module procedure MPI_Rget_f08
-    module procedure MPI_Rget_f08c
+    module procedure PMPI_Rget_f08
+    module procedure PMPI_Rget_f08c
   end interface PMPI_Rget
   interface MPI_Raccumulate
     module procedure MPI_Raccumulate_f08
     module procedure MPI_Raccumulate_f08c
   end interface MPI_Raccumulate
   interface PMPI_Raccumulate
-    module procedure MPI_Raccumulate_f08
-    module procedure MPI_Raccumulate_f08c
+    module procedure PMPI_Raccumulate_f08
+    module procedure PMPI_Raccumulate_f08c
   end interface PMPI_Raccumulate
   interface MPI_Rget_accumulate
     module procedure MPI_Rget_accumulate_f08
     module procedure MPI_Rget_accumulate_f08c
   end interface MPI_Rget_accumulate
   interface PMPI_Rget_accumulate
-    module procedure MPI_Rget_accumulate_f08
-    module procedure MPI_Rget_accumulate_f08c
+    module procedure PMPI_Rget_accumulate_f08
+    module procedure PMPI_Rget_accumulate_f08c
   end interface PMPI_Rget_accumulate
   interface MPI_File_open
     module procedure MPI_File_open_f08
   end interface MPI_File_open
   interface PMPI_File_open
-    module procedure MPI_File_open_f08
+    module procedure PMPI_File_open_f08
   end interface PMPI_File_open
   interface MPI_File_close
     module procedure MPI_File_close_f08
   end interface MPI_File_close
   interface PMPI_File_close
-    module procedure MPI_File_close_f08
+    module procedure PMPI_File_close_f08
   end interface PMPI_File_close
   interface MPI_File_delete
     module procedure MPI_File_delete_f08
   end interface MPI_File_delete
   interface PMPI_File_delete
-    module procedure MPI_File_delete_f08
+    module procedure PMPI_File_delete_f08
   end interface PMPI_File_delete
   interface MPI_File_set_size
     module procedure MPI_File_set_size_f08
   end interface MPI_File_set_size
   interface PMPI_File_set_size
-    module procedure MPI_File_set_size_f08
+    module procedure PMPI_File_set_size_f08
   end interface PMPI_File_set_size
   interface MPI_File_get_size
     module procedure MPI_File_get_size_f08
   end interface MPI_File_get_size
   interface PMPI_File_get_size
-    module procedure MPI_File_get_size_f08
+    module procedure PMPI_File_get_size_f08
   end interface PMPI_File_get_size
   interface MPI_File_set_view
     module procedure MPI_File_set_view_f08
   end interface MPI_File_set_view
   interface PMPI_File_set_view
-    module procedure MPI_File_set_view_f08
+    module procedure PMPI_File_set_view_f08
   end interface PMPI_File_set_view
   interface MPI_File_read
     module procedure MPI_File_read_f08
     module procedure MPI_File_read_f08c
   end interface MPI_File_read
   interface PMPI_File_read
-    module procedure MPI_File_read_f08
-    module procedure MPI_File_read_f08c
+    module procedure PMPI_File_read_f08
+    module procedure PMPI_File_read_f08c
   end interface PMPI_File_read
   interface MPI_File_read_at
     module procedure MPI_File_read_at_f08
     module procedure MPI_File_read_at_f08c
   end interface MPI_File_read_at
   interface PMPI_File_read_at
-    module procedure MPI_File_read_at_f08
-    module procedure MPI_File_read_at_f08c
+    module procedure PMPI_File_read_at_f08
+    module procedure PMPI_File_read_at_f08c
   end interface PMPI_File_read_at
   interface MPI_File_read_all
     module procedure MPI_File_read_all_f08
     module procedure MPI_File_read_all_f08c
   end interface MPI_File_read_all
   interface PMPI_File_read_all
-    module procedure MPI_File_read_all_f08
-    module procedure MPI_File_read_all_f08c
+    module procedure PMPI_File_read_all_f08
+    module procedure PMPI_File_read_all_f08c
   end interface PMPI_File_read_all
   interface MPI_File_read_at_all
     module procedure MPI_File_read_at_all_f08
     module procedure MPI_File_read_at_all_f08c
   end interface MPI_File_read_at_all
   interface PMPI_File_read_at_all
-    module procedure MPI_File_read_at_all_f08
-    module procedure MPI_File_read_at_all_f08c
+    module procedure PMPI_File_read_at_all_f08
+    module procedure PMPI_File_read_at_all_f08c
   end interface PMPI_File_read_at_all
   interface MPI_File_write
     module procedure MPI_File_write_f08
     module procedure MPI_File_write_f08c
   end interface MPI_File_write
   interface PMPI_File_write
-    module procedure MPI_File_write_f08
-    module procedure MPI_File_write_f08c
+    module procedure PMPI_File_write_f08
+    module procedure PMPI_File_write_f08c
   end interface PMPI_File_write
   interface MPI_File_write_at
     module procedure MPI_File_write_at_f08
     module procedure MPI_File_write_at_f08c
   end interface MPI_File_write_at
   interface PMPI_File_write_at
-    module procedure MPI_File_write_at_f08
-    module procedure MPI_File_write_at_f08c
+    module procedure PMPI_File_write_at_f08
+    module procedure PMPI_File_write_at_f08c
   end interface PMPI_File_write_at
   interface MPI_File_write_all
     module procedure MPI_File_write_all_f08
     module procedure MPI_File_write_all_f08c
   end interface MPI_File_write_all
   interface PMPI_File_write_all
-    module procedure MPI_File_write_all_f08
-    module procedure MPI_File_write_all_f08c
+    module procedure PMPI_File_write_all_f08
+    module procedure PMPI_File_write_all_f08c
   end interface PMPI_File_write_all
   interface MPI_File_write_at_all
     module procedure MPI_File_write_at_all_f08
     module procedure MPI_File_write_at_all_f08c
   end interface MPI_File_write_at_all
   interface PMPI_File_write_at_all
-    module procedure MPI_File_write_at_all_f08
-    module procedure MPI_File_write_at_all_f08c
+    module procedure PMPI_File_write_at_all_f08
+    module procedure PMPI_File_write_at_all_f08c
   end interface PMPI_File_write_at_all
   interface MPI_File_seek
     module procedure MPI_File_seek_f08
   end interface MPI_File_seek
   interface PMPI_File_seek
-    module procedure MPI_File_seek_f08
+    module procedure PMPI_File_seek_f08
   end interface PMPI_File_seek
   interface MPI_File_get_position
     module procedure MPI_File_get_position_f08
   end interface MPI_File_get_position
   interface PMPI_File_get_position
-    module procedure MPI_File_get_position_f08
+    module procedure PMPI_File_get_position_f08
   end interface PMPI_File_get_position
   interface MPI_File_sync
     module procedure MPI_File_sync_f08
   end interface MPI_File_sync
   interface PMPI_File_sync
-    module procedure MPI_File_sync_f08
+    module procedure PMPI_File_sync_f08
   end interface PMPI_File_sync
   interface MPI_File_set_errhandler
     module procedure MPI_File_set_errhandler_f08
   end interface MPI_File_set_errhandler
   interface PMPI_File_set_errhandler
-    module procedure MPI_File_set_errhandler_f08
+    module procedure PMPI_File_set_errhandler_f08
   end interface PMPI_File_set_errhandler
   interface MPI_File_get_errhandler
     module procedure MPI_File_get_errhandler_f08
   end interface MPI_File_get_errhandler
   interface PMPI_File_get_errhandler
-    module procedure MPI_File_get_errhandler_f08
+    module procedure PMPI_File_get_errhandler_f08
   end interface PMPI_File_get_errhandler
   interface MPI_File_create_errhandler
     module procedure MPI_File_create_errhandler_f08
   end interface MPI_File_create_errhandler
   interface PMPI_File_create_errhandler
-    module procedure MPI_File_create_errhandler_f08
+    module procedure PMPI_File_create_errhandler_f08
   end interface PMPI_File_create_errhandler
   interface MPI_File_call_errhandler
     module procedure MPI_File_call_errhandler_f08
   end interface MPI_File_call_errhandler
   interface PMPI_File_call_errhandler
-    module procedure MPI_File_call_errhandler_f08
+    module procedure PMPI_File_call_errhandler_f08
   end interface PMPI_File_call_errhandler
   interface MPI_File_get_info
     module procedure MPI_File_get_info_f08
   end interface MPI_File_get_info
   interface PMPI_File_get_info
-    module procedure MPI_File_get_info_f08
+    module procedure PMPI_File_get_info_f08
   end interface PMPI_File_get_info
   interface MPI_File_set_info
     module procedure MPI_File_set_info_f08
   end interface MPI_File_set_info
   interface PMPI_File_set_info
-    module procedure MPI_File_set_info_f08
+    module procedure PMPI_File_set_info_f08
   end interface PMPI_File_set_info
   interface MPI_File_iread_at
     module procedure MPI_File_iread_at_f08
     module procedure MPI_File_iread_at_f08c
   end interface MPI_File_iread_at
   interface PMPI_File_iread_at
-    module procedure MPI_File_iread_at_f08
-    module procedure MPI_File_iread_at_f08c
+    module procedure PMPI_File_iread_at_f08
+    module procedure PMPI_File_iread_at_f08c
   end interface PMPI_File_iread_at
   interface MPI_File_iread_at_all
     module procedure MPI_File_iread_at_all_f08
     module procedure MPI_File_iread_at_all_f08c
   end interface MPI_File_iread_at_all
   interface PMPI_File_iread_at_all
-    module procedure MPI_File_iread_at_all_f08
-    module procedure MPI_File_iread_at_all_f08c
+    module procedure PMPI_File_iread_at_all_f08
+    module procedure PMPI_File_iread_at_all_f08c
   end interface PMPI_File_iread_at_all
   interface MPI_File_read_at_all_begin
     module procedure MPI_File_read_at_all_begin_f08
     module procedure MPI_File_read_at_all_begin_f08c
   end interface MPI_File_read_at_all_begin
   interface PMPI_File_read_at_all_begin
-    module procedure MPI_File_read_at_all_begin_f08
-    module procedure MPI_File_read_at_all_begin_f08c
+    module procedure PMPI_File_read_at_all_begin_f08
+    module procedure PMPI_File_read_at_all_begin_f08c
   end interface PMPI_File_read_at_all_begin
   interface MPI_File_read_at_all_end
     module procedure MPI_File_read_at_all_end_f08
   end interface MPI_File_read_at_all_end
   interface PMPI_File_read_at_all_end
-    module procedure MPI_File_read_at_all_end_f08
+    module procedure PMPI_File_read_at_all_end_f08
   end interface PMPI_File_read_at_all_end
   interface MPI_File_iread
     module procedure MPI_File_iread_f08
     module procedure MPI_File_iread_f08c
   end interface MPI_File_iread
   interface PMPI_File_iread
-    module procedure MPI_File_iread_f08
-    module procedure MPI_File_iread_f08c
+    module procedure PMPI_File_iread_f08
+    module procedure PMPI_File_iread_f08c
   end interface PMPI_File_iread
   interface MPI_File_iread_all
     module procedure MPI_File_iread_all_f08
     module procedure MPI_File_iread_all_f08c
   end interface MPI_File_iread_all
   interface PMPI_File_iread_all
-    module procedure MPI_File_iread_all_f08
-    module procedure MPI_File_iread_all_f08c
+    module procedure PMPI_File_iread_all_f08
+    module procedure PMPI_File_iread_all_f08c
   end interface PMPI_File_iread_all
   interface MPI_File_read_all_begin
     module procedure MPI_File_read_all_begin_f08
     module procedure MPI_File_read_all_begin_f08c
   end interface MPI_File_read_all_begin
   interface PMPI_File_read_all_begin
-    module procedure MPI_File_read_all_begin_f08
-    module procedure MPI_File_read_all_begin_f08c
+    module procedure PMPI_File_read_all_begin_f08
+    module procedure PMPI_File_read_all_begin_f08c
   end interface PMPI_File_read_all_begin
   interface MPI_File_read_all_end
     module procedure MPI_File_read_all_end_f08
   end interface MPI_File_read_all_end
   interface PMPI_File_read_all_end
-    module procedure MPI_File_read_all_end_f08
+    module procedure PMPI_File_read_all_end_f08
   end interface PMPI_File_read_all_end
   interface MPI_File_read_shared
     module procedure MPI_File_read_shared_f08
     module procedure MPI_File_read_shared_f08c
   end interface MPI_File_read_shared
   interface PMPI_File_read_shared
-    module procedure MPI_File_read_shared_f08
-    module procedure MPI_File_read_shared_f08c
+    module procedure PMPI_File_read_shared_f08
+    module procedure PMPI_File_read_shared_f08c
   end interface PMPI_File_read_shared
   interface MPI_File_iread_shared
     module procedure MPI_File_iread_shared_f08
     module procedure MPI_File_iread_shared_f08c
   end interface MPI_File_iread_shared
   interface PMPI_File_iread_shared
-    module procedure MPI_File_iread_shared_f08
-    module procedure MPI_File_iread_shared_f08c
+    module procedure PMPI_File_iread_shared_f08
+    module procedure PMPI_File_iread_shared_f08c
   end interface PMPI_File_iread_shared
   interface MPI_File_read_ordered
     module procedure MPI_File_read_ordered_f08
     module procedure MPI_File_read_ordered_f08c
   end interface MPI_File_read_ordered
   interface PMPI_File_read_ordered
-    module procedure MPI_File_read_ordered_f08
-    module procedure MPI_File_read_ordered_f08c
+    module procedure PMPI_File_read_ordered_f08
+    module procedure PMPI_File_read_ordered_f08c
   end interface PMPI_File_read_ordered
   interface MPI_File_read_ordered_begin
     module procedure MPI_File_read_ordered_begin_f08
     module procedure MPI_File_read_ordered_begin_f08c
   end interface MPI_File_read_ordered_begin
   interface PMPI_File_read_ordered_begin
-    module procedure MPI_File_read_ordered_begin_f08
-    module procedure MPI_File_read_ordered_begin_f08c
+    module procedure PMPI_File_read_ordered_begin_f08
+    module procedure PMPI_File_read_ordered_begin_f08c
   end interface PMPI_File_read_ordered_begin
   interface MPI_File_read_ordered_end
     module procedure MPI_File_read_ordered_end_f08
   end interface MPI_File_read_ordered_end
   interface PMPI_File_read_ordered_end
-    module procedure MPI_File_read_ordered_end_f08
+    module procedure PMPI_File_read_ordered_end_f08
   end interface PMPI_File_read_ordered_end
   interface MPI_File_iwrite_at
     module procedure MPI_File_iwrite_at_f08
     module procedure MPI_File_iwrite_at_f08c
   end interface MPI_File_iwrite_at
   interface PMPI_File_iwrite_at
-    module procedure MPI_File_iwrite_at_f08
-    module procedure MPI_File_iwrite_at_f08c
+    module procedure PMPI_File_iwrite_at_f08
+    module procedure PMPI_File_iwrite_at_f08c
   end interface PMPI_File_iwrite_at
   interface MPI_File_iwrite_at_all
     module procedure MPI_File_iwrite_at_all_f08
     module procedure MPI_File_iwrite_at_all_f08c
   end interface MPI_File_iwrite_at_all
   interface PMPI_File_iwrite_at_all
-    module procedure MPI_File_iwrite_at_all_f08
-    module procedure MPI_File_iwrite_at_all_f08c
+    module procedure PMPI_File_iwrite_at_all_f08
+    module procedure PMPI_File_iwrite_at_all_f08c
   end interface PMPI_File_iwrite_at_all
   interface MPI_File_write_at_all_begin
     module procedure MPI_File_write_at_all_begin_f08
     module procedure MPI_File_write_at_all_begin_f08c
   end interface MPI_File_write_at_all_begin
   interface PMPI_File_write_at_all_begin
-    module procedure MPI_File_write_at_all_begin_f08
-    module procedure MPI_File_write_at_all_begin_f08c
+    module procedure PMPI_File_write_at_all_begin_f08
+    module procedure PMPI_File_write_at_all_begin_f08c
   end interface PMPI_File_write_at_all_begin
   interface MPI_File_write_at_all_end
     module procedure MPI_File_write_at_all_end_f08
   end interface MPI_File_write_at_all_end
   interface PMPI_File_write_at_all_end
-    module procedure MPI_File_write_at_all_end_f08
+    module procedure PMPI_File_write_at_all_end_f08
   end interface PMPI_File_write_at_all_end
   interface MPI_File_iwrite
     module procedure MPI_File_iwrite_f08
     module procedure MPI_File_iwrite_f08c
   end interface MPI_File_iwrite
   interface PMPI_File_iwrite
-    module procedure MPI_File_iwrite_f08
-    module procedure MPI_File_iwrite_f08c
+    module procedure PMPI_File_iwrite_f08
+    module procedure PMPI_File_iwrite_f08c
   end interface PMPI_File_iwrite
   interface MPI_File_iwrite_all
     module procedure MPI_File_iwrite_all_f08
     module procedure MPI_File_iwrite_all_f08c
   end interface MPI_File_iwrite_all
   interface PMPI_File_iwrite_all
-    module procedure MPI_File_iwrite_all_f08
-    module procedure MPI_File_iwrite_all_f08c
+    module procedure PMPI_File_iwrite_all_f08
+    module procedure PMPI_File_iwrite_all_f08c
   end interface PMPI_File_iwrite_all
   interface MPI_File_write_all_begin
     module procedure MPI_File_write_all_begin_f08
     module procedure MPI_File_write_all_begin_f08c
   end interface MPI_File_write_all_begin
   interface PMPI_File_write_all_begin
-    module procedure MPI_File_write_all_begin_f08
-    module procedure MPI_File_write_all_begin_f08c
+    module procedure PMPI_File_write_all_begin_f08
+    module procedure PMPI_File_write_all_begin_f08c
   end interface PMPI_File_write_all_begin
   interface MPI_File_write_all_end
     module procedure MPI_File_write_all_end_f08
   end interface MPI_File_write_all_end
   interface PMPI_File_write_all_end
-    module procedure MPI_File_write_all_end_f08
+    module procedure PMPI_File_write_all_end_f08
   end interface PMPI_File_write_all_end
   interface MPI_File_write_shared
     module procedure MPI_File_write_shared_f08
     module procedure MPI_File_write_shared_f08c
   end interface MPI_File_write_shared
   interface PMPI_File_write_shared
-    module procedure MPI_File_write_shared_f08
-    module procedure MPI_File_write_shared_f08c
+    module procedure PMPI_File_write_shared_f08
+    module procedure PMPI_File_write_shared_f08c
   end interface PMPI_File_write_shared
   interface MPI_File_iwrite_shared
     module procedure MPI_File_iwrite_shared_f08
     module procedure MPI_File_iwrite_shared_f08c
   end interface MPI_File_iwrite_shared
   interface PMPI_File_iwrite_shared
-    module procedure MPI_File_iwrite_shared_f08
-    module procedure MPI_File_iwrite_shared_f08c
+    module procedure PMPI_File_iwrite_shared_f08
+    module procedure PMPI_File_iwrite_shared_f08c
   end interface PMPI_File_iwrite_shared
   interface MPI_File_write_ordered
     module procedure MPI_File_write_ordered_f08
     module procedure MPI_File_write_ordered_f08c
   end interface MPI_File_write_ordered
   interface PMPI_File_write_ordered
-    module procedure MPI_File_write_ordered_f08
-    module procedure MPI_File_write_ordered_f08c
+    module procedure PMPI_File_write_ordered_f08
+    module procedure PMPI_File_write_ordered_f08c
   end interface PMPI_File_write_ordered
   interface MPI_File_write_ordered_begin
     module procedure MPI_File_write_ordered_begin_f08
     module procedure MPI_File_write_ordered_begin_f08c
   end interface MPI_File_write_ordered_begin
   interface PMPI_File_write_ordered_begin
-    module procedure MPI_File_write_ordered_begin_f08
-    module procedure MPI_File_write_ordered_begin_f08c
+    module procedure PMPI_File_write_ordered_begin_f08
+    module procedure PMPI_File_write_ordered_begin_f08c
   end interface PMPI_File_write_ordered_begin
   interface MPI_File_write_ordered_end
     module procedure MPI_File_write_ordered_end_f08
   end interface MPI_File_write_ordered_end
   interface PMPI_File_write_ordered_end
-    module procedure MPI_File_write_ordered_end_f08
+    module procedure PMPI_File_write_ordered_end_f08
   end interface PMPI_File_write_ordered_end
   interface MPI_File_seek_shared
     module procedure MPI_File_seek_shared_f08
   end interface MPI_File_seek_shared
   interface PMPI_File_seek_shared
-    module procedure MPI_File_seek_shared_f08
+    module procedure PMPI_File_seek_shared_f08
   end interface PMPI_File_seek_shared
   interface MPI_File_get_position_shared
     module procedure MPI_File_get_position_shared_f08
   end interface MPI_File_get_position_shared
   interface PMPI_File_get_position_shared
-    module procedure MPI_File_get_position_shared_f08
+    module procedure PMPI_File_get_position_shared_f08
   end interface PMPI_File_get_position_shared
   interface MPI_File_get_byte_offset
     module procedure MPI_File_get_byte_offset_f08
   end interface MPI_File_get_byte_offset
   interface PMPI_File_get_byte_offset
-    module procedure MPI_File_get_byte_offset_f08
+    module procedure PMPI_File_get_byte_offset_f08
   end interface PMPI_File_get_byte_offset
   interface MPI_File_get_amode
     module procedure MPI_File_get_amode_f08
   end interface MPI_File_get_amode
   interface PMPI_File_get_amode
-    module procedure MPI_File_get_amode_f08
+    module procedure PMPI_File_get_amode_f08
   end interface PMPI_File_get_amode
   interface MPI_File_get_atomicity
     module procedure MPI_File_get_atomicity_f08
   end interface MPI_File_get_atomicity
   interface PMPI_File_get_atomicity
-    module procedure MPI_File_get_atomicity_f08
+    module procedure PMPI_File_get_atomicity_f08
   end interface PMPI_File_get_atomicity
   interface MPI_File_set_atomicity
     module procedure MPI_File_set_atomicity_f08
   end interface MPI_File_set_atomicity
   interface PMPI_File_set_atomicity
-    module procedure MPI_File_set_atomicity_f08
+    module procedure PMPI_File_set_atomicity_f08
   end interface PMPI_File_set_atomicity
   interface MPI_File_get_group
     module procedure MPI_File_get_group_f08
   end interface MPI_File_get_group
   interface PMPI_File_get_group
-    module procedure MPI_File_get_group_f08
+    module procedure PMPI_File_get_group_f08
   end interface PMPI_File_get_group
   interface MPI_File_get_type_extent
     module procedure MPI_File_get_type_extent_f08
   end interface MPI_File_get_type_extent
   interface PMPI_File_get_type_extent
-    module procedure MPI_File_get_type_extent_f08
+    module procedure PMPI_File_get_type_extent_f08
   end interface PMPI_File_get_type_extent
   interface MPI_File_get_view
     module procedure MPI_File_get_view_f08
   end interface MPI_File_get_view
   interface PMPI_File_get_view
-    module procedure MPI_File_get_view_f08
+    module procedure PMPI_File_get_view_f08
   end interface PMPI_File_get_view
   interface MPI_File_preallocate
     module procedure MPI_File_preallocate_f08
   end interface MPI_File_preallocate
   interface PMPI_File_preallocate
-    module procedure MPI_File_preallocate_f08
+    module procedure PMPI_File_preallocate_f08
   end interface PMPI_File_preallocate
   interface MPI_Open_port
     module procedure MPI_Open_port_f08
   end interface MPI_Open_port
   interface PMPI_Open_port
-    module procedure MPI_Open_port_f08
+    module procedure PMPI_Open_port_f08
   end interface PMPI_Open_port
   interface MPI_Close_port
     module procedure MPI_Close_port_f08
   end interface MPI_Close_port
   interface PMPI_Close_port
-    module procedure MPI_Close_port_f08
+    module procedure PMPI_Close_port_f08
   end interface PMPI_Close_port
   interface MPI_Comm_accept
     module procedure MPI_Comm_accept_f08
   end interface MPI_Comm_accept
   interface PMPI_Comm_accept
-    module procedure MPI_Comm_accept_f08
+    module procedure PMPI_Comm_accept_f08
   end interface PMPI_Comm_accept
   interface MPI_Comm_connect
     module procedure MPI_Comm_connect_f08
   end interface MPI_Comm_connect
   interface PMPI_Comm_connect
-    module procedure MPI_Comm_connect_f08
+    module procedure PMPI_Comm_connect_f08
   end interface PMPI_Comm_connect
   interface MPI_Publish_name
     module procedure MPI_Publish_name_f08
   end interface MPI_Publish_name
   interface PMPI_Publish_name
-    module procedure MPI_Publish_name_f08
+    module procedure PMPI_Publish_name_f08
   end interface PMPI_Publish_name
   interface MPI_Unpublish_name
     module procedure MPI_Unpublish_name_f08
   end interface MPI_Unpublish_name
   interface PMPI_Unpublish_name
-    module procedure MPI_Unpublish_name_f08
+    module procedure PMPI_Unpublish_name_f08
   end interface PMPI_Unpublish_name
   interface MPI_Lookup_name
     module procedure MPI_Lookup_name_f08
   end interface MPI_Lookup_name
   interface PMPI_Lookup_name
-    module procedure MPI_Lookup_name_f08
+    module procedure PMPI_Lookup_name_f08
   end interface PMPI_Lookup_name
   interface MPI_Comm_join
     module procedure MPI_Comm_join_f08
   end interface MPI_Comm_join
   interface PMPI_Comm_join
-    module procedure MPI_Comm_join_f08
+    module procedure PMPI_Comm_join_f08
   end interface PMPI_Comm_join
   interface MPI_Ibarrier
     module procedure MPI_Ibarrier_f08
   end interface MPI_Ibarrier
   interface PMPI_Ibarrier
-    module procedure MPI_Ibarrier_f08
+    module procedure PMPI_Ibarrier_f08
   end interface PMPI_Ibarrier
   interface MPI_Ibcast
     module procedure MPI_Ibcast_f08
     module procedure MPI_Ibcast_f08c
   end interface MPI_Ibcast
   interface PMPI_Ibcast
-    module procedure MPI_Ibcast_f08
-    module procedure MPI_Ibcast_f08c
+    module procedure PMPI_Ibcast_f08
+    module procedure PMPI_Ibcast_f08c
   end interface PMPI_Ibcast
   interface MPI_Ireduce
     module procedure MPI_Ireduce_f08
     module procedure MPI_Ireduce_f08c
   end interface MPI_Ireduce
   interface PMPI_Ireduce
-    module procedure MPI_Ireduce_f08
-    module procedure MPI_Ireduce_f08c
+    module procedure PMPI_Ireduce_f08
+    module procedure PMPI_Ireduce_f08c
   end interface PMPI_Ireduce
   interface MPI_Iallreduce
     module procedure MPI_Iallreduce_f08
     module procedure MPI_Iallreduce_f08c
   end interface MPI_Iallreduce
   interface PMPI_Iallreduce
-    module procedure MPI_Iallreduce_f08
-    module procedure MPI_Iallreduce_f08c
+    module procedure PMPI_Iallreduce_f08
+    module procedure PMPI_Iallreduce_f08c
   end interface PMPI_Iallreduce
   interface MPI_Igather
     module procedure MPI_Igather_f08
     module procedure MPI_Igather_f08c
   end interface MPI_Igather
   interface PMPI_Igather
-    module procedure MPI_Igather_f08
-    module procedure MPI_Igather_f08c
+    module procedure PMPI_Igather_f08
+    module procedure PMPI_Igather_f08c
   end interface PMPI_Igather
   interface MPI_Iscatter
     module procedure MPI_Iscatter_f08
     module procedure MPI_Iscatter_f08c
   end interface MPI_Iscatter
   interface PMPI_Iscatter
-    module procedure MPI_Iscatter_f08
-    module procedure MPI_Iscatter_f08c
+    module procedure PMPI_Iscatter_f08
+    module procedure PMPI_Iscatter_f08c
   end interface PMPI_Iscatter
   interface MPI_Iallgather
     module procedure MPI_Iallgather_f08
     module procedure MPI_Iallgather_f08c
   end interface MPI_Iallgather
   interface PMPI_Iallgather
-    module procedure MPI_Iallgather_f08
-    module procedure MPI_Iallgather_f08c
+    module procedure PMPI_Iallgather_f08
+    module procedure PMPI_Iallgather_f08c
   end interface PMPI_Iallgather
   interface MPI_Ialltoall
     module procedure MPI_Ialltoall_f08
     module procedure MPI_Ialltoall_f08c
   end interface MPI_Ialltoall
   interface PMPI_Ialltoall
-    module procedure MPI_Ialltoall_f08
-    module procedure MPI_Ialltoall_f08c
+    module procedure PMPI_Ialltoall_f08
+    module procedure PMPI_Ialltoall_f08c
   end interface PMPI_Ialltoall
   interface MPI_Iallgatherv
     module procedure MPI_Iallgatherv_f08
     module procedure MPI_Iallgatherv_f08c
   end interface MPI_Iallgatherv
   interface PMPI_Iallgatherv
-    module procedure MPI_Iallgatherv_f08
-    module procedure MPI_Iallgatherv_f08c
+    module procedure PMPI_Iallgatherv_f08
+    module procedure PMPI_Iallgatherv_f08c
   end interface PMPI_Iallgatherv
   interface MPI_Ialltoallv
     module procedure MPI_Ialltoallv_f08
     module procedure MPI_Ialltoallv_f08c
   end interface MPI_Ialltoallv
   interface PMPI_Ialltoallv
-    module procedure MPI_Ialltoallv_f08
-    module procedure MPI_Ialltoallv_f08c
+    module procedure PMPI_Ialltoallv_f08
+    module procedure PMPI_Ialltoallv_f08c
   end interface PMPI_Ialltoallv
   interface MPI_Ialltoallw
     module procedure MPI_Ialltoallw_f08
     module procedure MPI_Ialltoallw_f08c
   end interface MPI_Ialltoallw
   interface PMPI_Ialltoallw
-    module procedure MPI_Ialltoallw_f08
-    module procedure MPI_Ialltoallw_f08c
+    module procedure PMPI_Ialltoallw_f08
+    module procedure PMPI_Ialltoallw_f08c
   end interface PMPI_Ialltoallw
   interface MPI_Iexscan
     module procedure MPI_Iexscan_f08
     module procedure MPI_Iexscan_f08c
   end interface MPI_Iexscan
   interface PMPI_Iexscan
-    module procedure MPI_Iexscan_f08
-    module procedure MPI_Iexscan_f08c
+    module procedure PMPI_Iexscan_f08
+    module procedure PMPI_Iexscan_f08c
   end interface PMPI_Iexscan
   interface MPI_Igatherv
     module procedure MPI_Igatherv_f08
     module procedure MPI_Igatherv_f08c
   end interface MPI_Igatherv
   interface PMPI_Igatherv
-    module procedure MPI_Igatherv_f08
-    module procedure MPI_Igatherv_f08c
+    module procedure PMPI_Igatherv_f08
+    module procedure PMPI_Igatherv_f08c
   end interface PMPI_Igatherv
   interface MPI_Ireduce_scatter
     module procedure MPI_Ireduce_scatter_f08
     module procedure MPI_Ireduce_scatter_f08c
   end interface MPI_Ireduce_scatter
   interface PMPI_Ireduce_scatter
-    module procedure MPI_Ireduce_scatter_f08
-    module procedure MPI_Ireduce_scatter_f08c
+    module procedure PMPI_Ireduce_scatter_f08
+    module procedure PMPI_Ireduce_scatter_f08c
   end interface PMPI_Ireduce_scatter
   interface MPI_Ireduce_scatter_block
     module procedure MPI_Ireduce_scatter_block_f08
     module procedure MPI_Ireduce_scatter_block_f08c
   end interface MPI_Ireduce_scatter_block
   interface PMPI_Ireduce_scatter_block
-    module procedure MPI_Ireduce_scatter_block_f08
-    module procedure MPI_Ireduce_scatter_block_f08c
+    module procedure PMPI_Ireduce_scatter_block_f08
+    module procedure PMPI_Ireduce_scatter_block_f08c
   end interface PMPI_Ireduce_scatter_block
   interface MPI_Iscan
     module procedure MPI_Iscan_f08
     module procedure MPI_Iscan_f08c
   end interface MPI_Iscan
   interface PMPI_Iscan
-    module procedure MPI_Iscan_f08
-    module procedure MPI_Iscan_f08c
+    module procedure PMPI_Iscan_f08
+    module procedure PMPI_Iscan_f08c
   end interface PMPI_Iscan
   interface MPI_Iscatterv
     module procedure MPI_Iscatterv_f08
     module procedure MPI_Iscatterv_f08c
   end interface MPI_Iscatterv
   interface PMPI_Iscatterv
-    module procedure MPI_Iscatterv_f08
-    module procedure MPI_Iscatterv_f08c
+    module procedure PMPI_Iscatterv_f08
+    module procedure PMPI_Iscatterv_f08c
   end interface PMPI_Iscatterv
   interface MPI_Barrier_init
     module procedure MPI_Barrier_init_f08
   end interface MPI_Barrier_init
   interface PMPI_Barrier_init
-    module procedure MPI_Barrier_init_f08
+    module procedure PMPI_Barrier_init_f08
   end interface PMPI_Barrier_init
   interface MPI_Bcast_init
     module procedure MPI_Bcast_init_f08
     module procedure MPI_Bcast_init_f08c
   end interface MPI_Bcast_init
   interface PMPI_Bcast_init
-    module procedure MPI_Bcast_init_f08
-    module procedure MPI_Bcast_init_f08c
+    module procedure PMPI_Bcast_init_f08
+    module procedure PMPI_Bcast_init_f08c
   end interface PMPI_Bcast_init
   interface MPI_Reduce_init
     module procedure MPI_Reduce_init_f08
     module procedure MPI_Reduce_init_f08c
   end interface MPI_Reduce_init
   interface PMPI_Reduce_init
-    module procedure MPI_Reduce_init_f08
-    module procedure MPI_Reduce_init_f08c
+    module procedure PMPI_Reduce_init_f08
+    module procedure PMPI_Reduce_init_f08c
   end interface PMPI_Reduce_init
   interface MPI_Allreduce_init
     module procedure MPI_Allreduce_init_f08
     module procedure MPI_Allreduce_init_f08c
   end interface MPI_Allreduce_init
   interface PMPI_Allreduce_init
-    module procedure MPI_Allreduce_init_f08
-    module procedure MPI_Allreduce_init_f08c
+    module procedure PMPI_Allreduce_init_f08
+    module procedure PMPI_Allreduce_init_f08c
   end interface PMPI_Allreduce_init
   interface MPI_Gather_init
     module procedure MPI_Gather_init_f08
     module procedure MPI_Gather_init_f08c
   end interface MPI_Gather_init
   interface PMPI_Gather_init
-    module procedure MPI_Gather_init_f08
-    module procedure MPI_Gather_init_f08c
+    module procedure PMPI_Gather_init_f08
+    module procedure PMPI_Gather_init_f08c
   end interface PMPI_Gather_init
   interface MPI_Gatherv_init
     module procedure MPI_Gatherv_init_f08
     module procedure MPI_Gatherv_init_f08c
   end interface MPI_Gatherv_init
   interface PMPI_Gatherv_init
-    module procedure MPI_Gatherv_init_f08
-    module procedure MPI_Gatherv_init_f08c
+    module procedure PMPI_Gatherv_init_f08
+    module procedure PMPI_Gatherv_init_f08c
   end interface PMPI_Gatherv_init
   interface MPI_Scatter_init
     module procedure MPI_Scatter_init_f08
     module procedure MPI_Scatter_init_f08c
   end interface MPI_Scatter_init
   interface PMPI_Scatter_init
-    module procedure MPI_Scatter_init_f08
-    module procedure MPI_Scatter_init_f08c
+    module procedure PMPI_Scatter_init_f08
+    module procedure PMPI_Scatter_init_f08c
   end interface PMPI_Scatter_init
   interface MPI_Scatterv_init
     module procedure MPI_Scatterv_init_f08
     module procedure MPI_Scatterv_init_f08c
   end interface MPI_Scatterv_init
   interface PMPI_Scatterv_init
-    module procedure MPI_Scatterv_init_f08
-    module procedure MPI_Scatterv_init_f08c
+    module procedure PMPI_Scatterv_init_f08
+    module procedure PMPI_Scatterv_init_f08c
   end interface PMPI_Scatterv_init
   interface MPI_Allgather_init
     module procedure MPI_Allgather_init_f08
     module procedure MPI_Allgather_init_f08c
   end interface MPI_Allgather_init
   interface PMPI_Allgather_init
-    module procedure MPI_Allgather_init_f08
-    module procedure MPI_Allgather_init_f08c
+    module procedure PMPI_Allgather_init_f08
+    module procedure PMPI_Allgather_init_f08c
   end interface PMPI_Allgather_init
   interface MPI_Allgatherv_init
     module procedure MPI_Allgatherv_init_f08
     module procedure MPI_Allgatherv_init_f08c
   end interface MPI_Allgatherv_init
   interface PMPI_Allgatherv_init
-    module procedure MPI_Allgatherv_init_f08
-    module procedure MPI_Allgatherv_init_f08c
+    module procedure PMPI_Allgatherv_init_f08
+    module procedure PMPI_Allgatherv_init_f08c
   end interface PMPI_Allgatherv_init
   interface MPI_Alltoall_init
     module procedure MPI_Alltoall_init_f08
     module procedure MPI_Alltoall_init_f08c
   end interface MPI_Alltoall_init
   interface PMPI_Alltoall_init
-    module procedure MPI_Alltoall_init_f08
-    module procedure MPI_Alltoall_init_f08c
+    module procedure PMPI_Alltoall_init_f08
+    module procedure PMPI_Alltoall_init_f08c
   end interface PMPI_Alltoall_init
   interface MPI_Alltoallv_init
     module procedure MPI_Alltoallv_init_f08
     module procedure MPI_Alltoallv_init_f08c
   end interface MPI_Alltoallv_init
   interface PMPI_Alltoallv_init
-    module procedure MPI_Alltoallv_init_f08
-    module procedure MPI_Alltoallv_init_f08c
+    module procedure PMPI_Alltoallv_init_f08
+    module procedure PMPI_Alltoallv_init_f08c
   end interface PMPI_Alltoallv_init
   interface MPI_Alltoallw_init
     module procedure MPI_Alltoallw_init_f08
     module procedure MPI_Alltoallw_init_f08c
   end interface MPI_Alltoallw_init
   interface PMPI_Alltoallw_init
-    module procedure MPI_Alltoallw_init_f08
-    module procedure MPI_Alltoallw_init_f08c
+    module procedure PMPI_Alltoallw_init_f08
+    module procedure PMPI_Alltoallw_init_f08c
   end interface PMPI_Alltoallw_init
   interface MPI_Reduce_scatter_init
     module procedure MPI_Reduce_scatter_init_f08
     module procedure MPI_Reduce_scatter_init_f08c
   end interface MPI_Reduce_scatter_init
   interface PMPI_Reduce_scatter_init
-    module procedure MPI_Reduce_scatter_init_f08
-    module procedure MPI_Reduce_scatter_init_f08c
+    module procedure PMPI_Reduce_scatter_init_f08
+    module procedure PMPI_Reduce_scatter_init_f08c
   end interface PMPI_Reduce_scatter_init
   interface MPI_Reduce_scatter_block_init
     module procedure MPI_Reduce_scatter_block_init_f08
     module procedure MPI_Reduce_scatter_block_init_f08c
   end interface MPI_Reduce_scatter_block_init
   interface PMPI_Reduce_scatter_block_init
-    module procedure MPI_Reduce_scatter_block_init_f08
-    module procedure MPI_Reduce_scatter_block_init_f08c
+    module procedure PMPI_Reduce_scatter_block_init_f08
+    module procedure PMPI_Reduce_scatter_block_init_f08c
   end interface PMPI_Reduce_scatter_block_init
   interface MPI_Scan_init
     module procedure MPI_Scan_init_f08
     module procedure MPI_Scan_init_f08c
   end interface MPI_Scan_init
   interface PMPI_Scan_init
-    module procedure MPI_Scan_init_f08
-    module procedure MPI_Scan_init_f08c
+    module procedure PMPI_Scan_init_f08
+    module procedure PMPI_Scan_init_f08c
   end interface PMPI_Scan_init
   interface MPI_Exscan_init
     module procedure MPI_Exscan_init_f08
     module procedure MPI_Exscan_init_f08c
   end interface MPI_Exscan_init
   interface PMPI_Exscan_init
-    module procedure MPI_Exscan_init_f08
-    module procedure MPI_Exscan_init_f08c
+    module procedure PMPI_Exscan_init_f08
+    module procedure PMPI_Exscan_init_f08c
   end interface PMPI_Exscan_init
   interface MPI_Psend_init
     module procedure MPI_Psend_init_f08
   end interface MPI_Psend_init
   interface PMPI_Psend_init
-    module procedure MPI_Psend_init_f08
+    module procedure PMPI_Psend_init_f08
   end interface PMPI_Psend_init
   interface MPI_Precv_init
     module procedure MPI_Precv_init_f08
   end interface MPI_Precv_init
   interface PMPI_Precv_init
-    module procedure MPI_Precv_init_f08
+    module procedure PMPI_Precv_init_f08
   end interface PMPI_Precv_init
   interface MPI_Pready
     module procedure MPI_Pready_f08
   end interface MPI_Pready
   interface PMPI_Pready
-    module procedure MPI_Pready_f08
+    module procedure PMPI_Pready_f08
   end interface PMPI_Pready
   interface MPI_Pready_range
     module procedure MPI_Pready_range_f08
   end interface MPI_Pready_range
   interface PMPI_Pready_range
-    module procedure MPI_Pready_range_f08
+    module procedure PMPI_Pready_range_f08
   end interface PMPI_Pready_range
   interface MPI_Pready_list
     module procedure MPI_Pready_list_f08
   end interface MPI_Pready_list
   interface PMPI_Pready_list
-    module procedure MPI_Pready_list_f08
+    module procedure PMPI_Pready_list_f08
   end interface PMPI_Pready_list
   interface MPI_Parrived
     module procedure MPI_Parrived_f08
   end interface MPI_Parrived
   interface PMPI_Parrived
-    module procedure MPI_Parrived_f08
+    module procedure PMPI_Parrived_f08
   end interface PMPI_Parrived
   interface MPI_Session_init
     module procedure MPI_Session_init_f08
   end interface MPI_Session_init
   interface PMPI_Session_init
-    module procedure MPI_Session_init_f08
+    module procedure PMPI_Session_init_f08
   end interface PMPI_Session_init
   interface MPI_Session_finalize
     module procedure MPI_Session_finalize_f08
   end interface MPI_Session_finalize
   interface PMPI_Session_finalize
-    module procedure MPI_Session_finalize_f08
+    module procedure PMPI_Session_finalize_f08
   end interface PMPI_Session_finalize
   interface MPI_Session_get_num_psets
     module procedure MPI_Session_get_num_psets_f08
   end interface MPI_Session_get_num_psets
   interface PMPI_Session_get_num_psets
-    module procedure MPI_Session_get_num_psets_f08
+    module procedure PMPI_Session_get_num_psets_f08
   end interface PMPI_Session_get_num_psets
   interface MPI_Session_get_nth_pset
     module procedure MPI_Session_get_nth_pset_f08
   end interface MPI_Session_get_nth_pset
   interface PMPI_Session_get_nth_pset
-    module procedure MPI_Session_get_nth_pset_f08
+    module procedure PMPI_Session_get_nth_pset_f08
   end interface PMPI_Session_get_nth_pset
   interface MPI_Group_from_session_pset
     module procedure MPI_Group_from_session_pset_f08
   end interface MPI_Group_from_session_pset
   interface PMPI_Group_from_session_pset
-    module procedure MPI_Group_from_session_pset_f08
+    module procedure PMPI_Group_from_session_pset_f08
   end interface PMPI_Group_from_session_pset
   interface MPI_Session_get_pset_info
     module procedure MPI_Session_get_pset_info_f08
   end interface MPI_Session_get_pset_info
   interface PMPI_Session_get_pset_info
-    module procedure MPI_Session_get_pset_info_f08
+    module procedure PMPI_Session_get_pset_info_f08
   end interface PMPI_Session_get_pset_info
   interface MPI_Session_get_info
     module procedure MPI_Session_get_info_f08
   end interface MPI_Session_get_info
   interface PMPI_Session_get_info
-    module procedure MPI_Session_get_info_f08
+    module procedure PMPI_Session_get_info_f08
   end interface PMPI_Session_get_info
   interface MPI_Session_create_errhandler
     module procedure MPI_Session_create_errhandler_f08
   end interface MPI_Session_create_errhandler
   interface PMPI_Session_create_errhandler
-    module procedure MPI_Session_create_errhandler_f08
+    module procedure PMPI_Session_create_errhandler_f08
   end interface PMPI_Session_create_errhandler
   interface MPI_Session_set_errhandler
     module procedure MPI_Session_set_errhandler_f08
   end interface MPI_Session_set_errhandler
   interface PMPI_Session_set_errhandler
-    module procedure MPI_Session_set_errhandler_f08
+    module procedure PMPI_Session_set_errhandler_f08
   end interface PMPI_Session_set_errhandler
   interface MPI_Session_get_errhandler
     module procedure MPI_Session_get_errhandler_f08
   end interface MPI_Session_get_errhandler
   interface PMPI_Session_get_errhandler
-    module procedure MPI_Session_get_errhandler_f08
+    module procedure PMPI_Session_get_errhandler_f08
   end interface PMPI_Session_get_errhandler
   interface MPI_Session_call_errhandler
     module procedure MPI_Session_call_errhandler_f08
   end interface MPI_Session_call_errhandler
   interface PMPI_Session_call_errhandler
-    module procedure MPI_Session_call_errhandler_f08
+    module procedure PMPI_Session_call_errhandler_f08
   end interface PMPI_Session_call_errhandler
   interface MPI_Comm_create_from_group
     module procedure MPI_Comm_create_from_group_f08
   end interface MPI_Comm_create_from_group
   interface PMPI_Comm_create_from_group
-    module procedure MPI_Comm_create_from_group_f08
+    module procedure PMPI_Comm_create_from_group_f08
   end interface PMPI_Comm_create_from_group
   interface MPI_Intercomm_create_from_groups
     module procedure MPI_Intercomm_create_from_groups_f08
   end interface MPI_Intercomm_create_from_groups
   interface PMPI_Intercomm_create_from_groups
-    module procedure MPI_Intercomm_create_from_groups_f08
+    module procedure PMPI_Intercomm_create_from_groups_f08
   end interface PMPI_Intercomm_create_from_groups
   interface MPI_Pcontrol
     module procedure ferry_pcontrol
@@ -3410,7 +3410,7 @@ contains
   subroutine MPI_Init_f08(ierror)
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(ierror) bind(C, name="pmpi_init_")
+      subroutine ferry_c(ierror) bind(C, name="mpi_init_")
         import
         integer :: ierror
       end subroutine ferry_c
@@ -3419,7 +3419,35 @@ contains
     call ferry_c(ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Init_f08
+  subroutine PMPI_Init_f08(ierror)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(ierror) bind(C, name="pmpi_init_")
+        import
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Init_f08
   subroutine MPI_Init_thread_f08(required, provided, ierror)
+    integer, intent(in) :: required
+    integer :: provided
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(required, provided, ierror) bind(C, name="mpi_init_thread_")
+        import
+        integer :: required
+        integer :: provided
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(required, provided, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Init_thread_f08
+  subroutine PMPI_Init_thread_f08(required, provided, ierror)
     integer, intent(in) :: required
     integer :: provided
     integer, optional, intent(out) :: ierror
@@ -3434,8 +3462,20 @@ contains
     integer :: ierr
     call ferry_c(required, provided, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Init_thread_f08
+  end subroutine PMPI_Init_thread_f08
   subroutine MPI_Finalize_f08(ierror)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(ierror) bind(C, name="mpi_finalize_")
+        import
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Finalize_f08
+  subroutine PMPI_Finalize_f08(ierror)
     integer, optional, intent(out) :: ierror
     interface
       subroutine ferry_c(ierror) bind(C, name="pmpi_finalize_")
@@ -3446,8 +3486,22 @@ contains
     integer :: ierr
     call ferry_c(ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Finalize_f08
+  end subroutine PMPI_Finalize_f08
   subroutine MPI_Initialized_f08(flag, ierror)
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(flag, ierror) bind(C, name="mpi_initialized_")
+        import
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Initialized_f08
+  subroutine PMPI_Initialized_f08(flag, ierror)
     logical :: flag
     integer, optional, intent(out) :: ierror
     interface
@@ -3460,8 +3514,22 @@ contains
     integer :: ierr
     call ferry_c(flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Initialized_f08
+  end subroutine PMPI_Initialized_f08
   subroutine MPI_Finalized_f08(flag, ierror)
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(flag, ierror) bind(C, name="mpi_finalized_")
+        import
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Finalized_f08
+  subroutine PMPI_Finalized_f08(flag, ierror)
     logical :: flag
     integer, optional, intent(out) :: ierror
     interface
@@ -3474,8 +3542,24 @@ contains
     integer :: ierr
     call ferry_c(flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Finalized_f08
+  end subroutine PMPI_Finalized_f08
   subroutine MPI_Abort_f08(comm, errorcode, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, errorcode, ierror) bind(C, name="mpi_abort_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: errorcode
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, errorcode, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Abort_f08
+  subroutine PMPI_Abort_f08(comm, errorcode, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: errorcode
     integer, optional, intent(out) :: ierror
@@ -3490,8 +3574,24 @@ contains
     integer :: ierr
     call ferry_c(comm, errorcode, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Abort_f08
+  end subroutine PMPI_Abort_f08
   subroutine MPI_Get_version_f08(version, subversion, ierror)
+    integer :: version
+    integer :: subversion
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(version, subversion, ierror) bind(C, name="mpi_get_version_")
+        import
+        integer :: version
+        integer :: subversion
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(version, subversion, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_version_f08
+  subroutine PMPI_Get_version_f08(version, subversion, ierror)
     integer :: version
     integer :: subversion
     integer, optional, intent(out) :: ierror
@@ -3506,8 +3606,25 @@ contains
     integer :: ierr
     call ferry_c(version, subversion, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_version_f08
+  end subroutine PMPI_Get_version_f08
   subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
+    character(len=*), intent(out) :: name
+    integer :: resultlen
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(name, resultlen, ierror, name_len) bind(C, name="mpi_get_processor_name_")
+        import
+        character(kind=c_char) :: name(*)
+        integer :: resultlen
+        integer :: ierror
+        integer(c_size_t), value :: name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(name, resultlen, ierr, len(name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_processor_name_f08
+  subroutine PMPI_Get_processor_name_f08(name, resultlen, ierror)
     character(len=*), intent(out) :: name
     integer :: resultlen
     integer, optional, intent(out) :: ierror
@@ -3523,8 +3640,22 @@ contains
     integer :: ierr
     call ferry_c(name, resultlen, ierr, len(name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_processor_name_f08
+  end subroutine PMPI_Get_processor_name_f08
   subroutine MPI_Query_thread_f08(provided, ierror)
+    integer :: provided
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(provided, ierror) bind(C, name="mpi_query_thread_")
+        import
+        integer :: provided
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(provided, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Query_thread_f08
+  subroutine PMPI_Query_thread_f08(provided, ierror)
     integer :: provided
     integer, optional, intent(out) :: ierror
     interface
@@ -3537,8 +3668,24 @@ contains
     integer :: ierr
     call ferry_c(provided, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Query_thread_f08
+  end subroutine PMPI_Query_thread_f08
   subroutine MPI_Comm_rank_f08(comm, rank, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer :: rank
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, rank, ierror) bind(C, name="mpi_comm_rank_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: rank
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, rank, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_rank_f08
+  subroutine PMPI_Comm_rank_f08(comm, rank, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer :: rank
     integer, optional, intent(out) :: ierror
@@ -3553,8 +3700,24 @@ contains
     integer :: ierr
     call ferry_c(comm, rank, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_rank_f08
+  end subroutine PMPI_Comm_rank_f08
   subroutine MPI_Comm_size_f08(comm, size, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, size, ierror) bind(C, name="mpi_comm_size_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_size_f08
+  subroutine PMPI_Comm_size_f08(comm, size, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer :: size
     integer, optional, intent(out) :: ierror
@@ -3569,8 +3732,24 @@ contains
     integer :: ierr
     call ferry_c(comm, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_size_f08
+  end subroutine PMPI_Comm_size_f08
   subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, newcomm, ierror) bind(C, name="mpi_comm_dup_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, newcomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_dup_f08
+  subroutine PMPI_Comm_dup_f08(comm, newcomm, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Comm), intent(out) :: newcomm
     integer, optional, intent(out) :: ierror
@@ -3585,8 +3764,22 @@ contains
     integer :: ierr
     call ferry_c(comm, newcomm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_dup_f08
+  end subroutine PMPI_Comm_dup_f08
   subroutine MPI_Comm_free_f08(comm, ierror)
+    type(MPI_Comm) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, ierror) bind(C, name="mpi_comm_free_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_free_f08
+  subroutine PMPI_Comm_free_f08(comm, ierror)
     type(MPI_Comm) :: comm
     integer, optional, intent(out) :: ierror
     interface
@@ -3599,8 +3792,29 @@ contains
     integer :: ierr
     call ferry_c(comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_free_f08
+  end subroutine PMPI_Comm_free_f08
   subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: comm_keyval
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, comm_keyval, attribute_val, flag, ierror) bind(C, &
+          name="mpi_comm_get_attr_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: comm_keyval
+        integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, comm_keyval, attribute_val, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_get_attr_f08
+  subroutine PMPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: comm_keyval
     integer(kind=MPI_ADDRESS_KIND) :: attribute_val
@@ -3620,8 +3834,24 @@ contains
     integer :: ierr
     call ferry_c(comm, comm_keyval, attribute_val, flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_get_attr_f08
+  end subroutine PMPI_Comm_get_attr_f08
   subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Errhandler), intent(in) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, errhandler, ierror) bind(C, name="mpi_comm_set_errhandler_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_set_errhandler_f08
+  subroutine PMPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Errhandler), intent(in) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -3636,8 +3866,24 @@ contains
     integer :: ierr
     call ferry_c(comm, errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_set_errhandler_f08
+  end subroutine PMPI_Comm_set_errhandler_f08
   subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, errhandler, ierror) bind(C, name="mpi_comm_get_errhandler_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_get_errhandler_f08
+  subroutine PMPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -3652,8 +3898,22 @@ contains
     integer :: ierr
     call ferry_c(comm, errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_get_errhandler_f08
+  end subroutine PMPI_Comm_get_errhandler_f08
   subroutine MPI_Errhandler_free_f08(errhandler, ierror)
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(errhandler, ierror) bind(C, name="mpi_errhandler_free_")
+        import
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Errhandler_free_f08
+  subroutine PMPI_Errhandler_free_f08(errhandler, ierror)
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
     interface
@@ -3666,8 +3926,24 @@ contains
     integer :: ierr
     call ferry_c(errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Errhandler_free_f08
+  end subroutine PMPI_Errhandler_free_f08
   subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
+    integer, intent(in) :: errorcode
+    integer :: errorclass
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(errorcode, errorclass, ierror) bind(C, name="mpi_error_class_")
+        import
+        integer :: errorcode
+        integer :: errorclass
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(errorcode, errorclass, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Error_class_f08
+  subroutine PMPI_Error_class_f08(errorcode, errorclass, ierror)
     integer, intent(in) :: errorcode
     integer :: errorclass
     integer, optional, intent(out) :: ierror
@@ -3682,8 +3958,28 @@ contains
     integer :: ierr
     call ferry_c(errorcode, errorclass, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Error_class_f08
+  end subroutine PMPI_Error_class_f08
   subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
+    integer, intent(in) :: errorcode
+    character(len=*), intent(out) :: string
+    integer :: resultlen
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(errorcode, string, resultlen, ierror, string_len) bind(C, &
+          name="mpi_error_string_")
+        import
+        integer :: errorcode
+        character(kind=c_char) :: string(*)
+        integer :: resultlen
+        integer :: ierror
+        integer(c_size_t), value :: string_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(errorcode, string, resultlen, ierr, len(string, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Error_string_f08
+  subroutine PMPI_Error_string_f08(errorcode, string, resultlen, ierror)
     integer, intent(in) :: errorcode
     character(len=*), intent(out) :: string
     integer :: resultlen
@@ -3702,8 +3998,33 @@ contains
     integer :: ierr
     call ferry_c(errorcode, string, resultlen, ierr, len(string, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Error_string_f08
+  end subroutine PMPI_Error_string_f08
   subroutine MPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_send_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Send_f08
+  subroutine PMPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in) :: buf
     integer, intent(in) :: count
@@ -3727,8 +4048,33 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Send_f08
+  end subroutine PMPI_Send_f08
   subroutine MPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_ssend_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ssend_f08
+  subroutine PMPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in) :: buf
     integer, intent(in) :: count
@@ -3752,8 +4098,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ssend_f08
+  end subroutine PMPI_Ssend_f08
   subroutine MPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, source, tag, comm, status, ierror) bind(C, &
+          name="mpi_recv_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, source, tag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Recv_f08
+  subroutine PMPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*) :: buf
     integer, intent(in) :: count
@@ -3780,8 +4154,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, source, tag, comm, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Recv_f08
+  end subroutine PMPI_Recv_f08
   subroutine MPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_isend_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Isend_f08
+  subroutine PMPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer, intent(in) :: count
@@ -3808,8 +4210,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Isend_f08
+  end subroutine PMPI_Isend_f08
   subroutine MPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_issend_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Issend_f08
+  subroutine PMPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer, intent(in) :: count
@@ -3836,8 +4266,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Issend_f08
+  end subroutine PMPI_Issend_f08
   subroutine MPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+          name="mpi_irecv_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Irecv_f08
+  subroutine PMPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), asynchronous :: buf
     integer, intent(in) :: count
@@ -3864,8 +4322,49 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Irecv_f08
+  end subroutine PMPI_Irecv_f08
   subroutine MPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+      recvtype, source, recvtag, comm, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, status, ierror) bind(C, name="mpi_sendrecv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        integer :: dest
+        integer :: sendtag
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+        source, recvtag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Sendrecv_f08
+  subroutine PMPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
       recvtype, source, recvtag, comm, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -3905,8 +4404,24 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
         source, recvtag, comm, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Sendrecv_f08
+  end subroutine PMPI_Sendrecv_f08
   subroutine MPI_Wait_f08(request, status, ierror)
+    type(MPI_Request) :: request
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(request, status, ierror) bind(C, name="mpi_wait_")
+        import
+        type(MPI_Request) :: request
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(request, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Wait_f08
+  subroutine PMPI_Wait_f08(request, status, ierror)
     type(MPI_Request) :: request
     type(MPI_Status) :: status
     integer, optional, intent(out) :: ierror
@@ -3921,8 +4436,27 @@ contains
     integer :: ierr
     call ferry_c(request, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Wait_f08
+  end subroutine PMPI_Wait_f08
   subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request) :: array_of_requests(*)
+    type(MPI_Status) :: array_of_statuses(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_requests, array_of_statuses, ierror) bind(C, &
+          name="mpi_waitall_")
+        import
+        integer :: count
+        type(MPI_Request) :: array_of_requests(*)
+        type(MPI_Status) :: array_of_statuses(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_requests, array_of_statuses, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Waitall_f08
+  subroutine PMPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
     integer, intent(in) :: count
     type(MPI_Request) :: array_of_requests(*)
     type(MPI_Status) :: array_of_statuses(*)
@@ -3940,8 +4474,29 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_requests, array_of_statuses, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Waitall_f08
+  end subroutine PMPI_Waitall_f08
   subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request) :: array_of_requests(*)
+    integer :: index
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_requests, index, status, ierror) bind(C, &
+          name="mpi_waitany_")
+        import
+        integer :: count
+        type(MPI_Request) :: array_of_requests(*)
+        integer :: index
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_requests, index, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Waitany_f08
+  subroutine PMPI_Waitany_f08(count, array_of_requests, index, status, ierror)
     integer, intent(in) :: count
     type(MPI_Request) :: array_of_requests(*)
     integer :: index
@@ -3961,8 +4516,26 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_requests, index, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Waitany_f08
+  end subroutine PMPI_Waitany_f08
   subroutine MPI_Test_f08(request, flag, status, ierror)
+    type(MPI_Request) :: request
+    logical :: flag
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(request, flag, status, ierror) bind(C, name="mpi_test_")
+        import
+        type(MPI_Request) :: request
+        logical :: flag
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(request, flag, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Test_f08
+  subroutine PMPI_Test_f08(request, flag, status, ierror)
     type(MPI_Request) :: request
     logical :: flag
     type(MPI_Status) :: status
@@ -3979,8 +4552,29 @@ contains
     integer :: ierr
     call ferry_c(request, flag, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Test_f08
+  end subroutine PMPI_Test_f08
   subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request) :: array_of_requests(*)
+    logical :: flag
+    type(MPI_Status) :: array_of_statuses(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_requests, flag, array_of_statuses, ierror) bind(C, &
+          name="mpi_testall_")
+        import
+        integer :: count
+        type(MPI_Request) :: array_of_requests(*)
+        logical :: flag
+        type(MPI_Status) :: array_of_statuses(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_requests, flag, array_of_statuses, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Testall_f08
+  subroutine PMPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
     integer, intent(in) :: count
     type(MPI_Request) :: array_of_requests(*)
     logical :: flag
@@ -4000,8 +4594,22 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_requests, flag, array_of_statuses, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Testall_f08
+  end subroutine PMPI_Testall_f08
   subroutine MPI_Request_free_f08(request, ierror)
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(request, ierror) bind(C, name="mpi_request_free_")
+        import
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Request_free_f08
+  subroutine PMPI_Request_free_f08(request, ierror)
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
     interface
@@ -4014,8 +4622,22 @@ contains
     integer :: ierr
     call ferry_c(request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Request_free_f08
+  end subroutine PMPI_Request_free_f08
   subroutine MPI_Cancel_f08(request, ierror)
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(request, ierror) bind(C, name="mpi_cancel_")
+        import
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Cancel_f08
+  subroutine PMPI_Cancel_f08(request, ierror)
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
     interface
@@ -4028,8 +4650,24 @@ contains
     integer :: ierr
     call ferry_c(request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Cancel_f08
+  end subroutine PMPI_Cancel_f08
   subroutine MPI_Test_cancelled_f08(status, flag, ierror)
+    type(MPI_Status), intent(in) :: status
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, flag, ierror) bind(C, name="mpi_test_cancelled_")
+        import
+        type(MPI_Status) :: status
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Test_cancelled_f08
+  subroutine PMPI_Test_cancelled_f08(status, flag, ierror)
     type(MPI_Status), intent(in) :: status
     logical :: flag
     integer, optional, intent(out) :: ierror
@@ -4044,8 +4682,26 @@ contains
     integer :: ierr
     call ferry_c(status, flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Test_cancelled_f08
+  end subroutine PMPI_Test_cancelled_f08
   subroutine MPI_Get_count_f08(status, datatype, count, ierror)
+    type(MPI_Status), intent(in) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="mpi_get_count_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_count_f08
+  subroutine PMPI_Get_count_f08(status, datatype, count, ierror)
     type(MPI_Status), intent(in) :: status
     type(MPI_Datatype), intent(in) :: datatype
     integer :: count
@@ -4062,8 +4718,28 @@ contains
     integer :: ierr
     call ferry_c(status, datatype, count, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_count_f08
+  end subroutine PMPI_Get_count_f08
   subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(source, tag, comm, status, ierror) bind(C, name="mpi_probe_")
+        import
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(source, tag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Probe_f08
+  subroutine PMPI_Probe_f08(source, tag, comm, status, ierror)
     integer, intent(in) :: source
     integer, intent(in) :: tag
     type(MPI_Comm), intent(in) :: comm
@@ -4082,8 +4758,30 @@ contains
     integer :: ierr
     call ferry_c(source, tag, comm, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Probe_f08
+  end subroutine PMPI_Probe_f08
   subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    logical :: flag
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(source, tag, comm, flag, status, ierror) bind(C, name="mpi_iprobe_")
+        import
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        logical :: flag
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(source, tag, comm, flag, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iprobe_f08
+  subroutine PMPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
     integer, intent(in) :: source
     integer, intent(in) :: tag
     type(MPI_Comm), intent(in) :: comm
@@ -4104,8 +4802,24 @@ contains
     integer :: ierr
     call ferry_c(source, tag, comm, flag, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iprobe_f08
+  end subroutine PMPI_Iprobe_f08
   subroutine MPI_Type_size_f08(datatype, size, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, size, ierror) bind(C, name="mpi_type_size_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_size_f08
+  subroutine PMPI_Type_size_f08(datatype, size, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer :: size
     integer, optional, intent(out) :: ierror
@@ -4120,8 +4834,22 @@ contains
     integer :: ierr
     call ferry_c(datatype, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_size_f08
+  end subroutine PMPI_Type_size_f08
   subroutine MPI_Barrier_f08(comm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, ierror) bind(C, name="mpi_barrier_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Barrier_f08
+  subroutine PMPI_Barrier_f08(comm, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, optional, intent(out) :: ierror
     interface
@@ -4134,8 +4862,37 @@ contains
     integer :: ierr
     call ferry_c(comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Barrier_f08
+  end subroutine PMPI_Barrier_f08
   subroutine MPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) bind(C, &
+          name="mpi_reduce_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_f08
+  subroutine PMPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -4163,8 +4920,35 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_f08
+  end subroutine PMPI_Reduce_f08
   subroutine MPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+          name="mpi_allreduce_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allreduce_f08
+  subroutine PMPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -4190,8 +4974,31 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allreduce_f08
+  end subroutine PMPI_Allreduce_f08
   subroutine MPI_Bcast_f08(buffer, count, datatype, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*) :: buffer
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, count, datatype, root, comm, ierror) bind(C, name="mpi_bcast_")
+        import
+        type(*), dimension(*) :: buffer
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, count, datatype, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bcast_f08
+  subroutine PMPI_Bcast_f08(buffer, count, datatype, root, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(*), dimension(*) :: buffer
     integer, intent(in) :: count
@@ -4213,8 +5020,26 @@ contains
     integer :: ierr
     call ferry_c(buffer, count, datatype, root, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Bcast_f08
+  end subroutine PMPI_Bcast_f08
   subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, info, newcomm, ierror) bind(C, name="mpi_comm_dup_with_info_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, info, newcomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_dup_with_info_f08
+  subroutine PMPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info), intent(in) :: info
     type(MPI_Comm), intent(out) :: newcomm
@@ -4231,8 +5056,26 @@ contains
     integer :: ierr
     call ferry_c(comm, info, newcomm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_dup_with_info_f08
+  end subroutine PMPI_Comm_dup_with_info_f08
   subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: newcomm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, newcomm, request, ierror) bind(C, name="mpi_comm_idup_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Comm) :: newcomm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, newcomm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_idup_f08
+  subroutine PMPI_Comm_idup_f08(comm, newcomm, request, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Comm), intent(out) :: newcomm
     type(MPI_Request) :: request
@@ -4249,8 +5092,29 @@ contains
     integer :: ierr
     call ferry_c(comm, newcomm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_idup_f08
+  end subroutine PMPI_Comm_idup_f08
   subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(out) :: newcomm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, info, newcomm, request, ierror) bind(C, &
+          name="mpi_comm_idup_with_info_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: newcomm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, info, newcomm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_idup_with_info_f08
+  subroutine PMPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info), intent(in) :: info
     type(MPI_Comm), intent(out) :: newcomm
@@ -4270,8 +5134,22 @@ contains
     integer :: ierr
     call ferry_c(comm, info, newcomm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_idup_with_info_f08
+  end subroutine PMPI_Comm_idup_with_info_f08
   subroutine MPI_Comm_disconnect_f08(comm, ierror)
+    type(MPI_Comm) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, ierror) bind(C, name="mpi_comm_disconnect_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_disconnect_f08
+  subroutine PMPI_Comm_disconnect_f08(comm, ierror)
     type(MPI_Comm) :: comm
     integer, optional, intent(out) :: ierror
     interface
@@ -4284,8 +5162,28 @@ contains
     integer :: ierr
     call ferry_c(comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_disconnect_f08
+  end subroutine PMPI_Comm_disconnect_f08
   subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: color
+    integer, intent(in) :: key
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, color, key, newcomm, ierror) bind(C, name="mpi_comm_split_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: color
+        integer :: key
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, color, key, newcomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_split_f08
+  subroutine PMPI_Comm_split_f08(comm, color, key, newcomm, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: color
     integer, intent(in) :: key
@@ -4304,8 +5202,31 @@ contains
     integer :: ierr
     call ferry_c(comm, color, key, newcomm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_split_f08
+  end subroutine PMPI_Comm_split_f08
   subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: split_type
+    integer, intent(in) :: key
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, split_type, key, info, newcomm, ierror) bind(C, &
+          name="mpi_comm_split_type_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: split_type
+        integer :: key
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, split_type, key, info, newcomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_split_type_f08
+  subroutine PMPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: split_type
     integer, intent(in) :: key
@@ -4327,8 +5248,26 @@ contains
     integer :: ierr
     call ferry_c(comm, split_type, key, info, newcomm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_split_type_f08
+  end subroutine PMPI_Comm_split_type_f08
   subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Group), intent(in) :: group
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, group, newcomm, ierror) bind(C, name="mpi_comm_create_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Group) :: group
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, group, newcomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_create_f08
+  subroutine PMPI_Comm_create_f08(comm, group, newcomm, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Group), intent(in) :: group
     type(MPI_Comm), intent(out) :: newcomm
@@ -4345,8 +5284,28 @@ contains
     integer :: ierr
     call ferry_c(comm, group, newcomm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_create_f08
+  end subroutine PMPI_Comm_create_f08
   subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Group), intent(in) :: group
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, group, tag, newcomm, ierror) bind(C, name="mpi_comm_create_group_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Group) :: group
+        integer :: tag
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, group, tag, newcomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_create_group_f08
+  subroutine PMPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: tag
@@ -4365,8 +5324,26 @@ contains
     integer :: ierr
     call ferry_c(comm, group, tag, newcomm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_create_group_f08
+  end subroutine PMPI_Comm_create_group_f08
   subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
+    type(MPI_Comm), intent(in) :: comm1
+    type(MPI_Comm), intent(in) :: comm2
+    integer :: result
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm1, comm2, result, ierror) bind(C, name="mpi_comm_compare_")
+        import
+        type(MPI_Comm) :: comm1
+        type(MPI_Comm) :: comm2
+        integer :: result
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm1, comm2, result, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_compare_f08
+  subroutine PMPI_Comm_compare_f08(comm1, comm2, result, ierror)
     type(MPI_Comm), intent(in) :: comm1
     type(MPI_Comm), intent(in) :: comm2
     integer :: result
@@ -4383,8 +5360,25 @@ contains
     integer :: ierr
     call ferry_c(comm1, comm2, result, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_compare_f08
+  end subroutine PMPI_Comm_compare_f08
   subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    character(len=*), intent(in) :: comm_name
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, comm_name, ierror, comm_name_len) bind(C, name="mpi_comm_set_name_")
+        import
+        type(MPI_Comm) :: comm
+        character(kind=c_char) :: comm_name(*)
+        integer :: ierror
+        integer(c_size_t), value :: comm_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, comm_name, ierr, len(comm_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_set_name_f08
+  subroutine PMPI_Comm_set_name_f08(comm, comm_name, ierror)
     type(MPI_Comm), intent(in) :: comm
     character(len=*), intent(in) :: comm_name
     integer, optional, intent(out) :: ierror
@@ -4400,8 +5394,28 @@ contains
     integer :: ierr
     call ferry_c(comm, comm_name, ierr, len(comm_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_set_name_f08
+  end subroutine PMPI_Comm_set_name_f08
   subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    character(len=*), intent(out) :: comm_name
+    integer :: resultlen
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, comm_name, resultlen, ierror, comm_name_len) bind(C, &
+          name="mpi_comm_get_name_")
+        import
+        type(MPI_Comm) :: comm
+        character(kind=c_char) :: comm_name(*)
+        integer :: resultlen
+        integer :: ierror
+        integer(c_size_t), value :: comm_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, comm_name, resultlen, ierr, len(comm_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_get_name_f08
+  subroutine PMPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
     type(MPI_Comm), intent(in) :: comm
     character(len=*), intent(out) :: comm_name
     integer :: resultlen
@@ -4420,8 +5434,24 @@ contains
     integer :: ierr
     call ferry_c(comm, comm_name, resultlen, ierr, len(comm_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_get_name_f08
+  end subroutine PMPI_Comm_get_name_f08
   subroutine MPI_Comm_set_info_f08(comm, info, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, info, ierror) bind(C, name="mpi_comm_set_info_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, info, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_set_info_f08
+  subroutine PMPI_Comm_set_info_f08(comm, info, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info), intent(in) :: info
     integer, optional, intent(out) :: ierror
@@ -4436,8 +5466,24 @@ contains
     integer :: ierr
     call ferry_c(comm, info, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_set_info_f08
+  end subroutine PMPI_Comm_set_info_f08
   subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info) :: info_used
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, info_used, ierror) bind(C, name="mpi_comm_get_info_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info_used
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, info_used, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_get_info_f08
+  subroutine PMPI_Comm_get_info_f08(comm, info_used, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info) :: info_used
     integer, optional, intent(out) :: ierror
@@ -4452,8 +5498,24 @@ contains
     integer :: ierr
     call ferry_c(comm, info_used, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_get_info_f08
+  end subroutine PMPI_Comm_get_info_f08
   subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, flag, ierror) bind(C, name="mpi_comm_test_inter_")
+        import
+        type(MPI_Comm) :: comm
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_test_inter_f08
+  subroutine PMPI_Comm_test_inter_f08(comm, flag, ierror)
     type(MPI_Comm), intent(in) :: comm
     logical :: flag
     integer, optional, intent(out) :: ierror
@@ -4468,8 +5530,24 @@ contains
     integer :: ierr
     call ferry_c(comm, flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_test_inter_f08
+  end subroutine PMPI_Comm_test_inter_f08
   subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, size, ierror) bind(C, name="mpi_comm_remote_size_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_remote_size_f08
+  subroutine PMPI_Comm_remote_size_f08(comm, size, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer :: size
     integer, optional, intent(out) :: ierror
@@ -4484,8 +5562,24 @@ contains
     integer :: ierr
     call ferry_c(comm, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_remote_size_f08
+  end subroutine PMPI_Comm_remote_size_f08
   subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Group) :: group
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, group, ierror) bind(C, name="mpi_comm_remote_group_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Group) :: group
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, group, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_remote_group_f08
+  subroutine PMPI_Comm_remote_group_f08(comm, group, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Group) :: group
     integer, optional, intent(out) :: ierror
@@ -4500,8 +5594,34 @@ contains
     integer :: ierr
     call ferry_c(comm, group, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_remote_group_f08
+  end subroutine PMPI_Comm_remote_group_f08
   subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, &
+      newintercomm, ierror)
+    type(MPI_Comm), intent(in) :: local_comm
+    integer, intent(in) :: local_leader
+    type(MPI_Comm), intent(in) :: peer_comm
+    integer, intent(in) :: remote_leader
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(out) :: newintercomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, &
+          ierror) bind(C, name="mpi_intercomm_create_")
+        import
+        type(MPI_Comm) :: local_comm
+        integer :: local_leader
+        type(MPI_Comm) :: peer_comm
+        integer :: remote_leader
+        integer :: tag
+        type(MPI_Comm) :: newintercomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Intercomm_create_f08
+  subroutine PMPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, &
       newintercomm, ierror)
     type(MPI_Comm), intent(in) :: local_comm
     integer, intent(in) :: local_leader
@@ -4526,15 +5646,14 @@ contains
     integer :: ierr
     call ferry_c(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Intercomm_create_f08
+  end subroutine PMPI_Intercomm_create_f08
   subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
     type(MPI_Comm), intent(in) :: intercomm
     logical, intent(in) :: high
     type(MPI_Comm), intent(out) :: newintracomm
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(intercomm, high, newintracomm, ierror) bind(C, &
-          name="pmpi_intercomm_merge_")
+      subroutine ferry_c(intercomm, high, newintracomm, ierror) bind(C, name="mpi_intercomm_merge_")
         import
         type(MPI_Comm) :: intercomm
         logical :: high
@@ -4546,7 +5665,41 @@ contains
     call ferry_c(intercomm, high, newintracomm, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Intercomm_merge_f08
+  subroutine PMPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
+    type(MPI_Comm), intent(in) :: intercomm
+    logical, intent(in) :: high
+    type(MPI_Comm), intent(out) :: newintracomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(intercomm, high, newintracomm, ierror) bind(C, name="pmpi_intercomm_merge_")
+        import
+        type(MPI_Comm) :: intercomm
+        logical :: high
+        type(MPI_Comm) :: newintracomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(intercomm, high, newintracomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Intercomm_merge_f08
   subroutine MPI_Comm_group_f08(comm, group, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Group) :: group
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, group, ierror) bind(C, name="mpi_comm_group_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Group) :: group
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, group, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_group_f08
+  subroutine PMPI_Comm_group_f08(comm, group, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Group) :: group
     integer, optional, intent(out) :: ierror
@@ -4561,8 +5714,24 @@ contains
     integer :: ierr
     call ferry_c(comm, group, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_group_f08
+  end subroutine PMPI_Comm_group_f08
   subroutine MPI_Group_size_f08(group, size, ierror)
+    type(MPI_Group), intent(in) :: group
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, size, ierror) bind(C, name="mpi_group_size_")
+        import
+        type(MPI_Group) :: group
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_size_f08
+  subroutine PMPI_Group_size_f08(group, size, ierror)
     type(MPI_Group), intent(in) :: group
     integer :: size
     integer, optional, intent(out) :: ierror
@@ -4577,8 +5746,24 @@ contains
     integer :: ierr
     call ferry_c(group, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_size_f08
+  end subroutine PMPI_Group_size_f08
   subroutine MPI_Group_rank_f08(group, rank, ierror)
+    type(MPI_Group), intent(in) :: group
+    integer :: rank
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, rank, ierror) bind(C, name="mpi_group_rank_")
+        import
+        type(MPI_Group) :: group
+        integer :: rank
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, rank, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_rank_f08
+  subroutine PMPI_Group_rank_f08(group, rank, ierror)
     type(MPI_Group), intent(in) :: group
     integer :: rank
     integer, optional, intent(out) :: ierror
@@ -4593,8 +5778,22 @@ contains
     integer :: ierr
     call ferry_c(group, rank, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_rank_f08
+  end subroutine PMPI_Group_rank_f08
   subroutine MPI_Group_free_f08(group, ierror)
+    type(MPI_Group) :: group
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, ierror) bind(C, name="mpi_group_free_")
+        import
+        type(MPI_Group) :: group
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_free_f08
+  subroutine PMPI_Group_free_f08(group, ierror)
     type(MPI_Group) :: group
     integer, optional, intent(out) :: ierror
     interface
@@ -4607,8 +5806,31 @@ contains
     integer :: ierr
     call ferry_c(group, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_free_f08
+  end subroutine PMPI_Group_free_f08
   subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
+    type(MPI_Group), intent(in) :: group1
+    integer, intent(in) :: n
+    integer, intent(in) :: ranks1(*)
+    type(MPI_Group), intent(in) :: group2
+    integer :: ranks2(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group1, n, ranks1, group2, ranks2, ierror) bind(C, &
+          name="mpi_group_translate_ranks_")
+        import
+        type(MPI_Group) :: group1
+        integer :: n
+        integer :: ranks1(*)
+        type(MPI_Group) :: group2
+        integer :: ranks2(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group1, n, ranks1, group2, ranks2, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_translate_ranks_f08
+  subroutine PMPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
     type(MPI_Group), intent(in) :: group1
     integer, intent(in) :: n
     integer, intent(in) :: ranks1(*)
@@ -4630,8 +5852,26 @@ contains
     integer :: ierr
     call ferry_c(group1, n, ranks1, group2, ranks2, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_translate_ranks_f08
+  end subroutine PMPI_Group_translate_ranks_f08
   subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
+    type(MPI_Group), intent(in) :: group1
+    type(MPI_Group), intent(in) :: group2
+    integer :: result
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group1, group2, result, ierror) bind(C, name="mpi_group_compare_")
+        import
+        type(MPI_Group) :: group1
+        type(MPI_Group) :: group2
+        integer :: result
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group1, group2, result, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_compare_f08
+  subroutine PMPI_Group_compare_f08(group1, group2, result, ierror)
     type(MPI_Group), intent(in) :: group1
     type(MPI_Group), intent(in) :: group2
     integer :: result
@@ -4648,8 +5888,26 @@ contains
     integer :: ierr
     call ferry_c(group1, group2, result, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_compare_f08
+  end subroutine PMPI_Group_compare_f08
   subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
+    type(MPI_Group), intent(in) :: group1
+    type(MPI_Group), intent(in) :: group2
+    type(MPI_Group), intent(out) :: newgroup
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group1, group2, newgroup, ierror) bind(C, name="mpi_group_union_")
+        import
+        type(MPI_Group) :: group1
+        type(MPI_Group) :: group2
+        type(MPI_Group) :: newgroup
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group1, group2, newgroup, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_union_f08
+  subroutine PMPI_Group_union_f08(group1, group2, newgroup, ierror)
     type(MPI_Group), intent(in) :: group1
     type(MPI_Group), intent(in) :: group2
     type(MPI_Group), intent(out) :: newgroup
@@ -4666,8 +5924,26 @@ contains
     integer :: ierr
     call ferry_c(group1, group2, newgroup, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_union_f08
+  end subroutine PMPI_Group_union_f08
   subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
+    type(MPI_Group), intent(in) :: group1
+    type(MPI_Group), intent(in) :: group2
+    type(MPI_Group), intent(out) :: newgroup
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group1, group2, newgroup, ierror) bind(C, name="mpi_group_intersection_")
+        import
+        type(MPI_Group) :: group1
+        type(MPI_Group) :: group2
+        type(MPI_Group) :: newgroup
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group1, group2, newgroup, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_intersection_f08
+  subroutine PMPI_Group_intersection_f08(group1, group2, newgroup, ierror)
     type(MPI_Group), intent(in) :: group1
     type(MPI_Group), intent(in) :: group2
     type(MPI_Group), intent(out) :: newgroup
@@ -4684,8 +5960,26 @@ contains
     integer :: ierr
     call ferry_c(group1, group2, newgroup, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_intersection_f08
+  end subroutine PMPI_Group_intersection_f08
   subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
+    type(MPI_Group), intent(in) :: group1
+    type(MPI_Group), intent(in) :: group2
+    type(MPI_Group), intent(out) :: newgroup
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group1, group2, newgroup, ierror) bind(C, name="mpi_group_difference_")
+        import
+        type(MPI_Group) :: group1
+        type(MPI_Group) :: group2
+        type(MPI_Group) :: newgroup
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group1, group2, newgroup, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_difference_f08
+  subroutine PMPI_Group_difference_f08(group1, group2, newgroup, ierror)
     type(MPI_Group), intent(in) :: group1
     type(MPI_Group), intent(in) :: group2
     type(MPI_Group), intent(out) :: newgroup
@@ -4702,8 +5996,28 @@ contains
     integer :: ierr
     call ferry_c(group1, group2, newgroup, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_difference_f08
+  end subroutine PMPI_Group_difference_f08
   subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
+    type(MPI_Group), intent(in) :: group
+    integer, intent(in) :: n
+    integer, intent(in) :: ranks(*)
+    type(MPI_Group), intent(out) :: newgroup
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, n, ranks, newgroup, ierror) bind(C, name="mpi_group_incl_")
+        import
+        type(MPI_Group) :: group
+        integer :: n
+        integer :: ranks(*)
+        type(MPI_Group) :: newgroup
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, n, ranks, newgroup, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_incl_f08
+  subroutine PMPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: n
     integer, intent(in) :: ranks(*)
@@ -4722,8 +6036,28 @@ contains
     integer :: ierr
     call ferry_c(group, n, ranks, newgroup, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_incl_f08
+  end subroutine PMPI_Group_incl_f08
   subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
+    type(MPI_Group), intent(in) :: group
+    integer, intent(in) :: n
+    integer, intent(in) :: ranks(*)
+    type(MPI_Group), intent(out) :: newgroup
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, n, ranks, newgroup, ierror) bind(C, name="mpi_group_excl_")
+        import
+        type(MPI_Group) :: group
+        integer :: n
+        integer :: ranks(*)
+        type(MPI_Group) :: newgroup
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, n, ranks, newgroup, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_excl_f08
+  subroutine PMPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: n
     integer, intent(in) :: ranks(*)
@@ -4742,8 +6076,28 @@ contains
     integer :: ierr
     call ferry_c(group, n, ranks, newgroup, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_excl_f08
+  end subroutine PMPI_Group_excl_f08
   subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
+    type(MPI_Group), intent(in) :: group
+    integer, intent(in) :: n
+    integer :: ranges(3, *)
+    type(MPI_Group), intent(out) :: newgroup
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, n, ranges, newgroup, ierror) bind(C, name="mpi_group_range_incl_")
+        import
+        type(MPI_Group) :: group
+        integer :: n
+        integer :: ranges(3, *)
+        type(MPI_Group) :: newgroup
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, n, ranges, newgroup, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_range_incl_f08
+  subroutine PMPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: n
     integer :: ranges(3, *)
@@ -4762,8 +6116,28 @@ contains
     integer :: ierr
     call ferry_c(group, n, ranges, newgroup, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_range_incl_f08
+  end subroutine PMPI_Group_range_incl_f08
   subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
+    type(MPI_Group), intent(in) :: group
+    integer, intent(in) :: n
+    integer :: ranges(3, *)
+    type(MPI_Group), intent(out) :: newgroup
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, n, ranges, newgroup, ierror) bind(C, name="mpi_group_range_excl_")
+        import
+        type(MPI_Group) :: group
+        integer :: n
+        integer :: ranges(3, *)
+        type(MPI_Group) :: newgroup
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, n, ranges, newgroup, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_range_excl_f08
+  subroutine PMPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: n
     integer :: ranges(3, *)
@@ -4782,8 +6156,31 @@ contains
     integer :: ierr
     call ferry_c(group, n, ranges, newgroup, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_range_excl_f08
+  end subroutine PMPI_Group_range_excl_f08
   subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+      extra_state, ierror)
+    procedure(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
+    procedure(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
+    integer :: comm_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, &
+          ierror) bind(C, name="mpi_comm_create_keyval_")
+        import
+        type(c_funptr), value :: comm_copy_attr_fn
+        type(c_funptr), value :: comm_delete_attr_fn
+        integer :: comm_keyval
+        integer(kind=MPI_ADDRESS_KIND) :: extra_state
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(comm_copy_attr_fn), c_funloc(comm_delete_attr_fn), comm_keyval, &
+        extra_state, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_create_keyval_f08
+  subroutine PMPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
       extra_state, ierror)
     procedure(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
     procedure(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
@@ -4805,8 +6202,22 @@ contains
     call ferry_c(c_funloc(comm_copy_attr_fn), c_funloc(comm_delete_attr_fn), comm_keyval, &
         extra_state, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_create_keyval_f08
+  end subroutine PMPI_Comm_create_keyval_f08
   subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
+    integer :: comm_keyval
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm_keyval, ierror) bind(C, name="mpi_comm_free_keyval_")
+        import
+        integer :: comm_keyval
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm_keyval, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_free_keyval_f08
+  subroutine PMPI_Comm_free_keyval_f08(comm_keyval, ierror)
     integer :: comm_keyval
     integer, optional, intent(out) :: ierror
     interface
@@ -4819,8 +6230,27 @@ contains
     integer :: ierr
     call ferry_c(comm_keyval, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_free_keyval_f08
+  end subroutine PMPI_Comm_free_keyval_f08
   subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: comm_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, comm_keyval, attribute_val, ierror) bind(C, &
+          name="mpi_comm_set_attr_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: comm_keyval
+        integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, comm_keyval, attribute_val, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_set_attr_f08
+  subroutine PMPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: comm_keyval
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
@@ -4838,8 +6268,24 @@ contains
     integer :: ierr
     call ferry_c(comm, comm_keyval, attribute_val, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_set_attr_f08
+  end subroutine PMPI_Comm_set_attr_f08
   subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: comm_keyval
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, comm_keyval, ierror) bind(C, name="mpi_comm_delete_attr_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: comm_keyval
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, comm_keyval, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_delete_attr_f08
+  subroutine PMPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: comm_keyval
     integer, optional, intent(out) :: ierror
@@ -4854,8 +6300,31 @@ contains
     integer :: ierr
     call ferry_c(comm, comm_keyval, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_delete_attr_f08
+  end subroutine PMPI_Comm_delete_attr_f08
   subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+      extra_state, ierror)
+    procedure(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+    procedure(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+    integer :: type_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, &
+          ierror) bind(C, name="mpi_type_create_keyval_")
+        import
+        type(c_funptr), value :: type_copy_attr_fn
+        type(c_funptr), value :: type_delete_attr_fn
+        integer :: type_keyval
+        integer(kind=MPI_ADDRESS_KIND) :: extra_state
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(type_copy_attr_fn), c_funloc(type_delete_attr_fn), type_keyval, &
+        extra_state, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_keyval_f08
+  subroutine PMPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
       extra_state, ierror)
     procedure(MPI_Type_copy_attr_function) :: type_copy_attr_fn
     procedure(MPI_Type_delete_attr_function) :: type_delete_attr_fn
@@ -4877,8 +6346,22 @@ contains
     call ferry_c(c_funloc(type_copy_attr_fn), c_funloc(type_delete_attr_fn), type_keyval, &
         extra_state, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_keyval_f08
+  end subroutine PMPI_Type_create_keyval_f08
   subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
+    integer :: type_keyval
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(type_keyval, ierror) bind(C, name="mpi_type_free_keyval_")
+        import
+        integer :: type_keyval
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(type_keyval, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_free_keyval_f08
+  subroutine PMPI_Type_free_keyval_f08(type_keyval, ierror)
     integer :: type_keyval
     integer, optional, intent(out) :: ierror
     interface
@@ -4891,8 +6374,27 @@ contains
     integer :: ierr
     call ferry_c(type_keyval, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_free_keyval_f08
+  end subroutine PMPI_Type_free_keyval_f08
   subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: type_keyval
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, type_keyval, attribute_val, ierror) bind(C, &
+          name="mpi_type_set_attr_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer :: type_keyval
+        integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, type_keyval, attribute_val, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_set_attr_f08
+  subroutine PMPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: type_keyval
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
@@ -4910,8 +6412,29 @@ contains
     integer :: ierr
     call ferry_c(datatype, type_keyval, attribute_val, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_set_attr_f08
+  end subroutine PMPI_Type_set_attr_f08
   subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: type_keyval
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, type_keyval, attribute_val, flag, ierror) bind(C, &
+          name="mpi_type_get_attr_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer :: type_keyval
+        integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, type_keyval, attribute_val, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_attr_f08
+  subroutine PMPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: type_keyval
     integer(kind=MPI_ADDRESS_KIND) :: attribute_val
@@ -4931,8 +6454,24 @@ contains
     integer :: ierr
     call ferry_c(datatype, type_keyval, attribute_val, flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_attr_f08
+  end subroutine PMPI_Type_get_attr_f08
   subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: type_keyval
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, type_keyval, ierror) bind(C, name="mpi_type_delete_attr_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer :: type_keyval
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, type_keyval, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_delete_attr_f08
+  subroutine PMPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: type_keyval
     integer, optional, intent(out) :: ierror
@@ -4947,8 +6486,22 @@ contains
     integer :: ierr
     call ferry_c(datatype, type_keyval, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_delete_attr_f08
+  end subroutine PMPI_Type_delete_attr_f08
   subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
+    integer :: win_keyval
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win_keyval, ierror) bind(C, name="mpi_win_free_keyval_")
+        import
+        integer :: win_keyval
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win_keyval, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_free_keyval_f08
+  subroutine PMPI_Win_free_keyval_f08(win_keyval, ierror)
     integer :: win_keyval
     integer, optional, intent(out) :: ierror
     interface
@@ -4961,8 +6514,22 @@ contains
     integer :: ierr
     call ferry_c(win_keyval, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_free_keyval_f08
+  end subroutine PMPI_Win_free_keyval_f08
   subroutine MPI_Info_create_f08(info, ierror)
+    type(MPI_Info) :: info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, ierror) bind(C, name="mpi_info_create_")
+        import
+        type(MPI_Info) :: info
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_create_f08
+  subroutine PMPI_Info_create_f08(info, ierror)
     type(MPI_Info) :: info
     integer, optional, intent(out) :: ierror
     interface
@@ -4975,8 +6542,22 @@ contains
     integer :: ierr
     call ferry_c(info, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_create_f08
+  end subroutine PMPI_Info_create_f08
   subroutine MPI_Info_create_env_f08(info, ierror)
+    type(MPI_Info) :: info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, ierror) bind(C, name="mpi_info_create_env_")
+        import
+        type(MPI_Info) :: info
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_create_env_f08
+  subroutine PMPI_Info_create_env_f08(info, ierror)
     type(MPI_Info) :: info
     integer, optional, intent(out) :: ierror
     interface
@@ -4989,8 +6570,22 @@ contains
     integer :: ierr
     call ferry_c(info, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_create_env_f08
+  end subroutine PMPI_Info_create_env_f08
   subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
+    type(MPI_Info) :: hw_info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(hw_info, ierror) bind(C, name="mpi_get_hw_resource_info_")
+        import
+        type(MPI_Info) :: hw_info
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(hw_info, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_hw_resource_info_f08
+  subroutine PMPI_Get_hw_resource_info_f08(hw_info, ierror)
     type(MPI_Info) :: hw_info
     integer, optional, intent(out) :: ierror
     interface
@@ -5003,8 +6598,24 @@ contains
     integer :: ierr
     call ferry_c(hw_info, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_hw_resource_info_f08
+  end subroutine PMPI_Get_hw_resource_info_f08
   subroutine MPI_Info_dup_f08(info, newinfo, ierror)
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Info), intent(out) :: newinfo
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, newinfo, ierror) bind(C, name="mpi_info_dup_")
+        import
+        type(MPI_Info) :: info
+        type(MPI_Info) :: newinfo
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, newinfo, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_dup_f08
+  subroutine PMPI_Info_dup_f08(info, newinfo, ierror)
     type(MPI_Info), intent(in) :: info
     type(MPI_Info), intent(out) :: newinfo
     integer, optional, intent(out) :: ierror
@@ -5019,8 +6630,22 @@ contains
     integer :: ierr
     call ferry_c(info, newinfo, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_dup_f08
+  end subroutine PMPI_Info_dup_f08
   subroutine MPI_Info_free_f08(info, ierror)
+    type(MPI_Info) :: info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, ierror) bind(C, name="mpi_info_free_")
+        import
+        type(MPI_Info) :: info
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_free_f08
+  subroutine PMPI_Info_free_f08(info, ierror)
     type(MPI_Info) :: info
     integer, optional, intent(out) :: ierror
     interface
@@ -5033,15 +6658,14 @@ contains
     integer :: ierr
     call ferry_c(info, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_free_f08
+  end subroutine PMPI_Info_free_f08
   subroutine MPI_Info_set_f08(info, key, value, ierror)
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(in) :: key
     character(len=*), intent(in) :: value
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(info, key, value, ierror, key_len, value_len) bind(C, &
-          name="pmpi_info_set_")
+      subroutine ferry_c(info, key, value, ierror, key_len, value_len) bind(C, name="mpi_info_set_")
         import
         type(MPI_Info) :: info
         character(kind=c_char) :: key(*)
@@ -5055,7 +6679,44 @@ contains
     call ferry_c(info, key, value, ierr, len(key, kind=c_size_t), len(value, kind=c_size_t))
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Info_set_f08
+  subroutine PMPI_Info_set_f08(info, key, value, ierror)
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: key
+    character(len=*), intent(in) :: value
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, key, value, ierror, key_len, value_len) bind(C, name="pmpi_info_set_")
+        import
+        type(MPI_Info) :: info
+        character(kind=c_char) :: key(*)
+        character(kind=c_char) :: value(*)
+        integer :: ierror
+        integer(c_size_t), value :: key_len
+        integer(c_size_t), value :: value_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, key, value, ierr, len(key, kind=c_size_t), len(value, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Info_set_f08
   subroutine MPI_Info_delete_f08(info, key, ierror)
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: key
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, key, ierror, key_len) bind(C, name="mpi_info_delete_")
+        import
+        type(MPI_Info) :: info
+        character(kind=c_char) :: key(*)
+        integer :: ierror
+        integer(c_size_t), value :: key_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, key, ierr, len(key, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_delete_f08
+  subroutine PMPI_Info_delete_f08(info, key, ierror)
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(in) :: key
     integer, optional, intent(out) :: ierror
@@ -5071,8 +6732,34 @@ contains
     integer :: ierr
     call ferry_c(info, key, ierr, len(key, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_delete_f08
+  end subroutine PMPI_Info_delete_f08
   subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: key
+    integer, intent(in) :: valuelen
+    character(len=*), intent(out) :: value
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, key, valuelen, value, flag, ierror, key_len, value_len) bind(C, &
+          name="mpi_info_get_")
+        import
+        type(MPI_Info) :: info
+        character(kind=c_char) :: key(*)
+        integer :: valuelen
+        character(kind=c_char) :: value(*)
+        logical :: flag
+        integer :: ierror
+        integer(c_size_t), value :: key_len
+        integer(c_size_t), value :: value_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, key, valuelen, value, flag, ierr, len(key, kind=c_size_t), len(value, &
+        kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_get_f08
+  subroutine PMPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(in) :: key
     integer, intent(in) :: valuelen
@@ -5097,8 +6784,34 @@ contains
     call ferry_c(info, key, valuelen, value, flag, ierr, len(key, kind=c_size_t), len(value, &
         kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_get_f08
+  end subroutine PMPI_Info_get_f08
   subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: key
+    integer :: buflen
+    character(len=*), intent(out) :: value
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, key, buflen, value, flag, ierror, key_len, value_len) bind(C, &
+          name="mpi_info_get_string_")
+        import
+        type(MPI_Info) :: info
+        character(kind=c_char) :: key(*)
+        integer :: buflen
+        character(kind=c_char) :: value(*)
+        logical :: flag
+        integer :: ierror
+        integer(c_size_t), value :: key_len
+        integer(c_size_t), value :: value_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, key, buflen, value, flag, ierr, len(key, kind=c_size_t), len(value, &
+        kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_get_string_f08
+  subroutine PMPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(in) :: key
     integer :: buflen
@@ -5123,8 +6836,30 @@ contains
     call ferry_c(info, key, buflen, value, flag, ierr, len(key, kind=c_size_t), len(value, &
         kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_get_string_f08
+  end subroutine PMPI_Info_get_string_f08
   subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: key
+    integer :: valuelen
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, key, valuelen, flag, ierror, key_len) bind(C, &
+          name="mpi_info_get_valuelen_")
+        import
+        type(MPI_Info) :: info
+        character(kind=c_char) :: key(*)
+        integer :: valuelen
+        logical :: flag
+        integer :: ierror
+        integer(c_size_t), value :: key_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, key, valuelen, flag, ierr, len(key, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_get_valuelen_f08
+  subroutine PMPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(in) :: key
     integer :: valuelen
@@ -5145,8 +6880,24 @@ contains
     integer :: ierr
     call ferry_c(info, key, valuelen, flag, ierr, len(key, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_get_valuelen_f08
+  end subroutine PMPI_Info_get_valuelen_f08
   subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
+    type(MPI_Info), intent(in) :: info
+    integer :: nkeys
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, nkeys, ierror) bind(C, name="mpi_info_get_nkeys_")
+        import
+        type(MPI_Info) :: info
+        integer :: nkeys
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, nkeys, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_get_nkeys_f08
+  subroutine PMPI_Info_get_nkeys_f08(info, nkeys, ierror)
     type(MPI_Info), intent(in) :: info
     integer :: nkeys
     integer, optional, intent(out) :: ierror
@@ -5161,8 +6912,27 @@ contains
     integer :: ierr
     call ferry_c(info, nkeys, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_get_nkeys_f08
+  end subroutine PMPI_Info_get_nkeys_f08
   subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
+    type(MPI_Info), intent(in) :: info
+    integer, intent(in) :: n
+    character(len=*), intent(out) :: key
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, n, key, ierror, key_len) bind(C, name="mpi_info_get_nthkey_")
+        import
+        type(MPI_Info) :: info
+        integer :: n
+        character(kind=c_char) :: key(*)
+        integer :: ierror
+        integer(c_size_t), value :: key_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, n, key, ierr, len(key, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Info_get_nthkey_f08
+  subroutine PMPI_Info_get_nthkey_f08(info, n, key, ierror)
     type(MPI_Info), intent(in) :: info
     integer, intent(in) :: n
     character(len=*), intent(out) :: key
@@ -5180,8 +6950,25 @@ contains
     integer :: ierr
     call ferry_c(info, n, key, ierr, len(key, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Info_get_nthkey_f08
+  end subroutine PMPI_Info_get_nthkey_f08
   subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm_errhandler_fn, errhandler, ierror) bind(C, &
+          name="mpi_comm_create_errhandler_")
+        import
+        type(c_funptr), value :: comm_errhandler_fn
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(comm_errhandler_fn), errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_create_errhandler_f08
+  subroutine PMPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
     procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -5197,8 +6984,24 @@ contains
     integer :: ierr
     call ferry_c(c_funloc(comm_errhandler_fn), errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_create_errhandler_f08
+  end subroutine PMPI_Comm_create_errhandler_f08
   subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, errorcode, ierror) bind(C, name="mpi_comm_call_errhandler_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: errorcode
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, errorcode, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_call_errhandler_f08
+  subroutine PMPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: errorcode
     integer, optional, intent(out) :: ierror
@@ -5213,8 +7016,40 @@ contains
     integer :: ierr
     call ferry_c(comm, errorcode, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_call_errhandler_f08
+  end subroutine PMPI_Comm_call_errhandler_f08
   subroutine MPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          ierror) bind(C, name="mpi_gather_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gather_f08
+  subroutine PMPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -5245,8 +7080,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Gather_f08
+  end subroutine PMPI_Gather_f08
   subroutine MPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+      root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, ierror) bind(C, name="mpi_gatherv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gatherv_f08
+  subroutine PMPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
       root, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -5280,8 +7150,40 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Gatherv_f08
+  end subroutine PMPI_Gatherv_f08
   subroutine MPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          ierror) bind(C, name="mpi_scatter_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatter_f08
+  subroutine PMPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -5312,8 +7214,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scatter_f08
+  end subroutine PMPI_Scatter_f08
   subroutine MPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, ierror) bind(C, name="mpi_scatterv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatterv_f08
+  subroutine PMPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -5347,8 +7284,38 @@ contains
     call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scatterv_f08
+  end subroutine PMPI_Scatterv_f08
   subroutine MPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="mpi_allgather_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgather_f08
+  subroutine PMPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -5377,8 +7344,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allgather_f08
+  end subroutine PMPI_Allgather_f08
   subroutine MPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, ierror) bind(C, name="mpi_allgatherv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgatherv_f08
+  subroutine PMPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -5409,8 +7408,38 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allgatherv_f08
+  end subroutine PMPI_Allgatherv_f08
   subroutine MPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="mpi_alltoall_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoall_f08
+  subroutine PMPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -5439,8 +7468,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoall_f08
+  end subroutine PMPI_Alltoall_f08
   subroutine MPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, ierror) bind(C, name="mpi_alltoallv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallv_f08
+  subroutine PMPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -5474,8 +7538,26 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoallv_f08
+  end subroutine PMPI_Alltoallv_f08
   subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
+    character(len=*), intent(out) :: version
+    integer :: resultlen
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(version, resultlen, ierror, version_len) bind(C, &
+          name="mpi_get_library_version_")
+        import
+        character(kind=c_char) :: version(*)
+        integer :: resultlen
+        integer :: ierror
+        integer(c_size_t), value :: version_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(version, resultlen, ierr, len(version, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_library_version_f08
+  subroutine PMPI_Get_library_version_f08(version, resultlen, ierror)
     character(len=*), intent(out) :: version
     integer :: resultlen
     integer, optional, intent(out) :: ierror
@@ -5492,8 +7574,22 @@ contains
     integer :: ierr
     call ferry_c(version, resultlen, ierr, len(version, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_library_version_f08
+  end subroutine PMPI_Get_library_version_f08
   subroutine MPI_Is_thread_main_f08(flag, ierror)
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(flag, ierror) bind(C, name="mpi_is_thread_main_")
+        import
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Is_thread_main_f08
+  subroutine PMPI_Is_thread_main_f08(flag, ierror)
     logical :: flag
     integer, optional, intent(out) :: ierror
     interface
@@ -5506,8 +7602,22 @@ contains
     integer :: ierr
     call ferry_c(flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Is_thread_main_f08
+  end subroutine PMPI_Is_thread_main_f08
   subroutine MPI_Comm_get_parent_f08(parent, ierror)
+    type(MPI_Comm) :: parent
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(parent, ierror) bind(C, name="mpi_comm_get_parent_")
+        import
+        type(MPI_Comm) :: parent
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(parent, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_get_parent_f08
+  subroutine PMPI_Comm_get_parent_f08(parent, ierror)
     type(MPI_Comm) :: parent
     integer, optional, intent(out) :: ierror
     interface
@@ -5520,8 +7630,24 @@ contains
     integer :: ierr
     call ferry_c(parent, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_get_parent_f08
+  end subroutine PMPI_Comm_get_parent_f08
   subroutine MPI_Topo_test_f08(comm, status, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, status, ierror) bind(C, name="mpi_topo_test_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Topo_test_f08
+  subroutine PMPI_Topo_test_f08(comm, status, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer :: status
     integer, optional, intent(out) :: ierror
@@ -5536,8 +7662,26 @@ contains
     integer :: ierr
     call ferry_c(comm, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Topo_test_f08
+  end subroutine PMPI_Topo_test_f08
   subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
+    integer, intent(in) :: nnodes
+    integer, intent(in) :: ndims
+    integer :: dims(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(nnodes, ndims, dims, ierror) bind(C, name="mpi_dims_create_")
+        import
+        integer :: nnodes
+        integer :: ndims
+        integer :: dims(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(nnodes, ndims, dims, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Dims_create_f08
+  subroutine PMPI_Dims_create_f08(nnodes, ndims, dims, ierror)
     integer, intent(in) :: nnodes
     integer, intent(in) :: ndims
     integer :: dims(*)
@@ -5554,8 +7698,26 @@ contains
     integer :: ierr
     call ferry_c(nnodes, ndims, dims, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Dims_create_f08
+  end subroutine PMPI_Dims_create_f08
   subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    type(MPI_Info), intent(in) :: info
+    type(c_ptr) :: baseptr
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, info, baseptr, ierror) bind(C, name="mpi_alloc_mem_")
+        import
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        type(MPI_Info) :: info
+        type(c_ptr) :: baseptr
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, info, baseptr, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alloc_mem_f08
+  subroutine PMPI_Alloc_mem_f08(size, info, baseptr, ierror)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
     type(MPI_Info), intent(in) :: info
     type(c_ptr) :: baseptr
@@ -5572,8 +7734,23 @@ contains
     integer :: ierr
     call ferry_c(size, info, baseptr, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alloc_mem_f08
+  end subroutine PMPI_Alloc_mem_f08
   subroutine MPI_Free_mem_f08(base, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+    type(*), dimension(*) :: base
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(base, ierror) bind(C, name="mpi_free_mem_")
+        import
+        type(*), dimension(*) :: base
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(base, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Free_mem_f08
+  subroutine PMPI_Free_mem_f08(base, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
     type(*), dimension(*) :: base
     integer, optional, intent(out) :: ierror
@@ -5587,8 +7764,33 @@ contains
     integer :: ierr
     call ferry_c(base, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Free_mem_f08
+  end subroutine PMPI_Free_mem_f08
   subroutine MPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_rsend_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rsend_f08
+  subroutine PMPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in) :: buf
     integer, intent(in) :: count
@@ -5612,8 +7814,33 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Rsend_f08
+  end subroutine PMPI_Rsend_f08
   subroutine MPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_bsend_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bsend_f08
+  subroutine PMPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in) :: buf
     integer, intent(in) :: count
@@ -5637,8 +7864,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Bsend_f08
+  end subroutine PMPI_Bsend_f08
   subroutine MPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_irsend_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Irsend_f08
+  subroutine PMPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer, intent(in) :: count
@@ -5665,8 +7920,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Irsend_f08
+  end subroutine PMPI_Irsend_f08
   subroutine MPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_ibsend_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ibsend_f08
+  subroutine PMPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer, intent(in) :: count
@@ -5693,8 +7976,25 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ibsend_f08
+  end subroutine PMPI_Ibsend_f08
   subroutine MPI_Buffer_attach_f08(buffer, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*), asynchronous :: buffer
+    integer, intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, size, ierror) bind(C, name="mpi_buffer_attach_")
+        import
+        type(*), dimension(*) :: buffer
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Buffer_attach_f08
+  subroutine PMPI_Buffer_attach_f08(buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(*), dimension(*), asynchronous :: buffer
     integer, intent(in) :: size
@@ -5710,8 +8010,24 @@ contains
     integer :: ierr
     call ferry_c(buffer, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Buffer_attach_f08
+  end subroutine PMPI_Buffer_attach_f08
   subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
+    type(c_ptr) :: buffer_addr
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer_addr, size, ierror) bind(C, name="mpi_buffer_detach_")
+        import
+        type(c_ptr) :: buffer_addr
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer_addr, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Buffer_detach_f08
+  subroutine PMPI_Buffer_detach_f08(buffer_addr, size, ierror)
     type(c_ptr) :: buffer_addr
     integer :: size
     integer, optional, intent(out) :: ierror
@@ -5726,8 +8042,20 @@ contains
     integer :: ierr
     call ferry_c(buffer_addr, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Buffer_detach_f08
+  end subroutine PMPI_Buffer_detach_f08
   subroutine MPI_Buffer_flush_f08(ierror)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(ierror) bind(C, name="mpi_buffer_flush_")
+        import
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Buffer_flush_f08
+  subroutine PMPI_Buffer_flush_f08(ierror)
     integer, optional, intent(out) :: ierror
     interface
       subroutine ferry_c(ierror) bind(C, name="pmpi_buffer_flush_")
@@ -5738,8 +8066,22 @@ contains
     integer :: ierr
     call ferry_c(ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Buffer_flush_f08
+  end subroutine PMPI_Buffer_flush_f08
   subroutine MPI_Buffer_iflush_f08(request, ierror)
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(request, ierror) bind(C, name="mpi_buffer_iflush_")
+        import
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Buffer_iflush_f08
+  subroutine PMPI_Buffer_iflush_f08(request, ierror)
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
     interface
@@ -5752,8 +8094,27 @@ contains
     integer :: ierr
     call ferry_c(request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Buffer_iflush_f08
+  end subroutine PMPI_Buffer_iflush_f08
   subroutine MPI_Comm_attach_buffer_f08(comm, buffer, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(*), asynchronous :: buffer
+    integer, intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, buffer, size, ierror) bind(C, name="mpi_comm_attach_buffer_")
+        import
+        type(MPI_Comm) :: comm
+        type(*), dimension(*) :: buffer
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, buffer, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_attach_buffer_f08
+  subroutine PMPI_Comm_attach_buffer_f08(comm, buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(MPI_Comm), intent(in) :: comm
     type(*), dimension(*), asynchronous :: buffer
@@ -5771,8 +8132,27 @@ contains
     integer :: ierr
     call ferry_c(comm, buffer, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_attach_buffer_f08
+  end subroutine PMPI_Comm_attach_buffer_f08
   subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(*) :: buffer_addr
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, buffer_addr, size, ierror) bind(C, name="mpi_comm_detach_buffer_")
+        import
+        type(MPI_Comm) :: comm
+        type(*), dimension(*) :: buffer_addr
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, buffer_addr, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_detach_buffer_f08
+  subroutine PMPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
     type(MPI_Comm), intent(in) :: comm
     type(*), dimension(*) :: buffer_addr
@@ -5790,8 +8170,22 @@ contains
     integer :: ierr
     call ferry_c(comm, buffer_addr, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_detach_buffer_f08
+  end subroutine PMPI_Comm_detach_buffer_f08
   subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, ierror) bind(C, name="mpi_comm_flush_buffer_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_flush_buffer_f08
+  subroutine PMPI_Comm_flush_buffer_f08(comm, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, optional, intent(out) :: ierror
     interface
@@ -5804,8 +8198,24 @@ contains
     integer :: ierr
     call ferry_c(comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_flush_buffer_f08
+  end subroutine PMPI_Comm_flush_buffer_f08
   subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, request, ierror) bind(C, name="mpi_comm_iflush_buffer_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_iflush_buffer_f08
+  subroutine PMPI_Comm_iflush_buffer_f08(comm, request, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
@@ -5820,8 +8230,27 @@ contains
     integer :: ierr
     call ferry_c(comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_iflush_buffer_f08
+  end subroutine PMPI_Comm_iflush_buffer_f08
   subroutine MPI_Session_attach_buffer_f08(session, buffer, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(MPI_Session), intent(in) :: session
+    type(*), dimension(*), asynchronous :: buffer
+    integer, intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, buffer, size, ierror) bind(C, name="mpi_session_attach_buffer_")
+        import
+        type(MPI_Session) :: session
+        type(*), dimension(*) :: buffer
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, buffer, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_attach_buffer_f08
+  subroutine PMPI_Session_attach_buffer_f08(session, buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(MPI_Session), intent(in) :: session
     type(*), dimension(*), asynchronous :: buffer
@@ -5839,8 +8268,28 @@ contains
     integer :: ierr
     call ferry_c(session, buffer, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_attach_buffer_f08
+  end subroutine PMPI_Session_attach_buffer_f08
   subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+    type(MPI_Session), intent(in) :: session
+    type(*), dimension(*) :: buffer_addr
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, buffer_addr, size, ierror) bind(C, &
+          name="mpi_session_detach_buffer_")
+        import
+        type(MPI_Session) :: session
+        type(*), dimension(*) :: buffer_addr
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, buffer_addr, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_detach_buffer_f08
+  subroutine PMPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
     type(MPI_Session), intent(in) :: session
     type(*), dimension(*) :: buffer_addr
@@ -5859,8 +8308,22 @@ contains
     integer :: ierr
     call ferry_c(session, buffer_addr, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_detach_buffer_f08
+  end subroutine PMPI_Session_detach_buffer_f08
   subroutine MPI_Session_flush_buffer_f08(session, ierror)
+    type(MPI_Session), intent(in) :: session
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, ierror) bind(C, name="mpi_session_flush_buffer_")
+        import
+        type(MPI_Session) :: session
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_flush_buffer_f08
+  subroutine PMPI_Session_flush_buffer_f08(session, ierror)
     type(MPI_Session), intent(in) :: session
     integer, optional, intent(out) :: ierror
     interface
@@ -5873,8 +8336,24 @@ contains
     integer :: ierr
     call ferry_c(session, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_flush_buffer_f08
+  end subroutine PMPI_Session_flush_buffer_f08
   subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, request, ierror) bind(C, name="mpi_session_iflush_buffer_")
+        import
+        type(MPI_Session) :: session
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_iflush_buffer_f08
+  subroutine PMPI_Session_iflush_buffer_f08(session, request, ierror)
     type(MPI_Session), intent(in) :: session
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
@@ -5889,8 +8368,36 @@ contains
     integer :: ierr
     call ferry_c(session, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_iflush_buffer_f08
+  end subroutine PMPI_Session_iflush_buffer_f08
   subroutine MPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_send_init_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Send_init_f08
+  subroutine PMPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer, intent(in) :: count
@@ -5917,8 +8424,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Send_init_f08
+  end subroutine PMPI_Send_init_f08
   subroutine MPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_ssend_init_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ssend_init_f08
+  subroutine PMPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer, intent(in) :: count
@@ -5945,8 +8480,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ssend_init_f08
+  end subroutine PMPI_Ssend_init_f08
   subroutine MPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_rsend_init_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rsend_init_f08
+  subroutine PMPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer, intent(in) :: count
@@ -5973,8 +8536,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Rsend_init_f08
+  end subroutine PMPI_Rsend_init_f08
   subroutine MPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_bsend_init_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bsend_init_f08
+  subroutine PMPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer, intent(in) :: count
@@ -6001,8 +8592,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Bsend_init_f08
+  end subroutine PMPI_Bsend_init_f08
   subroutine MPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+          name="mpi_recv_init_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Recv_init_f08
+  subroutine PMPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), asynchronous :: buf
     integer, intent(in) :: count
@@ -6029,8 +8648,22 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Recv_init_f08
+  end subroutine PMPI_Recv_init_f08
   subroutine MPI_Start_f08(request, ierror)
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(request, ierror) bind(C, name="mpi_start_")
+        import
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Start_f08
+  subroutine PMPI_Start_f08(request, ierror)
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
     interface
@@ -6043,8 +8676,24 @@ contains
     integer :: ierr
     call ferry_c(request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Start_f08
+  end subroutine PMPI_Start_f08
   subroutine MPI_Startall_f08(count, array_of_requests, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request) :: array_of_requests(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_requests, ierror) bind(C, name="mpi_startall_")
+        import
+        integer :: count
+        type(MPI_Request) :: array_of_requests(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_requests, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Startall_f08
+  subroutine PMPI_Startall_f08(count, array_of_requests, ierror)
     integer, intent(in) :: count
     type(MPI_Request) :: array_of_requests(*)
     integer, optional, intent(out) :: ierror
@@ -6059,8 +8708,41 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_requests, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Startall_f08
+  end subroutine PMPI_Startall_f08
   subroutine MPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+      status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
+          ierror) bind(C, name="mpi_sendrecv_replace_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: sendtag
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Sendrecv_replace_f08
+  subroutine PMPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
       status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*) :: buf
@@ -6092,8 +8774,49 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Sendrecv_replace_f08
+  end subroutine PMPI_Sendrecv_replace_f08
   subroutine MPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+      recvtype, source, recvtag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, request, ierror) bind(C, name="mpi_isendrecv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        integer :: dest
+        integer :: sendtag
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+        source, recvtag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Isendrecv_f08
+  subroutine PMPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
       recvtype, source, recvtag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -6133,8 +8856,41 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
         source, recvtag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Isendrecv_f08
+  end subroutine PMPI_Isendrecv_f08
   subroutine MPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, &
+          ierror) bind(C, name="mpi_isendrecv_replace_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: sendtag
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Isendrecv_replace_f08
+  subroutine PMPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), asynchronous :: buf
@@ -6166,8 +8922,30 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Isendrecv_replace_f08
+  end subroutine PMPI_Isendrecv_replace_f08
   subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Message) :: message
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(source, tag, comm, message, status, ierror) bind(C, name="mpi_mprobe_")
+        import
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Message) :: message
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(source, tag, comm, message, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Mprobe_f08
+  subroutine PMPI_Mprobe_f08(source, tag, comm, message, status, ierror)
     integer, intent(in) :: source
     integer, intent(in) :: tag
     type(MPI_Comm), intent(in) :: comm
@@ -6188,8 +8966,33 @@ contains
     integer :: ierr
     call ferry_c(source, tag, comm, message, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Mprobe_f08
+  end subroutine PMPI_Mprobe_f08
   subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    logical :: flag
+    type(MPI_Message) :: message
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(source, tag, comm, flag, message, status, ierror) bind(C, &
+          name="mpi_improbe_")
+        import
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        logical :: flag
+        type(MPI_Message) :: message
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(source, tag, comm, flag, message, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Improbe_f08
+  subroutine PMPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
     integer, intent(in) :: source
     integer, intent(in) :: tag
     type(MPI_Comm), intent(in) :: comm
@@ -6213,8 +9016,31 @@ contains
     integer :: ierr
     call ferry_c(source, tag, comm, flag, message, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Improbe_f08
+  end subroutine PMPI_Improbe_f08
   subroutine MPI_Mrecv_f08(buf, count, datatype, message, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message) :: message
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, message, status, ierror) bind(C, name="mpi_mrecv_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Message) :: message
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, message, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Mrecv_f08
+  subroutine PMPI_Mrecv_f08(buf, count, datatype, message, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*) :: buf
     integer, intent(in) :: count
@@ -6236,7 +9062,7 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, message, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Mrecv_f08
+  end subroutine PMPI_Mrecv_f08
   subroutine MPI_Imrecv_f08(buf, count, datatype, message, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), asynchronous :: buf
@@ -6246,8 +9072,7 @@ contains
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(buf, count, datatype, message, request, ierror) bind(C, &
-          name="pmpi_imrecv_")
+      subroutine ferry_c(buf, count, datatype, message, request, ierror) bind(C, name="mpi_imrecv_")
         import
         type(*), dimension(*) :: buf
         integer :: count
@@ -6261,7 +9086,53 @@ contains
     call ferry_c(buf, count, datatype, message, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Imrecv_f08
+  subroutine PMPI_Imrecv_f08(buf, count, datatype, message, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message) :: message
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, message, request, ierror) bind(C, name="pmpi_imrecv_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Message) :: message
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, message, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Imrecv_f08
   subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request) :: array_of_requests(*)
+    integer :: index
+    logical :: flag
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_requests, index, flag, status, ierror) bind(C, &
+          name="mpi_testany_")
+        import
+        integer :: count
+        type(MPI_Request) :: array_of_requests(*)
+        integer :: index
+        logical :: flag
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_requests, index, flag, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Testany_f08
+  subroutine PMPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
     integer, intent(in) :: count
     type(MPI_Request) :: array_of_requests(*)
     integer :: index
@@ -6283,8 +9154,32 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_requests, index, flag, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Testany_f08
+  end subroutine PMPI_Testany_f08
   subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror)
+    integer, intent(in) :: incount
+    type(MPI_Request) :: array_of_requests(*)
+    integer :: outcount
+    integer :: array_of_indices(*)
+    type(MPI_Status) :: array_of_statuses(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(incount, array_of_requests, outcount, array_of_indices, &
+          array_of_statuses, ierror) bind(C, name="mpi_testsome_")
+        import
+        integer :: incount
+        type(MPI_Request) :: array_of_requests(*)
+        integer :: outcount
+        integer :: array_of_indices(*)
+        type(MPI_Status) :: array_of_statuses(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Testsome_f08
+  subroutine PMPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, &
       array_of_statuses, ierror)
     integer, intent(in) :: incount
     type(MPI_Request) :: array_of_requests(*)
@@ -6307,8 +9202,32 @@ contains
     integer :: ierr
     call ferry_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Testsome_f08
+  end subroutine PMPI_Testsome_f08
   subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror)
+    integer, intent(in) :: incount
+    type(MPI_Request) :: array_of_requests(*)
+    integer :: outcount
+    integer :: array_of_indices(*)
+    type(MPI_Status) :: array_of_statuses(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(incount, array_of_requests, outcount, array_of_indices, &
+          array_of_statuses, ierror) bind(C, name="mpi_waitsome_")
+        import
+        integer :: incount
+        type(MPI_Request) :: array_of_requests(*)
+        integer :: outcount
+        integer :: array_of_indices(*)
+        type(MPI_Status) :: array_of_statuses(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Waitsome_f08
+  subroutine PMPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, &
       array_of_statuses, ierror)
     integer, intent(in) :: incount
     type(MPI_Request) :: array_of_requests(*)
@@ -6331,8 +9250,26 @@ contains
     integer :: ierr
     call ferry_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Waitsome_f08
+  end subroutine PMPI_Waitsome_f08
   subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
+    type(MPI_Request), intent(in) :: request
+    logical :: flag
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(request, flag, status, ierror) bind(C, name="mpi_request_get_status_")
+        import
+        type(MPI_Request) :: request
+        logical :: flag
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(request, flag, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Request_get_status_f08
+  subroutine PMPI_Request_get_status_f08(request, flag, status, ierror)
     type(MPI_Request), intent(in) :: request
     logical :: flag
     type(MPI_Status) :: status
@@ -6349,8 +9286,31 @@ contains
     integer :: ierr
     call ferry_c(request, flag, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Request_get_status_f08
+  end subroutine PMPI_Request_get_status_f08
   subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
+    integer, intent(in) :: count
+    type(MPI_Request) :: array_of_requests(*)
+    integer :: index
+    logical :: flag
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_requests, index, flag, status, ierror) bind(C, &
+          name="mpi_request_get_status_any_")
+        import
+        integer :: count
+        type(MPI_Request) :: array_of_requests(*)
+        integer :: index
+        logical :: flag
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_requests, index, flag, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Request_get_status_any_f08
+  subroutine PMPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
     integer, intent(in) :: count
     type(MPI_Request) :: array_of_requests(*)
     integer :: index
@@ -6372,8 +9332,30 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_requests, index, flag, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Request_get_status_any_f08
+  end subroutine PMPI_Request_get_status_any_f08
   subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, &
+      ierror)
+    integer, intent(in) :: count
+    type(MPI_Request) :: array_of_requests(*)
+    logical :: flag
+    type(MPI_Status) :: array_of_statuses(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_requests, flag, array_of_statuses, ierror) bind(C, &
+          name="mpi_request_get_status_all_")
+        import
+        integer :: count
+        type(MPI_Request) :: array_of_requests(*)
+        logical :: flag
+        type(MPI_Status) :: array_of_statuses(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_requests, flag, array_of_statuses, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Request_get_status_all_f08
+  subroutine PMPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, &
       ierror)
     integer, intent(in) :: count
     type(MPI_Request) :: array_of_requests(*)
@@ -6394,8 +9376,32 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_requests, flag, array_of_statuses, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Request_get_status_all_f08
+  end subroutine PMPI_Request_get_status_all_f08
   subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, &
+      array_of_indices, array_of_statuses, ierror)
+    integer, intent(in) :: incount
+    type(MPI_Request) :: array_of_requests(*)
+    integer :: outcount
+    integer :: array_of_indices(*)
+    type(MPI_Status) :: array_of_statuses(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(incount, array_of_requests, outcount, array_of_indices, &
+          array_of_statuses, ierror) bind(C, name="mpi_request_get_status_some_")
+        import
+        integer :: incount
+        type(MPI_Request) :: array_of_requests(*)
+        integer :: outcount
+        integer :: array_of_indices(*)
+        type(MPI_Status) :: array_of_statuses(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Request_get_status_some_f08
+  subroutine PMPI_Request_get_status_some_f08(incount, array_of_requests, outcount, &
       array_of_indices, array_of_statuses, ierror)
     integer, intent(in) :: incount
     type(MPI_Request) :: array_of_requests(*)
@@ -6418,8 +9424,32 @@ contains
     integer :: ierr
     call ferry_c(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Request_get_status_some_f08
+  end subroutine PMPI_Request_get_status_some_f08
   subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    procedure(MPI_Grequest_query_function) :: query_fn
+    procedure(MPI_Grequest_free_function) :: free_fn
+    procedure(MPI_Grequest_cancel_function) :: cancel_fn
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(query_fn, free_fn, cancel_fn, extra_state, request, ierror) bind(C, &
+          name="mpi_grequest_start_")
+        import
+        type(c_funptr), value :: query_fn
+        type(c_funptr), value :: free_fn
+        type(c_funptr), value :: cancel_fn
+        integer(kind=MPI_ADDRESS_KIND) :: extra_state
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(query_fn), c_funloc(free_fn), c_funloc(cancel_fn), extra_state, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Grequest_start_f08
+  subroutine PMPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     procedure(MPI_Grequest_query_function) :: query_fn
     procedure(MPI_Grequest_free_function) :: free_fn
     procedure(MPI_Grequest_cancel_function) :: cancel_fn
@@ -6442,8 +9472,22 @@ contains
     call ferry_c(c_funloc(query_fn), c_funloc(free_fn), c_funloc(cancel_fn), extra_state, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Grequest_start_f08
+  end subroutine PMPI_Grequest_start_f08
   subroutine MPI_Grequest_complete_f08(request, ierror)
+    type(MPI_Request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(request, ierror) bind(C, name="mpi_grequest_complete_")
+        import
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Grequest_complete_f08
+  subroutine PMPI_Grequest_complete_f08(request, ierror)
     type(MPI_Request), intent(in) :: request
     integer, optional, intent(out) :: ierror
     interface
@@ -6456,8 +9500,24 @@ contains
     integer :: ierr
     call ferry_c(request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Grequest_complete_f08
+  end subroutine PMPI_Grequest_complete_f08
   subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
+    type(MPI_Status) :: status
+    logical, intent(in) :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, flag, ierror) bind(C, name="mpi_status_set_cancelled_")
+        import
+        type(MPI_Status) :: status
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Status_set_cancelled_f08
+  subroutine PMPI_Status_set_cancelled_f08(status, flag, ierror)
     type(MPI_Status) :: status
     logical, intent(in) :: flag
     integer, optional, intent(out) :: ierror
@@ -6472,8 +9532,26 @@ contains
     integer :: ierr
     call ferry_c(status, flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Status_set_cancelled_f08
+  end subroutine PMPI_Status_set_cancelled_f08
   subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="mpi_status_set_elements_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Status_set_elements_f08
+  subroutine PMPI_Status_set_elements_f08(status, datatype, count, ierror)
     type(MPI_Status) :: status
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: count
@@ -6490,15 +9568,14 @@ contains
     integer :: ierr
     call ferry_c(status, datatype, count, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Status_set_elements_f08
+  end subroutine PMPI_Status_set_elements_f08
   subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
     type(MPI_Status) :: status
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(status, datatype, count, ierror) bind(C, &
-          name="pmpi_status_set_elements_x_")
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="mpi_status_set_elements_x_")
         import
         type(MPI_Status) :: status
         type(MPI_Datatype) :: datatype
@@ -6510,7 +9587,41 @@ contains
     call ferry_c(status, datatype, count, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Status_set_elements_x_f08
+  subroutine PMPI_Status_set_elements_x_f08(status, datatype, count, ierror)
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="pmpi_status_set_elements_x_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Status_set_elements_x_f08
   subroutine MPI_Status_get_source_f08(status, source, ierror)
+    type(MPI_Status), intent(in) :: status
+    integer :: source
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, source, ierror) bind(C, name="mpi_status_get_source_")
+        import
+        type(MPI_Status) :: status
+        integer :: source
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, source, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Status_get_source_f08
+  subroutine PMPI_Status_get_source_f08(status, source, ierror)
     type(MPI_Status), intent(in) :: status
     integer :: source
     integer, optional, intent(out) :: ierror
@@ -6525,8 +9636,24 @@ contains
     integer :: ierr
     call ferry_c(status, source, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Status_get_source_f08
+  end subroutine PMPI_Status_get_source_f08
   subroutine MPI_Status_set_source_f08(status, source, ierror)
+    type(MPI_Status) :: status
+    integer, intent(in) :: source
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, source, ierror) bind(C, name="mpi_status_set_source_")
+        import
+        type(MPI_Status) :: status
+        integer :: source
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, source, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Status_set_source_f08
+  subroutine PMPI_Status_set_source_f08(status, source, ierror)
     type(MPI_Status) :: status
     integer, intent(in) :: source
     integer, optional, intent(out) :: ierror
@@ -6541,8 +9668,24 @@ contains
     integer :: ierr
     call ferry_c(status, source, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Status_set_source_f08
+  end subroutine PMPI_Status_set_source_f08
   subroutine MPI_Status_get_tag_f08(status, tag, ierror)
+    type(MPI_Status), intent(in) :: status
+    integer :: tag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, tag, ierror) bind(C, name="mpi_status_get_tag_")
+        import
+        type(MPI_Status) :: status
+        integer :: tag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, tag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Status_get_tag_f08
+  subroutine PMPI_Status_get_tag_f08(status, tag, ierror)
     type(MPI_Status), intent(in) :: status
     integer :: tag
     integer, optional, intent(out) :: ierror
@@ -6557,8 +9700,24 @@ contains
     integer :: ierr
     call ferry_c(status, tag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Status_get_tag_f08
+  end subroutine PMPI_Status_get_tag_f08
   subroutine MPI_Status_set_tag_f08(status, tag, ierror)
+    type(MPI_Status) :: status
+    integer, intent(in) :: tag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, tag, ierror) bind(C, name="mpi_status_set_tag_")
+        import
+        type(MPI_Status) :: status
+        integer :: tag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, tag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Status_set_tag_f08
+  subroutine PMPI_Status_set_tag_f08(status, tag, ierror)
     type(MPI_Status) :: status
     integer, intent(in) :: tag
     integer, optional, intent(out) :: ierror
@@ -6573,8 +9732,24 @@ contains
     integer :: ierr
     call ferry_c(status, tag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Status_set_tag_f08
+  end subroutine PMPI_Status_set_tag_f08
   subroutine MPI_Status_get_error_f08(status, error, ierror)
+    type(MPI_Status), intent(in) :: status
+    integer :: error
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, error, ierror) bind(C, name="mpi_status_get_error_")
+        import
+        type(MPI_Status) :: status
+        integer :: error
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, error, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Status_get_error_f08
+  subroutine PMPI_Status_get_error_f08(status, error, ierror)
     type(MPI_Status), intent(in) :: status
     integer :: error
     integer, optional, intent(out) :: ierror
@@ -6589,8 +9764,24 @@ contains
     integer :: ierr
     call ferry_c(status, error, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Status_get_error_f08
+  end subroutine PMPI_Status_get_error_f08
   subroutine MPI_Status_set_error_f08(status, error, ierror)
+    type(MPI_Status) :: status
+    integer, intent(in) :: error
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, error, ierror) bind(C, name="mpi_status_set_error_")
+        import
+        type(MPI_Status) :: status
+        integer :: error
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, error, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Status_set_error_f08
+  subroutine PMPI_Status_set_error_f08(status, error, ierror)
     type(MPI_Status) :: status
     integer, intent(in) :: error
     integer, optional, intent(out) :: ierror
@@ -6605,8 +9796,33 @@ contains
     integer :: ierr
     call ferry_c(status, error, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Status_set_error_f08
+  end subroutine PMPI_Status_set_error_f08
   subroutine MPI_Send_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_send_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Send_f08c
+  subroutine PMPI_Send_f08c(buf, count, datatype, dest, tag, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in) :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6630,7 +9846,7 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Send_f08c
+  end subroutine PMPI_Send_f08c
   subroutine MPI_Ssend_f08c(buf, count, datatype, dest, tag, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in) :: buf
@@ -6641,8 +9857,7 @@ contains
     type(MPI_Comm), intent(in) :: comm
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
-          name="pmpi_ssend_c_")
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_ssend_c_")
         import
         type(*), dimension(*) :: buf
         integer(kind=MPI_COUNT_KIND) :: count
@@ -6657,6 +9872,31 @@ contains
     call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Ssend_f08c
+  subroutine PMPI_Ssend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="pmpi_ssend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Ssend_f08c
   subroutine MPI_Rsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in) :: buf
@@ -6667,8 +9907,7 @@ contains
     type(MPI_Comm), intent(in) :: comm
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
-          name="pmpi_rsend_c_")
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_rsend_c_")
         import
         type(*), dimension(*) :: buf
         integer(kind=MPI_COUNT_KIND) :: count
@@ -6683,6 +9922,31 @@ contains
     call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Rsend_f08c
+  subroutine PMPI_Rsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="pmpi_rsend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Rsend_f08c
   subroutine MPI_Bsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in) :: buf
@@ -6693,8 +9957,7 @@ contains
     type(MPI_Comm), intent(in) :: comm
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
-          name="pmpi_bsend_c_")
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="mpi_bsend_c_")
         import
         type(*), dimension(*) :: buf
         integer(kind=MPI_COUNT_KIND) :: count
@@ -6709,7 +9972,60 @@ contains
     call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Bsend_f08c
+  subroutine PMPI_Bsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, ierror) bind(C, name="pmpi_bsend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Bsend_f08c
   subroutine MPI_Isend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_isend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Isend_f08c
+  subroutine PMPI_Isend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6736,8 +10052,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Isend_f08c
+  end subroutine PMPI_Isend_f08c
   subroutine MPI_Issend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_issend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Issend_f08c
+  subroutine PMPI_Issend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6764,8 +10108,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Issend_f08c
+  end subroutine PMPI_Issend_f08c
   subroutine MPI_Irsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_irsend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Irsend_f08c
+  subroutine PMPI_Irsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6792,8 +10164,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Irsend_f08c
+  end subroutine PMPI_Irsend_f08c
   subroutine MPI_Ibsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_ibsend_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ibsend_f08c
+  subroutine PMPI_Ibsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6820,8 +10220,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ibsend_f08c
+  end subroutine PMPI_Ibsend_f08c
   subroutine MPI_Recv_f08c(buf, count, datatype, source, tag, comm, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, source, tag, comm, status, ierror) bind(C, &
+          name="mpi_recv_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, source, tag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Recv_f08c
+  subroutine PMPI_Recv_f08c(buf, count, datatype, source, tag, comm, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*) :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6848,8 +10276,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, source, tag, comm, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Recv_f08c
+  end subroutine PMPI_Recv_f08c
   subroutine MPI_Irecv_f08c(buf, count, datatype, source, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+          name="mpi_irecv_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Irecv_f08c
+  subroutine PMPI_Irecv_f08c(buf, count, datatype, source, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6876,8 +10332,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Irecv_f08c
+  end subroutine PMPI_Irecv_f08c
   subroutine MPI_Send_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_send_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Send_init_f08c
+  subroutine PMPI_Send_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6904,8 +10388,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Send_init_f08c
+  end subroutine PMPI_Send_init_f08c
   subroutine MPI_Ssend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_ssend_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ssend_init_f08c
+  subroutine PMPI_Ssend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6932,8 +10444,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ssend_init_f08c
+  end subroutine PMPI_Ssend_init_f08c
   subroutine MPI_Rsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_rsend_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rsend_init_f08c
+  subroutine PMPI_Rsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6960,8 +10500,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Rsend_init_f08c
+  end subroutine PMPI_Rsend_init_f08c
   subroutine MPI_Bsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
+          name="mpi_bsend_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bsend_init_f08c
+  subroutine PMPI_Bsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6988,8 +10556,36 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Bsend_init_f08c
+  end subroutine PMPI_Bsend_init_f08c
   subroutine MPI_Recv_init_f08c(buf, count, datatype, source, tag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
+          name="mpi_recv_init_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Recv_init_f08c
+  subroutine PMPI_Recv_init_f08c(buf, count, datatype, source, tag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -7016,8 +10612,49 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, source, tag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Recv_init_f08c
+  end subroutine PMPI_Recv_init_f08c
   subroutine MPI_Sendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+      recvtype, source, recvtag, comm, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, status, ierror) bind(C, name="mpi_sendrecv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        integer :: dest
+        integer :: sendtag
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+        source, recvtag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Sendrecv_f08c
+  subroutine PMPI_Sendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
       recvtype, source, recvtag, comm, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -7057,8 +10694,41 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
         source, recvtag, comm, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Sendrecv_f08c
+  end subroutine PMPI_Sendrecv_f08c
   subroutine MPI_Sendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, &
+          ierror) bind(C, name="mpi_sendrecv_replace_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: sendtag
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Sendrecv_replace_f08c
+  subroutine PMPI_Sendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*) :: buf
@@ -7090,8 +10760,49 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Sendrecv_replace_f08c
+  end subroutine PMPI_Sendrecv_replace_f08c
   subroutine MPI_Isendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+      recvtype, source, recvtag, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+          recvtype, source, recvtag, comm, request, ierror) bind(C, name="mpi_isendrecv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        integer :: dest
+        integer :: sendtag
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
+        source, recvtag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Isendrecv_f08c
+  subroutine PMPI_Isendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
       recvtype, source, recvtag, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -7131,8 +10842,41 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, &
         source, recvtag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Isendrecv_f08c
+  end subroutine PMPI_Isendrecv_f08c
   subroutine MPI_Isendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, &
+          ierror) bind(C, name="mpi_isendrecv_replace_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: sendtag
+        integer :: source
+        integer :: recvtag
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Isendrecv_replace_f08c
+  subroutine PMPI_Isendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), asynchronous :: buf
@@ -7164,7 +10908,7 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Isendrecv_replace_f08c
+  end subroutine PMPI_Isendrecv_replace_f08c
   subroutine MPI_Mrecv_f08c(buf, count, datatype, message, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*) :: buf
@@ -7174,8 +10918,7 @@ contains
     type(MPI_Status) :: status
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(buf, count, datatype, message, status, ierror) bind(C, &
-          name="pmpi_mrecv_c_")
+      subroutine ferry_c(buf, count, datatype, message, status, ierror) bind(C, name="mpi_mrecv_c_")
         import
         type(*), dimension(*) :: buf
         integer(kind=MPI_COUNT_KIND) :: count
@@ -7189,7 +10932,54 @@ contains
     call ferry_c(buf, count, datatype, message, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Mrecv_f08c
+  subroutine PMPI_Mrecv_f08c(buf, count, datatype, message, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message) :: message
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, message, status, ierror) bind(C, name="pmpi_mrecv_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Message) :: message
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, message, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Mrecv_f08c
   subroutine MPI_Imrecv_f08c(buf, count, datatype, message, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message) :: message
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, count, datatype, message, request, ierror) bind(C, &
+          name="mpi_imrecv_c_")
+        import
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Message) :: message
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, count, datatype, message, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Imrecv_f08c
+  subroutine PMPI_Imrecv_f08c(buf, count, datatype, message, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), asynchronous :: buf
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -7212,8 +11002,26 @@ contains
     integer :: ierr
     call ferry_c(buf, count, datatype, message, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Imrecv_f08c
+  end subroutine PMPI_Imrecv_f08c
   subroutine MPI_Get_count_f08c(status, datatype, count, ierror)
+    type(MPI_Status), intent(in) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="mpi_get_count_c_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_count_f08c
+  subroutine PMPI_Get_count_f08c(status, datatype, count, ierror)
     type(MPI_Status), intent(in) :: status
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: count
@@ -7230,8 +11038,25 @@ contains
     integer :: ierr
     call ferry_c(status, datatype, count, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_count_f08c
+  end subroutine PMPI_Get_count_f08c
   subroutine MPI_Buffer_attach_f08c(buffer, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*), asynchronous :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, size, ierror) bind(C, name="mpi_buffer_attach_c_")
+        import
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Buffer_attach_f08c
+  subroutine PMPI_Buffer_attach_f08c(buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(*), dimension(*), asynchronous :: buffer
     integer(kind=MPI_COUNT_KIND), intent(in) :: size
@@ -7247,8 +11072,27 @@ contains
     integer :: ierr
     call ferry_c(buffer, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Buffer_attach_f08c
+  end subroutine PMPI_Buffer_attach_f08c
   subroutine MPI_Comm_attach_buffer_f08c(comm, buffer, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(*), asynchronous :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, buffer, size, ierror) bind(C, name="mpi_comm_attach_buffer_c_")
+        import
+        type(MPI_Comm) :: comm
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, buffer, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_attach_buffer_f08c
+  subroutine PMPI_Comm_attach_buffer_f08c(comm, buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(MPI_Comm), intent(in) :: comm
     type(*), dimension(*), asynchronous :: buffer
@@ -7266,8 +11110,27 @@ contains
     integer :: ierr
     call ferry_c(comm, buffer, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_attach_buffer_f08c
+  end subroutine PMPI_Comm_attach_buffer_f08c
   subroutine MPI_Comm_detach_buffer_f08c(comm, buffer_addr, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(*) :: buffer_addr
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, buffer_addr, size, ierror) bind(C, name="mpi_comm_detach_buffer_c_")
+        import
+        type(MPI_Comm) :: comm
+        type(*), dimension(*) :: buffer_addr
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, buffer_addr, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_detach_buffer_f08c
+  subroutine PMPI_Comm_detach_buffer_f08c(comm, buffer_addr, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
     type(MPI_Comm), intent(in) :: comm
     type(*), dimension(*) :: buffer_addr
@@ -7285,7 +11148,7 @@ contains
     integer :: ierr
     call ferry_c(comm, buffer_addr, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_detach_buffer_f08c
+  end subroutine PMPI_Comm_detach_buffer_f08c
   subroutine MPI_Session_attach_buffer_f08c(session, buffer, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(MPI_Session), intent(in) :: session
@@ -7293,8 +11156,7 @@ contains
     integer(kind=MPI_COUNT_KIND), intent(in) :: size
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(session, buffer, size, ierror) bind(C, &
-          name="pmpi_session_attach_buffer_c_")
+      subroutine ferry_c(session, buffer, size, ierror) bind(C, name="mpi_session_attach_buffer_c_")
         import
         type(MPI_Session) :: session
         type(*), dimension(*) :: buffer
@@ -7306,7 +11168,46 @@ contains
     call ferry_c(session, buffer, size, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Session_attach_buffer_f08c
+  subroutine PMPI_Session_attach_buffer_f08c(session, buffer, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(MPI_Session), intent(in) :: session
+    type(*), dimension(*), asynchronous :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, buffer, size, ierror) bind(C, name="pmpi_session_attach_buffer_c_")
+        import
+        type(MPI_Session) :: session
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, buffer, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Session_attach_buffer_f08c
   subroutine MPI_Session_detach_buffer_f08c(session, buffer_addr, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
+    type(MPI_Session), intent(in) :: session
+    type(*), dimension(*) :: buffer_addr
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, buffer_addr, size, ierror) bind(C, &
+          name="mpi_session_detach_buffer_c_")
+        import
+        type(MPI_Session) :: session
+        type(*), dimension(*) :: buffer_addr
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, buffer_addr, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_detach_buffer_f08c
+  subroutine PMPI_Session_detach_buffer_f08c(session, buffer_addr, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
     type(MPI_Session), intent(in) :: session
     type(*), dimension(*) :: buffer_addr
@@ -7325,15 +11226,14 @@ contains
     integer :: ierr
     call ferry_c(session, buffer_addr, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_detach_buffer_f08c
+  end subroutine PMPI_Session_detach_buffer_f08c
   subroutine MPI_Status_set_elements_f08c(status, datatype, count, ierror)
     type(MPI_Status) :: status
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(status, datatype, count, ierror) bind(C, &
-          name="pmpi_status_set_elements_c_")
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="mpi_status_set_elements_c_")
         import
         type(MPI_Status) :: status
         type(MPI_Datatype) :: datatype
@@ -7345,7 +11245,43 @@ contains
     call ferry_c(status, datatype, count, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Status_set_elements_f08c
+  subroutine PMPI_Status_set_elements_f08c(status, datatype, count, ierror)
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="pmpi_status_set_elements_c_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Status_set_elements_f08c
   subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, oldtype, newtype, ierror) bind(C, name="mpi_type_contiguous_")
+        import
+        integer :: count
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_contiguous_f08
+  subroutine PMPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
     integer, intent(in) :: count
     type(MPI_Datatype), intent(in) :: oldtype
     type(MPI_Datatype), intent(out) :: newtype
@@ -7362,8 +11298,31 @@ contains
     integer :: ierr
     call ferry_c(count, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_contiguous_f08
+  end subroutine PMPI_Type_contiguous_f08
   subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
+    integer, intent(in) :: count
+    integer, intent(in) :: blocklength
+    integer, intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+          name="mpi_type_vector_")
+        import
+        integer :: count
+        integer :: blocklength
+        integer :: stride
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_vector_f08
+  subroutine PMPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
     integer, intent(in) :: count
     integer, intent(in) :: blocklength
     integer, intent(in) :: stride
@@ -7385,8 +11344,31 @@ contains
     integer :: ierr
     call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_vector_f08
+  end subroutine PMPI_Type_vector_f08
   subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
+    integer, intent(in) :: count
+    integer, intent(in) :: blocklength
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+          name="mpi_type_create_hvector_")
+        import
+        integer :: count
+        integer :: blocklength
+        integer(kind=MPI_ADDRESS_KIND) :: stride
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_hvector_f08
+  subroutine PMPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
     integer, intent(in) :: count
     integer, intent(in) :: blocklength
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: stride
@@ -7408,8 +11390,32 @@ contains
     integer :: ierr
     call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_hvector_f08
+  end subroutine PMPI_Type_create_hvector_f08
   subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, &
+      newtype, ierror)
+    integer, intent(in) :: count
+    integer, intent(in) :: array_of_blocklengths(*)
+    integer, intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="mpi_type_indexed_")
+        import
+        integer :: count
+        integer :: array_of_blocklengths(*)
+        integer :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_indexed_f08
+  subroutine PMPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, &
       newtype, ierror)
     integer, intent(in) :: count
     integer, intent(in) :: array_of_blocklengths(*)
@@ -7432,8 +11438,32 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_indexed_f08
+  end subroutine PMPI_Type_indexed_f08
   subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, &
+      oldtype, newtype, ierror)
+    integer, intent(in) :: count
+    integer, intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="mpi_type_create_hindexed_")
+        import
+        integer :: count
+        integer :: array_of_blocklengths(*)
+        integer(kind=MPI_ADDRESS_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_hindexed_f08
+  subroutine PMPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, &
       oldtype, newtype, ierror)
     integer, intent(in) :: count
     integer, intent(in) :: array_of_blocklengths(*)
@@ -7456,8 +11486,32 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_hindexed_f08
+  end subroutine PMPI_Type_create_hindexed_f08
   subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+    integer, intent(in) :: count
+    integer, intent(in) :: blocklength
+    integer, intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="mpi_type_create_indexed_block_")
+        import
+        integer :: count
+        integer :: blocklength
+        integer :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_indexed_block_f08
+  subroutine PMPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, &
       oldtype, newtype, ierror)
     integer, intent(in) :: count
     integer, intent(in) :: blocklength
@@ -7480,8 +11534,32 @@ contains
     integer :: ierr
     call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_indexed_block_f08
+  end subroutine PMPI_Type_create_indexed_block_f08
   subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+    integer, intent(in) :: count
+    integer, intent(in) :: blocklength
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="mpi_type_create_hindexed_block_")
+        import
+        integer :: count
+        integer :: blocklength
+        integer(kind=MPI_ADDRESS_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_hindexed_block_f08
+  subroutine PMPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, &
       oldtype, newtype, ierror)
     integer, intent(in) :: count
     integer, intent(in) :: blocklength
@@ -7504,8 +11582,33 @@ contains
     integer :: ierr
     call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_hindexed_block_f08
+  end subroutine PMPI_Type_create_hindexed_block_f08
   subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, &
+      array_of_types, newtype, ierror)
+    integer, intent(in) :: count
+    integer, intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: array_of_types(*)
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_blocklengths, array_of_displacements, array_of_types, &
+          newtype, ierror) bind(C, name="mpi_type_create_struct_")
+        import
+        integer :: count
+        integer :: array_of_blocklengths(*)
+        integer(kind=MPI_ADDRESS_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: array_of_types(*)
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_struct_f08
+  subroutine PMPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, &
       array_of_types, newtype, ierror)
     integer, intent(in) :: count
     integer, intent(in) :: array_of_blocklengths(*)
@@ -7529,8 +11632,29 @@ contains
     call ferry_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_struct_f08
+  end subroutine PMPI_Type_create_struct_f08
   subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
+    type(MPI_Datatype), intent(in) :: oldtype
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: lb
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extent
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(oldtype, lb, extent, newtype, ierror) bind(C, &
+          name="mpi_type_create_resized_")
+        import
+        type(MPI_Datatype) :: oldtype
+        integer(kind=MPI_ADDRESS_KIND) :: lb
+        integer(kind=MPI_ADDRESS_KIND) :: extent
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(oldtype, lb, extent, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_resized_f08
+  subroutine PMPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
     type(MPI_Datatype), intent(in) :: oldtype
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: lb
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: extent
@@ -7550,8 +11674,37 @@ contains
     integer :: ierr
     call ferry_c(oldtype, lb, extent, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_resized_f08
+  end subroutine PMPI_Type_create_resized_f08
   subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, &
+      array_of_starts, order, oldtype, newtype, ierror)
+    integer, intent(in) :: ndims
+    integer, intent(in) :: array_of_sizes(*)
+    integer, intent(in) :: array_of_subsizes(*)
+    integer, intent(in) :: array_of_starts(*)
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, &
+          oldtype, newtype, ierror) bind(C, name="mpi_type_create_subarray_")
+        import
+        integer :: ndims
+        integer :: array_of_sizes(*)
+        integer :: array_of_subsizes(*)
+        integer :: array_of_starts(*)
+        integer :: order
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, &
+        newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_subarray_f08
+  subroutine PMPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, &
       array_of_starts, order, oldtype, newtype, ierror)
     integer, intent(in) :: ndims
     integer, intent(in) :: array_of_sizes(*)
@@ -7579,8 +11732,44 @@ contains
     call ferry_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, &
         newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_subarray_f08
+  end subroutine PMPI_Type_create_subarray_f08
   subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+      array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    integer, intent(in) :: size
+    integer, intent(in) :: rank
+    integer, intent(in) :: ndims
+    integer, intent(in) :: array_of_gsizes(*)
+    integer, intent(in) :: array_of_distribs(*)
+    integer, intent(in) :: array_of_dargs(*)
+    integer, intent(in) :: array_of_psizes(*)
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
+          array_of_psizes, order, oldtype, newtype, ierror) bind(C, &
+          name="mpi_type_create_darray_")
+        import
+        integer :: size
+        integer :: rank
+        integer :: ndims
+        integer :: array_of_gsizes(*)
+        integer :: array_of_distribs(*)
+        integer :: array_of_dargs(*)
+        integer :: array_of_psizes(*)
+        integer :: order
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
+        array_of_psizes, order, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_darray_f08
+  subroutine PMPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, &
       array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
     integer, intent(in) :: size
     integer, intent(in) :: rank
@@ -7615,8 +11804,24 @@ contains
     call ferry_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
         array_of_psizes, order, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_darray_f08
+  end subroutine PMPI_Type_create_darray_f08
   subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(oldtype, newtype, ierror) bind(C, name="mpi_type_dup_")
+        import
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_dup_f08
+  subroutine PMPI_Type_dup_f08(oldtype, newtype, ierror)
     type(MPI_Datatype), intent(in) :: oldtype
     type(MPI_Datatype), intent(out) :: newtype
     integer, optional, intent(out) :: ierror
@@ -7631,8 +11836,22 @@ contains
     integer :: ierr
     call ferry_c(oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_dup_f08
+  end subroutine PMPI_Type_dup_f08
   subroutine MPI_Type_commit_f08(datatype, ierror)
+    type(MPI_Datatype) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, ierror) bind(C, name="mpi_type_commit_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_commit_f08
+  subroutine PMPI_Type_commit_f08(datatype, ierror)
     type(MPI_Datatype) :: datatype
     integer, optional, intent(out) :: ierror
     interface
@@ -7645,8 +11864,22 @@ contains
     integer :: ierr
     call ferry_c(datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_commit_f08
+  end subroutine PMPI_Type_commit_f08
   subroutine MPI_Type_free_f08(datatype, ierror)
+    type(MPI_Datatype) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, ierror) bind(C, name="mpi_type_free_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_free_f08
+  subroutine PMPI_Type_free_f08(datatype, ierror)
     type(MPI_Datatype) :: datatype
     integer, optional, intent(out) :: ierror
     interface
@@ -7659,8 +11892,24 @@ contains
     integer :: ierr
     call ferry_c(datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_free_f08
+  end subroutine PMPI_Type_free_f08
   subroutine MPI_Type_size_x_f08(datatype, size, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, size, ierror) bind(C, name="mpi_type_size_x_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_size_x_f08
+  subroutine PMPI_Type_size_x_f08(datatype, size, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: size
     integer, optional, intent(out) :: ierror
@@ -7675,8 +11924,24 @@ contains
     integer :: ierr
     call ferry_c(datatype, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_size_x_f08
+  end subroutine PMPI_Type_size_x_f08
   subroutine MPI_Type_size_f08c(datatype, size, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, size, ierror) bind(C, name="mpi_type_size_c_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_size_f08c
+  subroutine PMPI_Type_size_f08c(datatype, size, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: size
     integer, optional, intent(out) :: ierror
@@ -7691,8 +11956,26 @@ contains
     integer :: ierr
     call ferry_c(datatype, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_size_f08c
+  end subroutine PMPI_Type_size_f08c
   subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_ADDRESS_KIND) :: lb
+    integer(kind=MPI_ADDRESS_KIND) :: extent
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, lb, extent, ierror) bind(C, name="mpi_type_get_extent_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_ADDRESS_KIND) :: lb
+        integer(kind=MPI_ADDRESS_KIND) :: extent
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, lb, extent, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_extent_f08
+  subroutine PMPI_Type_get_extent_f08(datatype, lb, extent, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_ADDRESS_KIND) :: lb
     integer(kind=MPI_ADDRESS_KIND) :: extent
@@ -7709,8 +11992,26 @@ contains
     integer :: ierr
     call ferry_c(datatype, lb, extent, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_extent_f08
+  end subroutine PMPI_Type_get_extent_f08
   subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: lb
+    integer(kind=MPI_COUNT_KIND) :: extent
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, lb, extent, ierror) bind(C, name="mpi_type_get_extent_x_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: lb
+        integer(kind=MPI_COUNT_KIND) :: extent
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, lb, extent, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_extent_x_f08
+  subroutine PMPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: lb
     integer(kind=MPI_COUNT_KIND) :: extent
@@ -7727,8 +12028,27 @@ contains
     integer :: ierr
     call ferry_c(datatype, lb, extent, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_extent_x_f08
+  end subroutine PMPI_Type_get_extent_x_f08
   subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_ADDRESS_KIND) :: true_lb
+    integer(kind=MPI_ADDRESS_KIND) :: true_extent
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, true_lb, true_extent, ierror) bind(C, &
+          name="mpi_type_get_true_extent_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_ADDRESS_KIND) :: true_lb
+        integer(kind=MPI_ADDRESS_KIND) :: true_extent
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, true_lb, true_extent, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_true_extent_f08
+  subroutine PMPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_ADDRESS_KIND) :: true_lb
     integer(kind=MPI_ADDRESS_KIND) :: true_extent
@@ -7746,8 +12066,27 @@ contains
     integer :: ierr
     call ferry_c(datatype, true_lb, true_extent, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_true_extent_f08
+  end subroutine PMPI_Type_get_true_extent_f08
   subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: true_lb
+    integer(kind=MPI_COUNT_KIND) :: true_extent
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, true_lb, true_extent, ierror) bind(C, &
+          name="mpi_type_get_true_extent_x_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: true_lb
+        integer(kind=MPI_COUNT_KIND) :: true_extent
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, true_lb, true_extent, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_true_extent_x_f08
+  subroutine PMPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: true_lb
     integer(kind=MPI_COUNT_KIND) :: true_extent
@@ -7765,8 +12104,32 @@ contains
     integer :: ierr
     call ferry_c(datatype, true_lb, true_extent, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_true_extent_x_f08
+  end subroutine PMPI_Type_get_true_extent_x_f08
   subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, &
+      combiner, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer :: num_integers
+    integer :: num_addresses
+    integer :: num_datatypes
+    integer :: combiner
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, num_integers, num_addresses, num_datatypes, combiner, &
+          ierror) bind(C, name="mpi_type_get_envelope_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer :: num_integers
+        integer :: num_addresses
+        integer :: num_datatypes
+        integer :: combiner
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, num_integers, num_addresses, num_datatypes, combiner, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_envelope_f08
+  subroutine PMPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, &
       combiner, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer :: num_integers
@@ -7789,8 +12152,37 @@ contains
     integer :: ierr
     call ferry_c(datatype, num_integers, num_addresses, num_datatypes, combiner, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_envelope_f08
+  end subroutine PMPI_Type_get_envelope_f08
   subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, &
+      array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: max_integers
+    integer, intent(in) :: max_addresses
+    integer, intent(in) :: max_datatypes
+    integer :: array_of_integers(*)
+    integer(kind=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+    type(MPI_Datatype) :: array_of_datatypes(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, &
+          array_of_addresses, array_of_datatypes, ierror) bind(C, name="mpi_type_get_contents_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer :: max_integers
+        integer :: max_addresses
+        integer :: max_datatypes
+        integer :: array_of_integers(*)
+        integer(kind=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+        type(MPI_Datatype) :: array_of_datatypes(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, &
+        array_of_addresses, array_of_datatypes, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_contents_f08
+  subroutine PMPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, &
       array_of_integers, array_of_addresses, array_of_datatypes, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: max_integers
@@ -7818,8 +12210,28 @@ contains
     call ferry_c(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, &
         array_of_addresses, array_of_datatypes, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_contents_f08
+  end subroutine PMPI_Type_get_contents_f08
   subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    character(len=*), intent(out) :: type_name
+    integer :: resultlen
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, type_name, resultlen, ierror, type_name_len) bind(C, &
+          name="mpi_type_get_name_")
+        import
+        type(MPI_Datatype) :: datatype
+        character(kind=c_char) :: type_name(*)
+        integer :: resultlen
+        integer :: ierror
+        integer(c_size_t), value :: type_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, type_name, resultlen, ierr, len(type_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_name_f08
+  subroutine PMPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     character(len=*), intent(out) :: type_name
     integer :: resultlen
@@ -7838,8 +12250,26 @@ contains
     integer :: ierr
     call ferry_c(datatype, type_name, resultlen, ierr, len(type_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_name_f08
+  end subroutine PMPI_Type_get_name_f08
   subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    character(len=*), intent(in) :: type_name
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, type_name, ierror, type_name_len) bind(C, &
+          name="mpi_type_set_name_")
+        import
+        type(MPI_Datatype) :: datatype
+        character(kind=c_char) :: type_name(*)
+        integer :: ierror
+        integer(c_size_t), value :: type_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, type_name, ierr, len(type_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_set_name_f08
+  subroutine PMPI_Type_set_name_f08(datatype, type_name, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     character(len=*), intent(in) :: type_name
     integer, optional, intent(out) :: ierror
@@ -7856,8 +12286,26 @@ contains
     integer :: ierr
     call ferry_c(datatype, type_name, ierr, len(type_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_set_name_f08
+  end subroutine PMPI_Type_set_name_f08
   subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
+    integer, intent(in) :: typeclass
+    integer, intent(in) :: size
+    type(MPI_Datatype) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(typeclass, size, datatype, ierror) bind(C, name="mpi_type_match_size_")
+        import
+        integer :: typeclass
+        integer :: size
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(typeclass, size, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_match_size_f08
+  subroutine PMPI_Type_match_size_f08(typeclass, size, datatype, ierror)
     integer, intent(in) :: typeclass
     integer, intent(in) :: size
     type(MPI_Datatype) :: datatype
@@ -7874,8 +12322,27 @@ contains
     integer :: ierr
     call ferry_c(typeclass, size, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_match_size_f08
+  end subroutine PMPI_Type_match_size_f08
   subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
+    type(MPI_Datatype), intent(in) :: value_type
+    type(MPI_Datatype), intent(in) :: index_type
+    type(MPI_Datatype) :: pair_type
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(value_type, index_type, pair_type, ierror) bind(C, &
+          name="mpi_type_get_value_index_")
+        import
+        type(MPI_Datatype) :: value_type
+        type(MPI_Datatype) :: index_type
+        type(MPI_Datatype) :: pair_type
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(value_type, index_type, pair_type, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_value_index_f08
+  subroutine PMPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
     type(MPI_Datatype), intent(in) :: value_type
     type(MPI_Datatype), intent(in) :: index_type
     type(MPI_Datatype) :: pair_type
@@ -7893,8 +12360,24 @@ contains
     integer :: ierr
     call ferry_c(value_type, index_type, pair_type, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_value_index_f08
+  end subroutine PMPI_Type_get_value_index_f08
   subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
+    integer, intent(in) :: r
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(r, newtype, ierror) bind(C, name="mpi_type_create_f90_integer_")
+        import
+        integer :: r
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(r, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_f90_integer_f08
+  subroutine PMPI_Type_create_f90_integer_f08(r, newtype, ierror)
     integer, intent(in) :: r
     type(MPI_Datatype), intent(out) :: newtype
     integer, optional, intent(out) :: ierror
@@ -7909,8 +12392,26 @@ contains
     integer :: ierr
     call ferry_c(r, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_f90_integer_f08
+  end subroutine PMPI_Type_create_f90_integer_f08
   subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
+    integer, intent(in) :: p
+    integer, intent(in) :: r
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(p, r, newtype, ierror) bind(C, name="mpi_type_create_f90_real_")
+        import
+        integer :: p
+        integer :: r
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(p, r, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_f90_real_f08
+  subroutine PMPI_Type_create_f90_real_f08(p, r, newtype, ierror)
     integer, intent(in) :: p
     integer, intent(in) :: r
     type(MPI_Datatype), intent(out) :: newtype
@@ -7927,8 +12428,26 @@ contains
     integer :: ierr
     call ferry_c(p, r, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_f90_real_f08
+  end subroutine PMPI_Type_create_f90_real_f08
   subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
+    integer, intent(in) :: p
+    integer, intent(in) :: r
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(p, r, newtype, ierror) bind(C, name="mpi_type_create_f90_complex_")
+        import
+        integer :: p
+        integer :: r
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(p, r, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_f90_complex_f08
+  subroutine PMPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
     integer, intent(in) :: p
     integer, intent(in) :: r
     type(MPI_Datatype), intent(out) :: newtype
@@ -7945,8 +12464,25 @@ contains
     integer :: ierr
     call ferry_c(p, r, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_f90_complex_f08
+  end subroutine PMPI_Type_create_f90_complex_f08
   subroutine MPI_Get_address_f08(location, address, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
+    type(*), dimension(*), intent(in) :: location
+    integer(kind=MPI_ADDRESS_KIND) :: address
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(location, address, ierror) bind(C, name="mpi_get_address_")
+        import
+        type(*), dimension(*) :: location
+        integer(kind=MPI_ADDRESS_KIND) :: address
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(location, address, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_address_f08
+  subroutine PMPI_Get_address_f08(location, address, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
     type(*), dimension(*), intent(in) :: location
     integer(kind=MPI_ADDRESS_KIND) :: address
@@ -7962,13 +12498,13 @@ contains
     integer :: ierr
     call ferry_c(location, address, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_address_f08
+  end subroutine PMPI_Get_address_f08
   function MPI_Aint_add(base, disp) result(r)
     integer(kind=MPI_ADDRESS_KIND) :: r
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: base
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp
     interface
-      function ferry_c(base, disp) bind(C, name="pmpi_aint_add_")
+      function ferry_c(base, disp) bind(C, name="mpi_aint_add_")
         import
         integer(kind=MPI_ADDRESS_KIND) :: ferry_c
         integer(kind=MPI_ADDRESS_KIND) :: base
@@ -7996,7 +12532,7 @@ contains
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr1
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr2
     interface
-      function ferry_c(addr1, addr2) bind(C, name="pmpi_aint_diff_")
+      function ferry_c(addr1, addr2) bind(C, name="mpi_aint_diff_")
         import
         integer(kind=MPI_ADDRESS_KIND) :: ferry_c
         integer(kind=MPI_ADDRESS_KIND) :: addr1
@@ -8025,7 +12561,7 @@ contains
     integer :: count
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="pmpi_get_elements_")
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="mpi_get_elements_")
         import
         type(MPI_Status) :: status
         type(MPI_Datatype) :: datatype
@@ -8037,7 +12573,43 @@ contains
     call ferry_c(status, datatype, count, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Get_elements_f08
+  subroutine PMPI_Get_elements_f08(status, datatype, count, ierror)
+    type(MPI_Status), intent(in) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="pmpi_get_elements_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Get_elements_f08
   subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
+    type(MPI_Status), intent(in) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="mpi_get_elements_x_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_elements_x_f08
+  subroutine PMPI_Get_elements_x_f08(status, datatype, count, ierror)
     type(MPI_Status), intent(in) :: status
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: count
@@ -8054,8 +12626,26 @@ contains
     integer :: ierr
     call ferry_c(status, datatype, count, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_elements_x_f08
+  end subroutine PMPI_Get_elements_x_f08
   subroutine MPI_Get_elements_f08c(status, datatype, count, ierror)
+    type(MPI_Status), intent(in) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(status, datatype, count, ierror) bind(C, name="mpi_get_elements_c_")
+        import
+        type(MPI_Status) :: status
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(status, datatype, count, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_elements_f08c
+  subroutine PMPI_Get_elements_f08c(status, datatype, count, ierror)
     type(MPI_Status), intent(in) :: status
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: count
@@ -8072,8 +12662,37 @@ contains
     integer :: ierr
     call ferry_c(status, datatype, count, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_elements_f08c
+  end subroutine PMPI_Get_elements_f08c
   subroutine MPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    type(*), dimension(*), intent(in) :: inbuf
+    integer, intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(*) :: outbuf
+    integer, intent(in) :: outsize
+    integer :: position
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(inbuf, incount, datatype, outbuf, outsize, position, comm, &
+          ierror) bind(C, name="mpi_pack_")
+        import
+        type(*), dimension(*) :: inbuf
+        integer :: incount
+        type(MPI_Datatype) :: datatype
+        type(*), dimension(*) :: outbuf
+        integer :: outsize
+        integer :: position
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_f08
+  subroutine PMPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
     type(*), dimension(*), intent(in) :: inbuf
@@ -8101,8 +12720,37 @@ contains
     integer :: ierr
     call ferry_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pack_f08
+  end subroutine PMPI_Pack_f08
   subroutine MPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    type(*), dimension(*), intent(in) :: inbuf
+    integer, intent(in) :: insize
+    integer :: position
+    type(*), dimension(*) :: outbuf
+    integer, intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(inbuf, insize, position, outbuf, outcount, datatype, comm, &
+          ierror) bind(C, name="mpi_unpack_")
+        import
+        type(*), dimension(*) :: inbuf
+        integer :: insize
+        integer :: position
+        type(*), dimension(*) :: outbuf
+        integer :: outcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Unpack_f08
+  subroutine PMPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
     type(*), dimension(*), intent(in) :: inbuf
@@ -8130,8 +12778,28 @@ contains
     integer :: ierr
     call ferry_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Unpack_f08
+  end subroutine PMPI_Unpack_f08
   subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
+    integer, intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(incount, datatype, comm, size, ierror) bind(C, name="mpi_pack_size_")
+        import
+        integer :: incount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Comm) :: comm
+        integer :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(incount, datatype, comm, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_size_f08
+  subroutine PMPI_Pack_size_f08(incount, datatype, comm, size, ierror)
     integer, intent(in) :: incount
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Comm), intent(in) :: comm
@@ -8150,8 +12818,40 @@ contains
     integer :: ierr
     call ferry_c(incount, datatype, comm, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pack_size_f08
+  end subroutine PMPI_Pack_size_f08
   subroutine MPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    character(len=*), intent(in) :: datarep
+    type(*), dimension(*), intent(in) :: inbuf
+    integer, intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(*) :: outbuf
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
+    integer(kind=MPI_ADDRESS_KIND) :: position
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror, &
+          datarep_len) bind(C, name="mpi_pack_external_")
+        import
+        character(kind=c_char) :: datarep(*)
+        type(*), dimension(*) :: inbuf
+        integer :: incount
+        type(MPI_Datatype) :: datatype
+        type(*), dimension(*) :: outbuf
+        integer(kind=MPI_ADDRESS_KIND) :: outsize
+        integer(kind=MPI_ADDRESS_KIND) :: position
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierr, len(datarep, &
+        kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_external_f08
+  subroutine PMPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
@@ -8182,8 +12882,40 @@ contains
     call ferry_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierr, len(datarep, &
         kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pack_external_f08
+  end subroutine PMPI_Pack_external_f08
   subroutine MPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
+      datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    character(len=*), intent(in) :: datarep
+    type(*), dimension(*), intent(in) :: inbuf
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
+    integer(kind=MPI_ADDRESS_KIND) :: position
+    type(*), dimension(*) :: outbuf
+    integer, intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror, &
+          datarep_len) bind(C, name="mpi_unpack_external_")
+        import
+        character(kind=c_char) :: datarep(*)
+        type(*), dimension(*) :: inbuf
+        integer(kind=MPI_ADDRESS_KIND) :: insize
+        integer(kind=MPI_ADDRESS_KIND) :: position
+        type(*), dimension(*) :: outbuf
+        integer :: outcount
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierr, len(datarep, &
+        kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Unpack_external_f08
+  subroutine PMPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
       datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
@@ -8214,8 +12946,30 @@ contains
     call ferry_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierr, len(datarep, &
         kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Unpack_external_f08
+  end subroutine PMPI_Unpack_external_f08
   subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
+    character(len=*), intent(in) :: datarep
+    integer, intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_ADDRESS_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datarep, incount, datatype, size, ierror, datarep_len) bind(C, &
+          name="mpi_pack_external_size_")
+        import
+        character(kind=c_char) :: datarep(*)
+        integer :: incount
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datarep, incount, datatype, size, ierr, len(datarep, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_external_size_f08
+  subroutine PMPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
     character(len=*), intent(in) :: datarep
     integer, intent(in) :: incount
     type(MPI_Datatype), intent(in) :: datatype
@@ -8236,8 +12990,22 @@ contains
     integer :: ierr
     call ferry_c(datarep, incount, datatype, size, ierr, len(datarep, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pack_external_size_f08
+  end subroutine PMPI_Pack_external_size_f08
   subroutine MPI_Add_error_class_f08(errorclass, ierror)
+    integer :: errorclass
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(errorclass, ierror) bind(C, name="mpi_add_error_class_")
+        import
+        integer :: errorclass
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(errorclass, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Add_error_class_f08
+  subroutine PMPI_Add_error_class_f08(errorclass, ierror)
     integer :: errorclass
     integer, optional, intent(out) :: ierror
     interface
@@ -8250,8 +13018,24 @@ contains
     integer :: ierr
     call ferry_c(errorclass, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Add_error_class_f08
+  end subroutine PMPI_Add_error_class_f08
   subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
+    integer, intent(in) :: errorclass
+    integer :: errorcode
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(errorclass, errorcode, ierror) bind(C, name="mpi_add_error_code_")
+        import
+        integer :: errorclass
+        integer :: errorcode
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(errorclass, errorcode, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Add_error_code_f08
+  subroutine PMPI_Add_error_code_f08(errorclass, errorcode, ierror)
     integer, intent(in) :: errorclass
     integer :: errorcode
     integer, optional, intent(out) :: ierror
@@ -8266,8 +13050,26 @@ contains
     integer :: ierr
     call ferry_c(errorclass, errorcode, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Add_error_code_f08
+  end subroutine PMPI_Add_error_code_f08
   subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
+    integer, intent(in) :: errorcode
+    character(len=*), intent(in) :: string
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(errorcode, string, ierror, string_len) bind(C, &
+          name="mpi_add_error_string_")
+        import
+        integer :: errorcode
+        character(kind=c_char) :: string(*)
+        integer :: ierror
+        integer(c_size_t), value :: string_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(errorcode, string, ierr, len(string, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Add_error_string_f08
+  subroutine PMPI_Add_error_string_f08(errorcode, string, ierror)
     integer, intent(in) :: errorcode
     character(len=*), intent(in) :: string
     integer, optional, intent(out) :: ierror
@@ -8284,8 +13086,22 @@ contains
     integer :: ierr
     call ferry_c(errorcode, string, ierr, len(string, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Add_error_string_f08
+  end subroutine PMPI_Add_error_string_f08
   subroutine MPI_Remove_error_class_f08(errorclass, ierror)
+    integer, intent(in) :: errorclass
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(errorclass, ierror) bind(C, name="mpi_remove_error_class_")
+        import
+        integer :: errorclass
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(errorclass, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Remove_error_class_f08
+  subroutine PMPI_Remove_error_class_f08(errorclass, ierror)
     integer, intent(in) :: errorclass
     integer, optional, intent(out) :: ierror
     interface
@@ -8298,8 +13114,22 @@ contains
     integer :: ierr
     call ferry_c(errorclass, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Remove_error_class_f08
+  end subroutine PMPI_Remove_error_class_f08
   subroutine MPI_Remove_error_code_f08(errorcode, ierror)
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(errorcode, ierror) bind(C, name="mpi_remove_error_code_")
+        import
+        integer :: errorcode
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(errorcode, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Remove_error_code_f08
+  subroutine PMPI_Remove_error_code_f08(errorcode, ierror)
     integer, intent(in) :: errorcode
     integer, optional, intent(out) :: ierror
     interface
@@ -8312,8 +13142,22 @@ contains
     integer :: ierr
     call ferry_c(errorcode, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Remove_error_code_f08
+  end subroutine PMPI_Remove_error_code_f08
   subroutine MPI_Remove_error_string_f08(errorcode, ierror)
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(errorcode, ierror) bind(C, name="mpi_remove_error_string_")
+        import
+        integer :: errorcode
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(errorcode, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Remove_error_string_f08
+  subroutine PMPI_Remove_error_string_f08(errorcode, ierror)
     integer, intent(in) :: errorcode
     integer, optional, intent(out) :: ierror
     interface
@@ -8326,8 +13170,26 @@ contains
     integer :: ierr
     call ferry_c(errorcode, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Remove_error_string_f08
+  end subroutine PMPI_Remove_error_string_f08
   subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op) :: op
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(user_fn, commute, op, ierror) bind(C, name="mpi_op_create_")
+        import
+        type(c_funptr), value :: user_fn
+        logical :: commute
+        type(MPI_Op) :: op
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(user_fn), commute, op, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Op_create_f08
+  subroutine PMPI_Op_create_f08(user_fn, commute, op, ierror)
     procedure(MPI_User_function) :: user_fn
     logical, intent(in) :: commute
     type(MPI_Op) :: op
@@ -8344,8 +13206,26 @@ contains
     integer :: ierr
     call ferry_c(c_funloc(user_fn), commute, op, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Op_create_f08
+  end subroutine PMPI_Op_create_f08
   subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
+    procedure(MPI_User_function_c) :: user_fn
+    logical, intent(in) :: commute
+    type(MPI_Op) :: op
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(user_fn, commute, op, ierror) bind(C, name="mpi_op_create_c_")
+        import
+        type(c_funptr), value :: user_fn
+        logical :: commute
+        type(MPI_Op) :: op
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(user_fn), commute, op, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Op_create_c_f08
+  subroutine PMPI_Op_create_c_f08(user_fn, commute, op, ierror)
     procedure(MPI_User_function_c) :: user_fn
     logical, intent(in) :: commute
     type(MPI_Op) :: op
@@ -8362,8 +13242,22 @@ contains
     integer :: ierr
     call ferry_c(c_funloc(user_fn), commute, op, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Op_create_c_f08
+  end subroutine PMPI_Op_create_c_f08
   subroutine MPI_Op_free_f08(op, ierror)
+    type(MPI_Op) :: op
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(op, ierror) bind(C, name="mpi_op_free_")
+        import
+        type(MPI_Op) :: op
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(op, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Op_free_f08
+  subroutine PMPI_Op_free_f08(op, ierror)
     type(MPI_Op) :: op
     integer, optional, intent(out) :: ierror
     interface
@@ -8376,8 +13270,24 @@ contains
     integer :: ierr
     call ferry_c(op, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Op_free_f08
+  end subroutine PMPI_Op_free_f08
   subroutine MPI_Op_commutative_f08(op, commute, ierror)
+    type(MPI_Op), intent(in) :: op
+    logical :: commute
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(op, commute, ierror) bind(C, name="mpi_op_commutative_")
+        import
+        type(MPI_Op) :: op
+        logical :: commute
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(op, commute, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Op_commutative_f08
+  subroutine PMPI_Op_commutative_f08(op, commute, ierror)
     type(MPI_Op), intent(in) :: op
     logical :: commute
     integer, optional, intent(out) :: ierror
@@ -8392,8 +13302,43 @@ contains
     integer :: ierr
     call ferry_c(op, commute, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Op_commutative_f08
+  end subroutine PMPI_Op_commutative_f08
   subroutine MPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, ierror) bind(C, name="mpi_alltoallw_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallw_f08
+  subroutine PMPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -8427,8 +13372,33 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoallw_f08
+  end subroutine PMPI_Alltoallw_f08
   subroutine MPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+    type(*), dimension(*), intent(in) :: inbuf
+    type(*), dimension(*) :: inoutbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(inbuf, inoutbuf, count, datatype, op, ierror) bind(C, &
+          name="mpi_reduce_local_")
+        import
+        type(*), dimension(*) :: inbuf
+        type(*), dimension(*) :: inoutbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(inbuf, inoutbuf, count, datatype, op, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_local_f08
+  subroutine PMPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
     type(*), dimension(*), intent(in) :: inbuf
@@ -8452,8 +13422,35 @@ contains
     integer :: ierr
     call ferry_c(inbuf, inoutbuf, count, datatype, op, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_local_f08
+  end subroutine PMPI_Reduce_local_f08
   subroutine MPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+          name="mpi_scan_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scan_f08
+  subroutine PMPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -8479,8 +13476,35 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scan_f08
+  end subroutine PMPI_Scan_f08
   subroutine MPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+          name="mpi_exscan_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Exscan_f08
+  subroutine PMPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -8506,8 +13530,35 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Exscan_f08
+  end subroutine PMPI_Exscan_f08
   subroutine MPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror) bind(C, &
+          name="mpi_reduce_scatter_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_f08
+  subroutine PMPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -8533,8 +13584,35 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_scatter_f08
+  end subroutine PMPI_Reduce_scatter_f08
   subroutine MPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror) bind(C, &
+          name="mpi_reduce_scatter_block_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_block_f08
+  subroutine PMPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -8560,8 +13638,26 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_scatter_block_f08
+  end subroutine PMPI_Reduce_scatter_block_f08
   subroutine MPI_Type_contiguous_f08c(count, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, oldtype, newtype, ierror) bind(C, name="mpi_type_contiguous_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_contiguous_f08c
+  subroutine PMPI_Type_contiguous_f08c(count, oldtype, newtype, ierror)
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     type(MPI_Datatype), intent(in) :: oldtype
     type(MPI_Datatype), intent(out) :: newtype
@@ -8578,8 +13674,31 @@ contains
     integer :: ierr
     call ferry_c(count, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_contiguous_f08c
+  end subroutine PMPI_Type_contiguous_f08c
   subroutine MPI_Type_vector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+          name="mpi_type_vector_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: blocklength
+        integer(kind=MPI_COUNT_KIND) :: stride
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_vector_f08c
+  subroutine PMPI_Type_vector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
     integer(kind=MPI_COUNT_KIND), intent(in) :: stride
@@ -8601,8 +13720,31 @@ contains
     integer :: ierr
     call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_vector_f08c
+  end subroutine PMPI_Type_vector_f08c
   subroutine MPI_Type_create_hvector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
+          name="mpi_type_create_hvector_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: blocklength
+        integer(kind=MPI_COUNT_KIND) :: stride
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_hvector_f08c
+  subroutine PMPI_Type_create_hvector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
     integer(kind=MPI_COUNT_KIND), intent(in) :: stride
@@ -8624,8 +13766,32 @@ contains
     integer :: ierr
     call ferry_c(count, blocklength, stride, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_hvector_f08c
+  end subroutine PMPI_Type_create_hvector_f08c
   subroutine MPI_Type_indexed_f08c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+      newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="mpi_type_indexed_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_indexed_f08c
+  subroutine PMPI_Type_indexed_f08c(count, array_of_blocklengths, array_of_displacements, oldtype, &
       newtype, ierror)
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
@@ -8648,8 +13814,32 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_indexed_f08c
+  end subroutine PMPI_Type_indexed_f08c
   subroutine MPI_Type_create_hindexed_f08c(count, array_of_blocklengths, array_of_displacements, &
+      oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="mpi_type_create_hindexed_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_hindexed_f08c
+  subroutine PMPI_Type_create_hindexed_f08c(count, array_of_blocklengths, array_of_displacements, &
       oldtype, newtype, ierror)
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
@@ -8672,8 +13862,32 @@ contains
     integer :: ierr
     call ferry_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_hindexed_f08c
+  end subroutine PMPI_Type_create_hindexed_f08c
   subroutine MPI_Type_create_indexed_block_f08c(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="mpi_type_create_indexed_block_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: blocklength
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_indexed_block_f08c
+  subroutine PMPI_Type_create_indexed_block_f08c(count, blocklength, array_of_displacements, &
       oldtype, newtype, ierror)
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
@@ -8696,8 +13910,32 @@ contains
     integer :: ierr
     call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_indexed_block_f08c
+  end subroutine PMPI_Type_create_indexed_block_f08c
   subroutine MPI_Type_create_hindexed_block_f08c(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, &
+          ierror) bind(C, name="mpi_type_create_hindexed_block_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: blocklength
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_hindexed_block_f08c
+  subroutine PMPI_Type_create_hindexed_block_f08c(count, blocklength, array_of_displacements, &
       oldtype, newtype, ierror)
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
@@ -8720,8 +13958,33 @@ contains
     integer :: ierr
     call ferry_c(count, blocklength, array_of_displacements, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_hindexed_block_f08c
+  end subroutine PMPI_Type_create_hindexed_block_f08c
   subroutine MPI_Type_create_struct_f08c(count, array_of_blocklengths, array_of_displacements, &
+      array_of_types, newtype, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_displacements(*)
+    type(MPI_Datatype), intent(in) :: array_of_types(*)
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(count, array_of_blocklengths, array_of_displacements, array_of_types, &
+          newtype, ierror) bind(C, name="mpi_type_create_struct_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: count
+        integer(kind=MPI_COUNT_KIND) :: array_of_blocklengths(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_displacements(*)
+        type(MPI_Datatype) :: array_of_types(*)
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_struct_f08c
+  subroutine PMPI_Type_create_struct_f08c(count, array_of_blocklengths, array_of_displacements, &
       array_of_types, newtype, ierror)
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
     integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_blocklengths(*)
@@ -8745,8 +14008,37 @@ contains
     call ferry_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_struct_f08c
+  end subroutine PMPI_Type_create_struct_f08c
   subroutine MPI_Type_create_subarray_f08c(ndims, array_of_sizes, array_of_subsizes, &
+      array_of_starts, order, oldtype, newtype, ierror)
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_sizes(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_subsizes(*)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_starts(*)
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, &
+          oldtype, newtype, ierror) bind(C, name="mpi_type_create_subarray_c_")
+        import
+        integer :: ndims
+        integer(kind=MPI_COUNT_KIND) :: array_of_sizes(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_subsizes(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_starts(*)
+        integer :: order
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, &
+        newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_subarray_f08c
+  subroutine PMPI_Type_create_subarray_f08c(ndims, array_of_sizes, array_of_subsizes, &
       array_of_starts, order, oldtype, newtype, ierror)
     integer, intent(in) :: ndims
     integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_sizes(*)
@@ -8774,8 +14066,44 @@ contains
     call ferry_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, &
         newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_subarray_f08c
+  end subroutine PMPI_Type_create_subarray_f08c
   subroutine MPI_Type_create_darray_f08c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+      array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    integer, intent(in) :: size
+    integer, intent(in) :: rank
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), intent(in) :: array_of_gsizes(*)
+    integer, intent(in) :: array_of_distribs(*)
+    integer, intent(in) :: array_of_dargs(*)
+    integer, intent(in) :: array_of_psizes(*)
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
+          array_of_psizes, order, oldtype, newtype, ierror) bind(C, &
+          name="mpi_type_create_darray_c_")
+        import
+        integer :: size
+        integer :: rank
+        integer :: ndims
+        integer(kind=MPI_COUNT_KIND) :: array_of_gsizes(*)
+        integer :: array_of_distribs(*)
+        integer :: array_of_dargs(*)
+        integer :: array_of_psizes(*)
+        integer :: order
+        type(MPI_Datatype) :: oldtype
+        type(MPI_Datatype) :: newtype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
+        array_of_psizes, order, oldtype, newtype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_create_darray_f08c
+  subroutine PMPI_Type_create_darray_f08c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
       array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
     integer, intent(in) :: size
     integer, intent(in) :: rank
@@ -8810,8 +14138,35 @@ contains
     call ferry_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, &
         array_of_psizes, order, oldtype, newtype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_create_darray_f08c
+  end subroutine PMPI_Type_create_darray_f08c
   subroutine MPI_Type_get_envelope_f08c(datatype, num_integers, num_addresses, num_large_counts, &
+      num_datatypes, combiner, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: num_integers
+    integer(kind=MPI_COUNT_KIND) :: num_addresses
+    integer(kind=MPI_COUNT_KIND) :: num_large_counts
+    integer(kind=MPI_COUNT_KIND) :: num_datatypes
+    integer :: combiner
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, &
+          combiner, ierror) bind(C, name="mpi_type_get_envelope_c_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: num_integers
+        integer(kind=MPI_COUNT_KIND) :: num_addresses
+        integer(kind=MPI_COUNT_KIND) :: num_large_counts
+        integer(kind=MPI_COUNT_KIND) :: num_datatypes
+        integer :: combiner
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, &
+        combiner, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_envelope_f08c
+  subroutine PMPI_Type_get_envelope_f08c(datatype, num_integers, num_addresses, num_large_counts, &
       num_datatypes, combiner, ierror)
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: num_integers
@@ -8837,8 +14192,43 @@ contains
     call ferry_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, &
         combiner, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_envelope_f08c
+  end subroutine PMPI_Type_get_envelope_f08c
   subroutine MPI_Type_get_contents_f08c(datatype, max_integers, max_addresses, max_large_counts, &
+      max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
+      array_of_datatypes, ierror)
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_integers
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_addresses
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_large_counts
+    integer(kind=MPI_COUNT_KIND), intent(in) :: max_datatypes
+    integer :: array_of_integers(*)
+    integer(kind=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+    integer(kind=MPI_COUNT_KIND) :: array_of_large_counts(*)
+    type(MPI_Datatype) :: array_of_datatypes(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, &
+          array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, &
+          ierror) bind(C, name="mpi_type_get_contents_c_")
+        import
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: max_integers
+        integer(kind=MPI_COUNT_KIND) :: max_addresses
+        integer(kind=MPI_COUNT_KIND) :: max_large_counts
+        integer(kind=MPI_COUNT_KIND) :: max_datatypes
+        integer :: array_of_integers(*)
+        integer(kind=MPI_ADDRESS_KIND) :: array_of_addresses(*)
+        integer(kind=MPI_COUNT_KIND) :: array_of_large_counts(*)
+        type(MPI_Datatype) :: array_of_datatypes(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, &
+        array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Type_get_contents_f08c
+  subroutine PMPI_Type_get_contents_f08c(datatype, max_integers, max_addresses, max_large_counts, &
       max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
       array_of_datatypes, ierror)
     type(MPI_Datatype), intent(in) :: datatype
@@ -8872,8 +14262,37 @@ contains
     call ferry_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, &
         array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Type_get_contents_f08c
+  end subroutine PMPI_Type_get_contents_f08c
   subroutine MPI_Pack_f08c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    type(*), dimension(*), intent(in) :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(*) :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(inbuf, incount, datatype, outbuf, outsize, position, comm, &
+          ierror) bind(C, name="mpi_pack_c_")
+        import
+        type(*), dimension(*) :: inbuf
+        integer(kind=MPI_COUNT_KIND) :: incount
+        type(MPI_Datatype) :: datatype
+        type(*), dimension(*) :: outbuf
+        integer(kind=MPI_COUNT_KIND) :: outsize
+        integer(kind=MPI_COUNT_KIND) :: position
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_f08c
+  subroutine PMPI_Pack_f08c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
     type(*), dimension(*), intent(in) :: inbuf
@@ -8901,8 +14320,37 @@ contains
     integer :: ierr
     call ferry_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pack_f08c
+  end subroutine PMPI_Pack_f08c
   subroutine MPI_Unpack_f08c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    type(*), dimension(*), intent(in) :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(*), dimension(*) :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(inbuf, insize, position, outbuf, outcount, datatype, comm, &
+          ierror) bind(C, name="mpi_unpack_c_")
+        import
+        type(*), dimension(*) :: inbuf
+        integer(kind=MPI_COUNT_KIND) :: insize
+        integer(kind=MPI_COUNT_KIND) :: position
+        type(*), dimension(*) :: outbuf
+        integer(kind=MPI_COUNT_KIND) :: outcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Unpack_f08c
+  subroutine PMPI_Unpack_f08c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
     type(*), dimension(*), intent(in) :: inbuf
@@ -8930,8 +14378,28 @@ contains
     integer :: ierr
     call ferry_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Unpack_f08c
+  end subroutine PMPI_Unpack_f08c
   subroutine MPI_Pack_size_f08c(incount, datatype, comm, size, ierror)
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(incount, datatype, comm, size, ierror) bind(C, name="mpi_pack_size_c_")
+        import
+        integer(kind=MPI_COUNT_KIND) :: incount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Comm) :: comm
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(incount, datatype, comm, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_size_f08c
+  subroutine PMPI_Pack_size_f08c(incount, datatype, comm, size, ierror)
     integer(kind=MPI_COUNT_KIND), intent(in) :: incount
     type(MPI_Datatype), intent(in) :: datatype
     type(MPI_Comm), intent(in) :: comm
@@ -8950,8 +14418,40 @@ contains
     integer :: ierr
     call ferry_c(incount, datatype, comm, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pack_size_f08c
+  end subroutine PMPI_Pack_size_f08c
   subroutine MPI_Pack_external_f08c(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    character(len=*), intent(in) :: datarep
+    type(*), dimension(*), intent(in) :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(*) :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+    integer(kind=MPI_COUNT_KIND) :: position
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror, &
+          datarep_len) bind(C, name="mpi_pack_external_c_")
+        import
+        character(kind=c_char) :: datarep(*)
+        type(*), dimension(*) :: inbuf
+        integer(kind=MPI_COUNT_KIND) :: incount
+        type(MPI_Datatype) :: datatype
+        type(*), dimension(*) :: outbuf
+        integer(kind=MPI_COUNT_KIND) :: outsize
+        integer(kind=MPI_COUNT_KIND) :: position
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierr, len(datarep, &
+        kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_external_f08c
+  subroutine PMPI_Pack_external_f08c(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
@@ -8982,8 +14482,40 @@ contains
     call ferry_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierr, len(datarep, &
         kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pack_external_f08c
+  end subroutine PMPI_Pack_external_f08c
   subroutine MPI_Unpack_external_f08c(datarep, inbuf, insize, position, outbuf, outcount, &
+      datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    character(len=*), intent(in) :: datarep
+    type(*), dimension(*), intent(in) :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(*), dimension(*) :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror, &
+          datarep_len) bind(C, name="mpi_unpack_external_c_")
+        import
+        character(kind=c_char) :: datarep(*)
+        type(*), dimension(*) :: inbuf
+        integer(kind=MPI_COUNT_KIND) :: insize
+        integer(kind=MPI_COUNT_KIND) :: position
+        type(*), dimension(*) :: outbuf
+        integer(kind=MPI_COUNT_KIND) :: outcount
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierr, len(datarep, &
+        kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Unpack_external_f08c
+  subroutine PMPI_Unpack_external_f08c(datarep, inbuf, insize, position, outbuf, outcount, &
       datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
@@ -9014,8 +14546,30 @@ contains
     call ferry_c(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierr, len(datarep, &
         kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Unpack_external_f08c
+  end subroutine PMPI_Unpack_external_f08c
   subroutine MPI_Pack_external_size_f08c(datarep, incount, datatype, size, ierror)
+    character(len=*), intent(in) :: datarep
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(datarep, incount, datatype, size, ierror, datarep_len) bind(C, &
+          name="mpi_pack_external_size_c_")
+        import
+        character(kind=c_char) :: datarep(*)
+        integer(kind=MPI_COUNT_KIND) :: incount
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_COUNT_KIND) :: size
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(datarep, incount, datatype, size, ierr, len(datarep, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pack_external_size_f08c
+  subroutine PMPI_Pack_external_size_f08c(datarep, incount, datatype, size, ierror)
     character(len=*), intent(in) :: datarep
     integer(kind=MPI_COUNT_KIND), intent(in) :: incount
     type(MPI_Datatype), intent(in) :: datatype
@@ -9036,8 +14590,33 @@ contains
     integer :: ierr
     call ferry_c(datarep, incount, datatype, size, ierr, len(datarep, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pack_external_size_f08c
+  end subroutine PMPI_Pack_external_size_f08c
   subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+    type(MPI_Comm), intent(in) :: comm_old
+    integer, intent(in) :: ndims
+    integer, intent(in) :: dims(*)
+    logical, intent(in) :: periods(*)
+    logical, intent(in) :: reorder
+    type(MPI_Comm) :: comm_cart
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm_old, ndims, dims, periods, reorder, comm_cart, ierror) bind(C, &
+          name="mpi_cart_create_")
+        import
+        type(MPI_Comm) :: comm_old
+        integer :: ndims
+        integer :: dims(*)
+        logical :: periods(*)
+        logical :: reorder
+        type(MPI_Comm) :: comm_cart
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm_old, ndims, dims, periods, reorder, comm_cart, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Cart_create_f08
+  subroutine PMPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
     type(MPI_Comm), intent(in) :: comm_old
     integer, intent(in) :: ndims
     integer, intent(in) :: dims(*)
@@ -9061,8 +14640,28 @@ contains
     integer :: ierr
     call ferry_c(comm_old, ndims, dims, periods, reorder, comm_cart, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Cart_create_f08
+  end subroutine PMPI_Cart_create_f08
   subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: rank
+    integer, intent(in) :: maxdims
+    integer :: coords(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, rank, maxdims, coords, ierror) bind(C, name="mpi_cart_coords_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: rank
+        integer :: maxdims
+        integer :: coords(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, rank, maxdims, coords, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Cart_coords_f08
+  subroutine PMPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: rank
     integer, intent(in) :: maxdims
@@ -9081,8 +14680,26 @@ contains
     integer :: ierr
     call ferry_c(comm, rank, maxdims, coords, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Cart_coords_f08
+  end subroutine PMPI_Cart_coords_f08
   subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: coords(*)
+    integer :: rank
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, coords, rank, ierror) bind(C, name="mpi_cart_rank_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: coords(*)
+        integer :: rank
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, coords, rank, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Cart_rank_f08
+  subroutine PMPI_Cart_rank_f08(comm, coords, rank, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: coords(*)
     integer :: rank
@@ -9099,8 +14716,31 @@ contains
     integer :: ierr
     call ferry_c(comm, coords, rank, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Cart_rank_f08
+  end subroutine PMPI_Cart_rank_f08
   subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: direction
+    integer, intent(in) :: disp
+    integer :: rank_source
+    integer :: rank_dest
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, direction, disp, rank_source, rank_dest, ierror) bind(C, &
+          name="mpi_cart_shift_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: direction
+        integer :: disp
+        integer :: rank_source
+        integer :: rank_dest
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, direction, disp, rank_source, rank_dest, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Cart_shift_f08
+  subroutine PMPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: direction
     integer, intent(in) :: disp
@@ -9122,8 +14762,26 @@ contains
     integer :: ierr
     call ferry_c(comm, direction, disp, rank_source, rank_dest, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Cart_shift_f08
+  end subroutine PMPI_Cart_shift_f08
   subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    logical, intent(in) :: remain_dims(*)
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, remain_dims, newcomm, ierror) bind(C, name="mpi_cart_sub_")
+        import
+        type(MPI_Comm) :: comm
+        logical :: remain_dims(*)
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, remain_dims, newcomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Cart_sub_f08
+  subroutine PMPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
     type(MPI_Comm), intent(in) :: comm
     logical, intent(in) :: remain_dims(*)
     type(MPI_Comm), intent(out) :: newcomm
@@ -9140,7 +14798,7 @@ contains
     integer :: ierr
     call ferry_c(comm, remain_dims, newcomm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Cart_sub_f08
+  end subroutine PMPI_Cart_sub_f08
   subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: maxdims
@@ -9149,8 +14807,7 @@ contains
     integer :: coords(*)
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(comm, maxdims, dims, periods, coords, ierror) bind(C, &
-          name="pmpi_cart_get_")
+      subroutine ferry_c(comm, maxdims, dims, periods, coords, ierror) bind(C, name="mpi_cart_get_")
         import
         type(MPI_Comm) :: comm
         integer :: maxdims
@@ -9164,7 +14821,45 @@ contains
     call ferry_c(comm, maxdims, dims, periods, coords, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Cart_get_f08
+  subroutine PMPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: maxdims
+    integer :: dims(*)
+    logical :: periods(*)
+    integer :: coords(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, maxdims, dims, periods, coords, ierror) bind(C, name="pmpi_cart_get_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: maxdims
+        integer :: dims(*)
+        logical :: periods(*)
+        integer :: coords(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, maxdims, dims, periods, coords, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Cart_get_f08
   subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer :: ndims
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, ndims, ierror) bind(C, name="mpi_cartdim_get_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: ndims
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, ndims, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Cartdim_get_f08
+  subroutine PMPI_Cartdim_get_f08(comm, ndims, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer :: ndims
     integer, optional, intent(out) :: ierror
@@ -9179,8 +14874,30 @@ contains
     integer :: ierr
     call ferry_c(comm, ndims, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Cartdim_get_f08
+  end subroutine PMPI_Cartdim_get_f08
   subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: ndims
+    integer, intent(in) :: dims(*)
+    logical, intent(in) :: periods(*)
+    integer, intent(out) :: newrank
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, ndims, dims, periods, newrank, ierror) bind(C, name="mpi_cart_map_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: ndims
+        integer :: dims(*)
+        logical :: periods(*)
+        integer :: newrank
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, ndims, dims, periods, newrank, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Cart_map_f08
+  subroutine PMPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: ndims
     integer, intent(in) :: dims(*)
@@ -9201,8 +14918,33 @@ contains
     integer :: ierr
     call ferry_c(comm, ndims, dims, periods, newrank, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Cart_map_f08
+  end subroutine PMPI_Cart_map_f08
   subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
+    type(MPI_Comm), intent(in) :: comm_old
+    integer, intent(in) :: nnodes
+    integer, intent(in) :: index(*)
+    integer, intent(in) :: edges(*)
+    logical, intent(in) :: reorder
+    type(MPI_Comm) :: comm_graph
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm_old, nnodes, index, edges, reorder, comm_graph, ierror) bind(C, &
+          name="mpi_graph_create_")
+        import
+        type(MPI_Comm) :: comm_old
+        integer :: nnodes
+        integer :: index(*)
+        integer :: edges(*)
+        logical :: reorder
+        type(MPI_Comm) :: comm_graph
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm_old, nnodes, index, edges, reorder, comm_graph, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Graph_create_f08
+  subroutine PMPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
     type(MPI_Comm), intent(in) :: comm_old
     integer, intent(in) :: nnodes
     integer, intent(in) :: index(*)
@@ -9226,8 +14968,31 @@ contains
     integer :: ierr
     call ferry_c(comm_old, nnodes, index, edges, reorder, comm_graph, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Graph_create_f08
+  end subroutine PMPI_Graph_create_f08
   subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: maxindex
+    integer, intent(in) :: maxedges
+    integer :: index(*)
+    integer :: edges(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, maxindex, maxedges, index, edges, ierror) bind(C, &
+          name="mpi_graph_get_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: maxindex
+        integer :: maxedges
+        integer :: index(*)
+        integer :: edges(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, maxindex, maxedges, index, edges, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Graph_get_f08
+  subroutine PMPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: maxindex
     integer, intent(in) :: maxedges
@@ -9249,8 +15014,26 @@ contains
     integer :: ierr
     call ferry_c(comm, maxindex, maxedges, index, edges, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Graph_get_f08
+  end subroutine PMPI_Graph_get_f08
   subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer :: nnodes
+    integer :: nedges
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, nnodes, nedges, ierror) bind(C, name="mpi_graphdims_get_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: nnodes
+        integer :: nedges
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, nnodes, nedges, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Graphdims_get_f08
+  subroutine PMPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer :: nnodes
     integer :: nedges
@@ -9267,8 +15050,29 @@ contains
     integer :: ierr
     call ferry_c(comm, nnodes, nedges, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Graphdims_get_f08
+  end subroutine PMPI_Graphdims_get_f08
   subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: rank
+    integer, intent(in) :: maxneighbors
+    integer :: neighbors(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, rank, maxneighbors, neighbors, ierror) bind(C, &
+          name="mpi_graph_neighbors_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: rank
+        integer :: maxneighbors
+        integer :: neighbors(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, rank, maxneighbors, neighbors, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Graph_neighbors_f08
+  subroutine PMPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: rank
     integer, intent(in) :: maxneighbors
@@ -9288,8 +15092,26 @@ contains
     integer :: ierr
     call ferry_c(comm, rank, maxneighbors, neighbors, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Graph_neighbors_f08
+  end subroutine PMPI_Graph_neighbors_f08
   subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: rank
+    integer :: nneighbors
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, rank, nneighbors, ierror) bind(C, name="mpi_graph_neighbors_count_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: rank
+        integer :: nneighbors
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, rank, nneighbors, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Graph_neighbors_count_f08
+  subroutine PMPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: rank
     integer :: nneighbors
@@ -9306,7 +15128,7 @@ contains
     integer :: ierr
     call ferry_c(comm, rank, nneighbors, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Graph_neighbors_count_f08
+  end subroutine PMPI_Graph_neighbors_count_f08
   subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: nnodes
@@ -9315,8 +15137,7 @@ contains
     integer, intent(out) :: newrank
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(comm, nnodes, index, edges, newrank, ierror) bind(C, &
-          name="pmpi_graph_map_")
+      subroutine ferry_c(comm, nnodes, index, edges, newrank, ierror) bind(C, name="mpi_graph_map_")
         import
         type(MPI_Comm) :: comm
         integer :: nnodes
@@ -9330,7 +15151,62 @@ contains
     call ferry_c(comm, nnodes, index, edges, newrank, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_Graph_map_f08
+  subroutine PMPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: nnodes
+    integer, intent(in) :: index(*)
+    integer, intent(in) :: edges(*)
+    integer, intent(out) :: newrank
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, nnodes, index, edges, newrank, ierror) bind(C, name="pmpi_graph_map_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: nnodes
+        integer :: index(*)
+        integer :: edges(*)
+        integer :: newrank
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, nnodes, index, edges, newrank, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_Graph_map_f08
   subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, &
+      info, reorder, comm_dist_graph, ierror)
+    type(MPI_Comm), intent(in) :: comm_old
+    integer, intent(in) :: n
+    integer, intent(in) :: sources(*)
+    integer, intent(in) :: degrees(*)
+    integer, intent(in) :: destinations(*)
+    integer, intent(in) :: weights(*)
+    type(MPI_Info), intent(in) :: info
+    logical, intent(in) :: reorder
+    type(MPI_Comm) :: comm_dist_graph
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm_old, n, sources, degrees, destinations, weights, info, reorder, &
+          comm_dist_graph, ierror) bind(C, name="mpi_dist_graph_create_")
+        import
+        type(MPI_Comm) :: comm_old
+        integer :: n
+        integer :: sources(*)
+        integer :: degrees(*)
+        integer :: destinations(*)
+        integer :: weights(*)
+        type(MPI_Info) :: info
+        logical :: reorder
+        type(MPI_Comm) :: comm_dist_graph
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm_old, n, sources, degrees, destinations, weights, info, reorder, &
+        comm_dist_graph, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Dist_graph_create_f08
+  subroutine PMPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, &
       info, reorder, comm_dist_graph, ierror)
     type(MPI_Comm), intent(in) :: comm_old
     integer, intent(in) :: n
@@ -9362,8 +15238,44 @@ contains
     call ferry_c(comm_old, n, sources, degrees, destinations, weights, info, reorder, &
         comm_dist_graph, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Dist_graph_create_f08
+  end subroutine PMPI_Dist_graph_create_f08
   subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, &
+      outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
+    type(MPI_Comm), intent(in) :: comm_old
+    integer, intent(in) :: indegree
+    integer, intent(in) :: sources(*)
+    integer, intent(in) :: sourceweights(*)
+    integer, intent(in) :: outdegree
+    integer, intent(in) :: destinations(*)
+    integer, intent(in) :: destweights(*)
+    type(MPI_Info), intent(in) :: info
+    logical, intent(in) :: reorder
+    type(MPI_Comm) :: comm_dist_graph
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm_old, indegree, sources, sourceweights, outdegree, destinations, &
+          destweights, info, reorder, comm_dist_graph, ierror) bind(C, &
+          name="mpi_dist_graph_create_adjacent_")
+        import
+        type(MPI_Comm) :: comm_old
+        integer :: indegree
+        integer :: sources(*)
+        integer :: sourceweights(*)
+        integer :: outdegree
+        integer :: destinations(*)
+        integer :: destweights(*)
+        type(MPI_Info) :: info
+        logical :: reorder
+        type(MPI_Comm) :: comm_dist_graph
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm_old, indegree, sources, sourceweights, outdegree, destinations, &
+        destweights, info, reorder, comm_dist_graph, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Dist_graph_create_adjacent_f08
+  subroutine PMPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, &
       outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
     type(MPI_Comm), intent(in) :: comm_old
     integer, intent(in) :: indegree
@@ -9398,8 +15310,37 @@ contains
     call ferry_c(comm_old, indegree, sources, sourceweights, outdegree, destinations, &
         destweights, info, reorder, comm_dist_graph, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Dist_graph_create_adjacent_f08
+  end subroutine PMPI_Dist_graph_create_adjacent_f08
   subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, &
+      maxoutdegree, destinations, destweights, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: maxindegree
+    integer :: sources(*)
+    integer :: sourceweights(*)
+    integer, intent(in) :: maxoutdegree
+    integer :: destinations(*)
+    integer :: destweights(*)
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, &
+          destweights, ierror) bind(C, name="mpi_dist_graph_neighbors_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: maxindegree
+        integer :: sources(*)
+        integer :: sourceweights(*)
+        integer :: maxoutdegree
+        integer :: destinations(*)
+        integer :: destweights(*)
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, &
+        destweights, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Dist_graph_neighbors_f08
+  subroutine PMPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, &
       maxoutdegree, destinations, destweights, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: maxindegree
@@ -9427,8 +15368,29 @@ contains
     call ferry_c(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, &
         destweights, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Dist_graph_neighbors_f08
+  end subroutine PMPI_Dist_graph_neighbors_f08
   subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer :: indegree
+    integer :: outdegree
+    logical :: weighted
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, indegree, outdegree, weighted, ierror) bind(C, &
+          name="mpi_dist_graph_neighbors_count_")
+        import
+        type(MPI_Comm) :: comm
+        integer :: indegree
+        integer :: outdegree
+        logical :: weighted
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, indegree, outdegree, weighted, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Dist_graph_neighbors_count_f08
+  subroutine PMPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
     type(MPI_Comm), intent(in) :: comm
     integer :: indegree
     integer :: outdegree
@@ -9448,8 +15410,38 @@ contains
     integer :: ierr
     call ferry_c(comm, indegree, outdegree, weighted, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Dist_graph_neighbors_count_f08
+  end subroutine PMPI_Dist_graph_neighbors_count_f08
   subroutine MPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="mpi_neighbor_allgather_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgather_f08
+  subroutine PMPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9478,8 +15470,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_allgather_f08
+  end subroutine PMPI_Neighbor_allgather_f08
   subroutine MPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, ierror) bind(C, name="mpi_neighbor_allgatherv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgatherv_f08
+  subroutine PMPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9510,8 +15534,38 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_allgatherv_f08
+  end subroutine PMPI_Neighbor_allgatherv_f08
   subroutine MPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="mpi_neighbor_alltoall_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoall_f08
+  subroutine PMPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9540,8 +15594,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoall_f08
+  end subroutine PMPI_Neighbor_alltoall_f08
   subroutine MPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, ierror) bind(C, name="mpi_neighbor_alltoallv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallv_f08
+  subroutine PMPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9575,8 +15664,43 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoallv_f08
+  end subroutine PMPI_Neighbor_alltoallv_f08
   subroutine MPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, ierror) bind(C, name="mpi_neighbor_alltoallw_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallw_f08
+  subroutine PMPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9610,8 +15734,40 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoallw_f08
+  end subroutine PMPI_Neighbor_alltoallw_f08
   subroutine MPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="mpi_ineighbor_allgather_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_allgather_f08
+  subroutine PMPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9642,8 +15798,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_allgather_f08
+  end subroutine PMPI_Ineighbor_allgather_f08
   subroutine MPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, request, ierror) bind(C, name="mpi_ineighbor_allgatherv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_allgatherv_f08
+  subroutine PMPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9677,8 +15868,40 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_allgatherv_f08
+  end subroutine PMPI_Ineighbor_allgatherv_f08
   subroutine MPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="mpi_ineighbor_alltoall_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_alltoall_f08
+  subroutine PMPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9709,8 +15932,45 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_alltoall_f08
+  end subroutine PMPI_Ineighbor_alltoall_f08
   subroutine MPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, request, ierror) bind(C, name="mpi_ineighbor_alltoallv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_alltoallv_f08
+  subroutine PMPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9746,8 +16006,45 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_alltoallv_f08
+  end subroutine PMPI_Ineighbor_alltoallv_f08
   subroutine MPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, request, ierror) bind(C, name="mpi_ineighbor_alltoallw_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_alltoallw_f08
+  subroutine PMPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9783,8 +16080,43 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_alltoallw_f08
+  end subroutine PMPI_Ineighbor_alltoallw_f08
   subroutine MPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="mpi_neighbor_allgather_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgather_init_f08
+  subroutine PMPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9818,8 +16150,45 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_allgather_init_f08
+  end subroutine PMPI_Neighbor_allgather_init_f08
   subroutine MPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, info, request, ierror) bind(C, name="mpi_neighbor_allgatherv_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgatherv_init_f08
+  subroutine PMPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9855,8 +16224,43 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_allgatherv_init_f08
+  end subroutine PMPI_Neighbor_allgatherv_init_f08
   subroutine MPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="mpi_neighbor_alltoall_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoall_init_f08
+  subroutine PMPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9890,8 +16294,47 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoall_init_f08
+  end subroutine PMPI_Neighbor_alltoall_init_f08
   subroutine MPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, info, request, ierror) bind(C, name="mpi_neighbor_alltoallv_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallv_init_f08
+  subroutine PMPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9929,8 +16372,47 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoallv_init_f08
+  end subroutine PMPI_Neighbor_alltoallv_init_f08
   subroutine MPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, info, request, ierror) bind(C, name="mpi_neighbor_alltoallw_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallw_init_f08
+  subroutine PMPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9968,8 +16450,38 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoallw_init_f08
+  end subroutine PMPI_Neighbor_alltoallw_init_f08
   subroutine MPI_Neighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="mpi_neighbor_allgather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgather_f08c
+  subroutine PMPI_Neighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -9998,8 +16510,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_allgather_f08c
+  end subroutine PMPI_Neighbor_allgather_f08c
   subroutine MPI_Neighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, ierror) bind(C, name="mpi_neighbor_allgatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgatherv_f08c
+  subroutine PMPI_Neighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10030,8 +16574,38 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_allgatherv_f08c
+  end subroutine PMPI_Neighbor_allgatherv_f08c
   subroutine MPI_Neighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="mpi_neighbor_alltoall_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoall_f08c
+  subroutine PMPI_Neighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10060,8 +16634,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoall_f08c
+  end subroutine PMPI_Neighbor_alltoall_f08c
   subroutine MPI_Neighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, ierror) bind(C, name="mpi_neighbor_alltoallv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallv_f08c
+  subroutine PMPI_Neighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10095,8 +16704,43 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoallv_f08c
+  end subroutine PMPI_Neighbor_alltoallv_f08c
   subroutine MPI_Neighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, ierror) bind(C, name="mpi_neighbor_alltoallw_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallw_f08c
+  subroutine PMPI_Neighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10130,8 +16774,40 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoallw_f08c
+  end subroutine PMPI_Neighbor_alltoallw_f08c
   subroutine MPI_Ineighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="mpi_ineighbor_allgather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_allgather_f08c
+  subroutine PMPI_Ineighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10162,8 +16838,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_allgather_f08c
+  end subroutine PMPI_Ineighbor_allgather_f08c
   subroutine MPI_Ineighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, request, ierror) bind(C, name="mpi_ineighbor_allgatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_allgatherv_f08c
+  subroutine PMPI_Ineighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10197,8 +16908,40 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_allgatherv_f08c
+  end subroutine PMPI_Ineighbor_allgatherv_f08c
   subroutine MPI_Ineighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="mpi_ineighbor_alltoall_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_alltoall_f08c
+  subroutine PMPI_Ineighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10229,8 +16972,45 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_alltoall_f08c
+  end subroutine PMPI_Ineighbor_alltoall_f08c
   subroutine MPI_Ineighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, request, ierror) bind(C, name="mpi_ineighbor_alltoallv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_alltoallv_f08c
+  subroutine PMPI_Ineighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10266,8 +17046,45 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_alltoallv_f08c
+  end subroutine PMPI_Ineighbor_alltoallv_f08c
   subroutine MPI_Ineighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, request, ierror) bind(C, name="mpi_ineighbor_alltoallw_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ineighbor_alltoallw_f08c
+  subroutine PMPI_Ineighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10303,8 +17120,43 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ineighbor_alltoallw_f08c
+  end subroutine PMPI_Ineighbor_alltoallw_f08c
   subroutine MPI_Neighbor_allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="mpi_neighbor_allgather_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgather_init_f08c
+  subroutine PMPI_Neighbor_allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10338,8 +17190,45 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_allgather_init_f08c
+  end subroutine PMPI_Neighbor_allgather_init_f08c
   subroutine MPI_Neighbor_allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, info, request, ierror) bind(C, name="mpi_neighbor_allgatherv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_allgatherv_init_f08c
+  subroutine PMPI_Neighbor_allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10375,8 +17264,43 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_allgatherv_init_f08c
+  end subroutine PMPI_Neighbor_allgatherv_init_f08c
   subroutine MPI_Neighbor_alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="mpi_neighbor_alltoall_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoall_init_f08c
+  subroutine PMPI_Neighbor_alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10410,8 +17334,47 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoall_init_f08c
+  end subroutine PMPI_Neighbor_alltoall_init_f08c
   subroutine MPI_Neighbor_alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, info, request, ierror) bind(C, name="mpi_neighbor_alltoallv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallv_init_f08c
+  subroutine PMPI_Neighbor_alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10449,8 +17412,47 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoallv_init_f08c
+  end subroutine PMPI_Neighbor_alltoallv_init_f08c
   subroutine MPI_Neighbor_alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, info, request, ierror) bind(C, name="mpi_neighbor_alltoallw_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Neighbor_alltoallw_init_f08c
+  subroutine PMPI_Neighbor_alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -10488,8 +17490,34 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Neighbor_alltoallw_init_f08c
+  end subroutine PMPI_Neighbor_alltoallw_init_f08c
   subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+    type(*), dimension(*) :: base
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer, intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(base, size, disp_unit, info, comm, win, ierror) bind(C, &
+          name="mpi_win_create_")
+        import
+        type(*), dimension(*) :: base
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer :: disp_unit
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(base, size, disp_unit, info, comm, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_create_f08
+  subroutine PMPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
     type(*), dimension(*) :: base
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
@@ -10514,8 +17542,33 @@ contains
     integer :: ierr
     call ferry_c(base, size, disp_unit, info, comm, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_create_f08
+  end subroutine PMPI_Win_create_f08
   subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer, intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, disp_unit, info, comm, baseptr, win, ierror) bind(C, &
+          name="mpi_win_allocate_")
+        import
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer :: disp_unit
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(c_ptr) :: baseptr
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_allocate_f08
+  subroutine PMPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
     integer, intent(in) :: disp_unit
     type(MPI_Info), intent(in) :: info
@@ -10539,8 +17592,33 @@ contains
     integer :: ierr
     call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_allocate_f08
+  end subroutine PMPI_Win_allocate_f08
   subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer, intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, disp_unit, info, comm, baseptr, win, ierror) bind(C, &
+          name="mpi_win_allocate_shared_")
+        import
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer :: disp_unit
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(c_ptr) :: baseptr
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_allocate_shared_f08
+  subroutine PMPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
     integer, intent(in) :: disp_unit
     type(MPI_Info), intent(in) :: info
@@ -10564,8 +17642,26 @@ contains
     integer :: ierr
     call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_allocate_shared_f08
+  end subroutine PMPI_Win_allocate_shared_f08
   subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, comm, win, ierror) bind(C, name="mpi_win_create_dynamic_")
+        import
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, comm, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_create_dynamic_f08
+  subroutine PMPI_Win_create_dynamic_f08(info, comm, win, ierror)
     type(MPI_Info), intent(in) :: info
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Win) :: win
@@ -10582,8 +17678,22 @@ contains
     integer :: ierr
     call ferry_c(info, comm, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_create_dynamic_f08
+  end subroutine PMPI_Win_create_dynamic_f08
   subroutine MPI_Win_free_f08(win, ierror)
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, ierror) bind(C, name="mpi_win_free_")
+        import
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_free_f08
+  subroutine PMPI_Win_free_f08(win, ierror)
     type(MPI_Win) :: win
     integer, optional, intent(out) :: ierror
     interface
@@ -10596,8 +17706,24 @@ contains
     integer :: ierr
     call ferry_c(win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_free_f08
+  end subroutine PMPI_Win_free_f08
   subroutine MPI_Win_fence_f08(assert, win, ierror)
+    integer, intent(in) :: assert
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(assert, win, ierror) bind(C, name="mpi_win_fence_")
+        import
+        integer :: assert
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(assert, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_fence_f08
+  subroutine PMPI_Win_fence_f08(assert, win, ierror)
     integer, intent(in) :: assert
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -10612,8 +17738,28 @@ contains
     integer :: ierr
     call ferry_c(assert, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_fence_f08
+  end subroutine PMPI_Win_fence_f08
   subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
+    integer, intent(in) :: lock_type
+    integer, intent(in) :: rank
+    integer, intent(in) :: assert
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(lock_type, rank, assert, win, ierror) bind(C, name="mpi_win_lock_")
+        import
+        integer :: lock_type
+        integer :: rank
+        integer :: assert
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(lock_type, rank, assert, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_lock_f08
+  subroutine PMPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
     integer, intent(in) :: lock_type
     integer, intent(in) :: rank
     integer, intent(in) :: assert
@@ -10632,8 +17778,24 @@ contains
     integer :: ierr
     call ferry_c(lock_type, rank, assert, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_lock_f08
+  end subroutine PMPI_Win_lock_f08
   subroutine MPI_Win_unlock_f08(rank, win, ierror)
+    integer, intent(in) :: rank
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(rank, win, ierror) bind(C, name="mpi_win_unlock_")
+        import
+        integer :: rank
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(rank, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_unlock_f08
+  subroutine PMPI_Win_unlock_f08(rank, win, ierror)
     integer, intent(in) :: rank
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -10648,8 +17810,24 @@ contains
     integer :: ierr
     call ferry_c(rank, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_unlock_f08
+  end subroutine PMPI_Win_unlock_f08
   subroutine MPI_Win_lock_all_f08(assert, win, ierror)
+    integer, intent(in) :: assert
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(assert, win, ierror) bind(C, name="mpi_win_lock_all_")
+        import
+        integer :: assert
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(assert, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_lock_all_f08
+  subroutine PMPI_Win_lock_all_f08(assert, win, ierror)
     integer, intent(in) :: assert
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -10664,8 +17842,22 @@ contains
     integer :: ierr
     call ferry_c(assert, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_lock_all_f08
+  end subroutine PMPI_Win_lock_all_f08
   subroutine MPI_Win_unlock_all_f08(win, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, ierror) bind(C, name="mpi_win_unlock_all_")
+        import
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_unlock_all_f08
+  subroutine PMPI_Win_unlock_all_f08(win, ierror)
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
     interface
@@ -10678,8 +17870,24 @@ contains
     integer :: ierr
     call ferry_c(win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_unlock_all_f08
+  end subroutine PMPI_Win_unlock_all_f08
   subroutine MPI_Win_flush_f08(rank, win, ierror)
+    integer, intent(in) :: rank
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(rank, win, ierror) bind(C, name="mpi_win_flush_")
+        import
+        integer :: rank
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(rank, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_flush_f08
+  subroutine PMPI_Win_flush_f08(rank, win, ierror)
     integer, intent(in) :: rank
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -10694,8 +17902,22 @@ contains
     integer :: ierr
     call ferry_c(rank, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_flush_f08
+  end subroutine PMPI_Win_flush_f08
   subroutine MPI_Win_flush_all_f08(win, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, ierror) bind(C, name="mpi_win_flush_all_")
+        import
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_flush_all_f08
+  subroutine PMPI_Win_flush_all_f08(win, ierror)
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
     interface
@@ -10708,8 +17930,24 @@ contains
     integer :: ierr
     call ferry_c(win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_flush_all_f08
+  end subroutine PMPI_Win_flush_all_f08
   subroutine MPI_Win_flush_local_f08(rank, win, ierror)
+    integer, intent(in) :: rank
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(rank, win, ierror) bind(C, name="mpi_win_flush_local_")
+        import
+        integer :: rank
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(rank, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_flush_local_f08
+  subroutine PMPI_Win_flush_local_f08(rank, win, ierror)
     integer, intent(in) :: rank
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -10724,8 +17962,22 @@ contains
     integer :: ierr
     call ferry_c(rank, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_flush_local_f08
+  end subroutine PMPI_Win_flush_local_f08
   subroutine MPI_Win_flush_local_all_f08(win, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, ierror) bind(C, name="mpi_win_flush_local_all_")
+        import
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_flush_local_all_f08
+  subroutine PMPI_Win_flush_local_all_f08(win, ierror)
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
     interface
@@ -10738,8 +17990,22 @@ contains
     integer :: ierr
     call ferry_c(win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_flush_local_all_f08
+  end subroutine PMPI_Win_flush_local_all_f08
   subroutine MPI_Win_sync_f08(win, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, ierror) bind(C, name="mpi_win_sync_")
+        import
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_sync_f08
+  subroutine PMPI_Win_sync_f08(win, ierror)
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
     interface
@@ -10752,8 +18018,26 @@ contains
     integer :: ierr
     call ferry_c(win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_sync_f08
+  end subroutine PMPI_Win_sync_f08
   subroutine MPI_Win_post_f08(group, assert, win, ierror)
+    type(MPI_Group), intent(in) :: group
+    integer, intent(in) :: assert
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, assert, win, ierror) bind(C, name="mpi_win_post_")
+        import
+        type(MPI_Group) :: group
+        integer :: assert
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, assert, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_post_f08
+  subroutine PMPI_Win_post_f08(group, assert, win, ierror)
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: assert
     type(MPI_Win), intent(in) :: win
@@ -10770,8 +18054,26 @@ contains
     integer :: ierr
     call ferry_c(group, assert, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_post_f08
+  end subroutine PMPI_Win_post_f08
   subroutine MPI_Win_start_f08(group, assert, win, ierror)
+    type(MPI_Group), intent(in) :: group
+    integer, intent(in) :: assert
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, assert, win, ierror) bind(C, name="mpi_win_start_")
+        import
+        type(MPI_Group) :: group
+        integer :: assert
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, assert, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_start_f08
+  subroutine PMPI_Win_start_f08(group, assert, win, ierror)
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: assert
     type(MPI_Win), intent(in) :: win
@@ -10788,8 +18090,22 @@ contains
     integer :: ierr
     call ferry_c(group, assert, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_start_f08
+  end subroutine PMPI_Win_start_f08
   subroutine MPI_Win_complete_f08(win, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, ierror) bind(C, name="mpi_win_complete_")
+        import
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_complete_f08
+  subroutine PMPI_Win_complete_f08(win, ierror)
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
     interface
@@ -10802,8 +18118,22 @@ contains
     integer :: ierr
     call ferry_c(win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_complete_f08
+  end subroutine PMPI_Win_complete_f08
   subroutine MPI_Win_wait_f08(win, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, ierror) bind(C, name="mpi_win_wait_")
+        import
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_wait_f08
+  subroutine PMPI_Win_wait_f08(win, ierror)
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
     interface
@@ -10816,8 +18146,24 @@ contains
     integer :: ierr
     call ferry_c(win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_wait_f08
+  end subroutine PMPI_Win_wait_f08
   subroutine MPI_Win_test_f08(win, flag, ierror)
+    type(MPI_Win), intent(in) :: win
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, flag, ierror) bind(C, name="mpi_win_test_")
+        import
+        type(MPI_Win) :: win
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_test_f08
+  subroutine PMPI_Win_test_f08(win, flag, ierror)
     type(MPI_Win), intent(in) :: win
     logical :: flag
     integer, optional, intent(out) :: ierror
@@ -10832,8 +18178,24 @@ contains
     integer :: ierr
     call ferry_c(win, flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_test_f08
+  end subroutine PMPI_Win_test_f08
   subroutine MPI_Win_get_group_f08(win, group, ierror)
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Group) :: group
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, group, ierror) bind(C, name="mpi_win_get_group_")
+        import
+        type(MPI_Win) :: win
+        type(MPI_Group) :: group
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, group, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_get_group_f08
+  subroutine PMPI_Win_get_group_f08(win, group, ierror)
     type(MPI_Win), intent(in) :: win
     type(MPI_Group) :: group
     integer, optional, intent(out) :: ierror
@@ -10848,8 +18210,31 @@ contains
     integer :: ierr
     call ferry_c(win, group, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_get_group_f08
+  end subroutine PMPI_Win_get_group_f08
   subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, intent(in) :: rank
+    integer(kind=MPI_ADDRESS_KIND) :: size
+    integer :: disp_unit
+    type(c_ptr) :: baseptr
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, rank, size, disp_unit, baseptr, ierror) bind(C, &
+          name="mpi_win_shared_query_")
+        import
+        type(MPI_Win) :: win
+        integer :: rank
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer :: disp_unit
+        type(c_ptr) :: baseptr
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, rank, size, disp_unit, baseptr, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_shared_query_f08
+  subroutine PMPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
     type(MPI_Win), intent(in) :: win
     integer, intent(in) :: rank
     integer(kind=MPI_ADDRESS_KIND) :: size
@@ -10871,8 +18256,27 @@ contains
     integer :: ierr
     call ferry_c(win, rank, size, disp_unit, baseptr, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_shared_query_f08
+  end subroutine PMPI_Win_shared_query_f08
   subroutine MPI_Win_attach_f08(win, base, size, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+    type(MPI_Win), intent(in) :: win
+    type(*), dimension(*) :: base
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, base, size, ierror) bind(C, name="mpi_win_attach_")
+        import
+        type(MPI_Win) :: win
+        type(*), dimension(*) :: base
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, base, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_attach_f08
+  subroutine PMPI_Win_attach_f08(win, base, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
     type(MPI_Win), intent(in) :: win
     type(*), dimension(*) :: base
@@ -10890,8 +18294,25 @@ contains
     integer :: ierr
     call ferry_c(win, base, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_attach_f08
+  end subroutine PMPI_Win_attach_f08
   subroutine MPI_Win_detach_f08(win, base, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+    type(MPI_Win), intent(in) :: win
+    type(*), dimension(*), intent(in) :: base
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, base, ierror) bind(C, name="mpi_win_detach_")
+        import
+        type(MPI_Win) :: win
+        type(*), dimension(*) :: base
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, base, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_detach_f08
+  subroutine PMPI_Win_detach_f08(win, base, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
     type(MPI_Win), intent(in) :: win
     type(*), dimension(*), intent(in) :: base
@@ -10907,8 +18328,24 @@ contains
     integer :: ierr
     call ferry_c(win, base, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_detach_f08
+  end subroutine PMPI_Win_detach_f08
   subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, intent(in) :: win_keyval
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, win_keyval, ierror) bind(C, name="mpi_win_delete_attr_")
+        import
+        type(MPI_Win) :: win
+        integer :: win_keyval
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, win_keyval, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_delete_attr_f08
+  subroutine PMPI_Win_delete_attr_f08(win, win_keyval, ierror)
     type(MPI_Win), intent(in) :: win
     integer, intent(in) :: win_keyval
     integer, optional, intent(out) :: ierror
@@ -10923,8 +18360,25 @@ contains
     integer :: ierr
     call ferry_c(win, win_keyval, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_delete_attr_f08
+  end subroutine PMPI_Win_delete_attr_f08
   subroutine MPI_Win_set_name_f08(win, win_name, ierror)
+    type(MPI_Win), intent(in) :: win
+    character(len=*), intent(in) :: win_name
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, win_name, ierror, win_name_len) bind(C, name="mpi_win_set_name_")
+        import
+        type(MPI_Win) :: win
+        character(kind=c_char) :: win_name(*)
+        integer :: ierror
+        integer(c_size_t), value :: win_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, win_name, ierr, len(win_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_set_name_f08
+  subroutine PMPI_Win_set_name_f08(win, win_name, ierror)
     type(MPI_Win), intent(in) :: win
     character(len=*), intent(in) :: win_name
     integer, optional, intent(out) :: ierror
@@ -10940,8 +18394,28 @@ contains
     integer :: ierr
     call ferry_c(win, win_name, ierr, len(win_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_set_name_f08
+  end subroutine PMPI_Win_set_name_f08
   subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
+    type(MPI_Win), intent(in) :: win
+    character(len=*), intent(out) :: win_name
+    integer :: resultlen
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, win_name, resultlen, ierror, win_name_len) bind(C, &
+          name="mpi_win_get_name_")
+        import
+        type(MPI_Win) :: win
+        character(kind=c_char) :: win_name(*)
+        integer :: resultlen
+        integer :: ierror
+        integer(c_size_t), value :: win_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, win_name, resultlen, ierr, len(win_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_get_name_f08
+  subroutine PMPI_Win_get_name_f08(win, win_name, resultlen, ierror)
     type(MPI_Win), intent(in) :: win
     character(len=*), intent(out) :: win_name
     integer :: resultlen
@@ -10960,8 +18434,24 @@ contains
     integer :: ierr
     call ferry_c(win, win_name, resultlen, ierr, len(win_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_get_name_f08
+  end subroutine PMPI_Win_get_name_f08
   subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Errhandler), intent(in) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, errhandler, ierror) bind(C, name="mpi_win_set_errhandler_")
+        import
+        type(MPI_Win) :: win
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_set_errhandler_f08
+  subroutine PMPI_Win_set_errhandler_f08(win, errhandler, ierror)
     type(MPI_Win), intent(in) :: win
     type(MPI_Errhandler), intent(in) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -10976,8 +18466,24 @@ contains
     integer :: ierr
     call ferry_c(win, errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_set_errhandler_f08
+  end subroutine PMPI_Win_set_errhandler_f08
   subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, errhandler, ierror) bind(C, name="mpi_win_get_errhandler_")
+        import
+        type(MPI_Win) :: win
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_get_errhandler_f08
+  subroutine PMPI_Win_get_errhandler_f08(win, errhandler, ierror)
     type(MPI_Win), intent(in) :: win
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -10992,8 +18498,25 @@ contains
     integer :: ierr
     call ferry_c(win, errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_get_errhandler_f08
+  end subroutine PMPI_Win_get_errhandler_f08
   subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win_errhandler_fn, errhandler, ierror) bind(C, &
+          name="mpi_win_create_errhandler_")
+        import
+        type(c_funptr), value :: win_errhandler_fn
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(win_errhandler_fn), errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_create_errhandler_f08
+  subroutine PMPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
     procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -11009,8 +18532,24 @@ contains
     integer :: ierr
     call ferry_c(c_funloc(win_errhandler_fn), errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_create_errhandler_f08
+  end subroutine PMPI_Win_create_errhandler_f08
   subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, errorcode, ierror) bind(C, name="mpi_win_call_errhandler_")
+        import
+        type(MPI_Win) :: win
+        integer :: errorcode
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, errorcode, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_call_errhandler_f08
+  subroutine PMPI_Win_call_errhandler_f08(win, errorcode, ierror)
     type(MPI_Win), intent(in) :: win
     integer, intent(in) :: errorcode
     integer, optional, intent(out) :: ierror
@@ -11025,8 +18564,24 @@ contains
     integer :: ierr
     call ferry_c(win, errorcode, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_call_errhandler_f08
+  end subroutine PMPI_Win_call_errhandler_f08
   subroutine MPI_Win_set_info_f08(win, info, ierror)
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Info), intent(in) :: info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, info, ierror) bind(C, name="mpi_win_set_info_")
+        import
+        type(MPI_Win) :: win
+        type(MPI_Info) :: info
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, info, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_set_info_f08
+  subroutine PMPI_Win_set_info_f08(win, info, ierror)
     type(MPI_Win), intent(in) :: win
     type(MPI_Info), intent(in) :: info
     integer, optional, intent(out) :: ierror
@@ -11041,8 +18596,24 @@ contains
     integer :: ierr
     call ferry_c(win, info, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_set_info_f08
+  end subroutine PMPI_Win_set_info_f08
   subroutine MPI_Win_get_info_f08(win, info_used, ierror)
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Info) :: info_used
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, info_used, ierror) bind(C, name="mpi_win_get_info_")
+        import
+        type(MPI_Win) :: win
+        type(MPI_Info) :: info_used
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, info_used, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_get_info_f08
+  subroutine PMPI_Win_get_info_f08(win, info_used, ierror)
     type(MPI_Win), intent(in) :: win
     type(MPI_Info) :: info_used
     integer, optional, intent(out) :: ierror
@@ -11057,8 +18628,40 @@ contains
     integer :: ierr
     call ferry_c(win, info_used, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_get_info_f08
+  end subroutine PMPI_Win_get_info_f08
   subroutine MPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer, intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer, intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror) bind(C, name="mpi_put_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Put_f08
+  subroutine PMPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*), intent(in) :: origin_addr
@@ -11089,8 +18692,40 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Put_f08
+  end subroutine PMPI_Put_f08
   subroutine MPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*) :: origin_addr
+    integer, intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer, intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror) bind(C, name="mpi_get_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_f08
+  subroutine PMPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*) :: origin_addr
@@ -11121,8 +18756,42 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_f08
+  end subroutine PMPI_Get_f08
   subroutine MPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer, intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer, intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, op, win, ierror) bind(C, name="mpi_accumulate_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Accumulate_f08
+  subroutine PMPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*), intent(in) :: origin_addr
@@ -11155,8 +18824,51 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, op, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Accumulate_f08
+  end subroutine PMPI_Accumulate_f08
   subroutine MPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+      win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer, intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(*) :: result_addr
+    integer, intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer, intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+          result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+          ierror) bind(C, name="mpi_get_accumulate_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        type(*), dimension(*) :: result_addr
+        integer :: result_count
+        type(MPI_Datatype) :: result_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_accumulate_f08
+  subroutine PMPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -11198,8 +18910,38 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
         result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_accumulate_f08
+  end subroutine PMPI_Get_accumulate_f08
   subroutine MPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, target_disp, &
+      op, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    type(*), dimension(*) :: result_addr
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, &
+          ierror) bind(C, name="mpi_fetch_and_op_")
+        import
+        type(*), dimension(*) :: origin_addr
+        type(*), dimension(*) :: result_addr
+        type(MPI_Datatype) :: datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Fetch_and_op_f08
+  subroutine PMPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, target_disp, &
       op, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
@@ -11228,8 +18970,40 @@ contains
     integer :: ierr
     call ferry_c(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Fetch_and_op_f08
+  end subroutine PMPI_Fetch_and_op_f08
   subroutine MPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, &
+      target_rank, target_disp, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    type(*), dimension(*), intent(in) :: compare_addr
+    type(*), dimension(*) :: result_addr
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, compare_addr, result_addr, datatype, target_rank, &
+          target_disp, win, ierror) bind(C, name="mpi_compare_and_swap_")
+        import
+        type(*), dimension(*) :: origin_addr
+        type(*), dimension(*) :: compare_addr
+        type(*), dimension(*) :: result_addr
+        type(MPI_Datatype) :: datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Compare_and_swap_f08
+  subroutine PMPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, &
       target_rank, target_disp, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
@@ -11260,8 +19034,42 @@ contains
     call ferry_c(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Compare_and_swap_f08
+  end subroutine PMPI_Compare_and_swap_f08
   subroutine MPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer, intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer, intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror) bind(C, name="mpi_rput_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rput_f08
+  subroutine PMPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*), intent(in) :: origin_addr
@@ -11294,8 +19102,42 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Rput_f08
+  end subroutine PMPI_Rput_f08
   subroutine MPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*) :: origin_addr
+    integer, intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer, intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror) bind(C, name="mpi_rget_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rget_f08
+  subroutine PMPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*) :: origin_addr
@@ -11328,8 +19170,45 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Rget_f08
+  end subroutine PMPI_Rget_f08
   subroutine MPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer, intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer, intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, op, win, request, ierror) bind(C, &
+          name="mpi_raccumulate_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Raccumulate_f08
+  subroutine PMPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*), intent(in) :: origin_addr
@@ -11365,8 +19244,54 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, op, win, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Raccumulate_f08
+  end subroutine PMPI_Raccumulate_f08
   subroutine MPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+      win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer, intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(*) :: result_addr
+    integer, intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer, intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+          result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+          request, ierror) bind(C, name="mpi_rget_accumulate_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        type(*), dimension(*) :: result_addr
+        integer :: result_count
+        type(MPI_Datatype) :: result_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rget_accumulate_f08
+  subroutine PMPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -11411,8 +19336,34 @@ contains
         result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Rget_accumulate_f08
+  end subroutine PMPI_Rget_accumulate_f08
   subroutine MPI_Win_create_f08c(base, size, disp_unit, info, comm, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+    type(*), dimension(*) :: base
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(base, size, disp_unit, info, comm, win, ierror) bind(C, &
+          name="mpi_win_create_c_")
+        import
+        type(*), dimension(*) :: base
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(base, size, disp_unit, info, comm, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_create_f08c
+  subroutine PMPI_Win_create_f08c(base, size, disp_unit, info, comm, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
     type(*), dimension(*) :: base
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
@@ -11437,8 +19388,33 @@ contains
     integer :: ierr
     call ferry_c(base, size, disp_unit, info, comm, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_create_f08c
+  end subroutine PMPI_Win_create_f08c
   subroutine MPI_Win_allocate_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, disp_unit, info, comm, baseptr, win, ierror) bind(C, &
+          name="mpi_win_allocate_c_")
+        import
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(c_ptr) :: baseptr
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_allocate_f08c
+  subroutine PMPI_Win_allocate_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
     type(MPI_Info), intent(in) :: info
@@ -11462,8 +19438,33 @@ contains
     integer :: ierr
     call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_allocate_f08c
+  end subroutine PMPI_Win_allocate_f08c
   subroutine MPI_Win_allocate_shared_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(size, disp_unit, info, comm, baseptr, win, ierror) bind(C, &
+          name="mpi_win_allocate_shared_c_")
+        import
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+        type(MPI_Info) :: info
+        type(MPI_Comm) :: comm
+        type(c_ptr) :: baseptr
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_allocate_shared_f08c
+  subroutine PMPI_Win_allocate_shared_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
     type(MPI_Info), intent(in) :: info
@@ -11487,8 +19488,31 @@ contains
     integer :: ierr
     call ferry_c(size, disp_unit, info, comm, baseptr, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_allocate_shared_f08c
+  end subroutine PMPI_Win_allocate_shared_f08c
   subroutine MPI_Win_shared_query_f08c(win, rank, size, disp_unit, baseptr, ierror)
+    type(MPI_Win), intent(in) :: win
+    integer, intent(in) :: rank
+    integer(kind=MPI_ADDRESS_KIND) :: size
+    integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+    type(c_ptr) :: baseptr
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(win, rank, size, disp_unit, baseptr, ierror) bind(C, &
+          name="mpi_win_shared_query_c_")
+        import
+        type(MPI_Win) :: win
+        integer :: rank
+        integer(kind=MPI_ADDRESS_KIND) :: size
+        integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+        type(c_ptr) :: baseptr
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(win, rank, size, disp_unit, baseptr, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Win_shared_query_f08c
+  subroutine PMPI_Win_shared_query_f08c(win, rank, size, disp_unit, baseptr, ierror)
     type(MPI_Win), intent(in) :: win
     integer, intent(in) :: rank
     integer(kind=MPI_ADDRESS_KIND) :: size
@@ -11510,8 +19534,40 @@ contains
     integer :: ierr
     call ferry_c(win, rank, size, disp_unit, baseptr, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Win_shared_query_f08c
+  end subroutine PMPI_Win_shared_query_f08c
   subroutine MPI_Put_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror) bind(C, name="mpi_put_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Put_f08c
+  subroutine PMPI_Put_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*), intent(in) :: origin_addr
@@ -11542,8 +19598,40 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Put_f08c
+  end subroutine PMPI_Put_f08c
   subroutine MPI_Get_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, ierror) bind(C, name="mpi_get_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_f08c
+  subroutine PMPI_Get_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*) :: origin_addr
@@ -11574,8 +19662,42 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_f08c
+  end subroutine PMPI_Get_f08c
   subroutine MPI_Accumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, op, win, ierror) bind(C, name="mpi_accumulate_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Accumulate_f08c
+  subroutine PMPI_Accumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*), intent(in) :: origin_addr
@@ -11608,8 +19730,51 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, op, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Accumulate_f08c
+  end subroutine PMPI_Accumulate_f08c
   subroutine MPI_Get_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, &
+      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+      win, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(*) :: result_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+          result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+          ierror) bind(C, name="mpi_get_accumulate_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        type(*), dimension(*) :: result_addr
+        integer(kind=MPI_COUNT_KIND) :: result_count
+        type(MPI_Datatype) :: result_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Get_accumulate_f08c
+  subroutine PMPI_Get_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -11651,8 +19816,42 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
         result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Get_accumulate_f08c
+  end subroutine PMPI_Get_accumulate_f08c
   subroutine MPI_Rput_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror) bind(C, name="mpi_rput_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rput_f08c
+  subroutine PMPI_Rput_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*), intent(in) :: origin_addr
@@ -11685,8 +19884,42 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Rput_f08c
+  end subroutine PMPI_Rput_f08c
   subroutine MPI_Rget_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, win, request, ierror) bind(C, name="mpi_rget_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rget_f08c
+  subroutine PMPI_Rget_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*) :: origin_addr
@@ -11719,8 +19952,45 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Rget_f08c
+  end subroutine PMPI_Rget_f08c
   subroutine MPI_Raccumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+          target_count, target_datatype, op, win, request, ierror) bind(C, &
+          name="mpi_raccumulate_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, op, win, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Raccumulate_f08c
+  subroutine PMPI_Raccumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
     type(*), dimension(*), intent(in) :: origin_addr
@@ -11756,8 +20026,54 @@ contains
     call ferry_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, op, win, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Raccumulate_f08c
+  end subroutine PMPI_Raccumulate_f08c
   subroutine MPI_Rget_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, &
+      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+      win, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    type(*), dimension(*), intent(in) :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(*) :: result_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+          result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+          request, ierror) bind(C, name="mpi_rget_accumulate_c_")
+        import
+        type(*), dimension(*) :: origin_addr
+        integer(kind=MPI_COUNT_KIND) :: origin_count
+        type(MPI_Datatype) :: origin_datatype
+        type(*), dimension(*) :: result_addr
+        integer(kind=MPI_COUNT_KIND) :: result_count
+        type(MPI_Datatype) :: result_datatype
+        integer :: target_rank
+        integer(kind=MPI_ADDRESS_KIND) :: target_disp
+        integer(kind=MPI_COUNT_KIND) :: target_count
+        type(MPI_Datatype) :: target_datatype
+        type(MPI_Op) :: op
+        type(MPI_Win) :: win
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, &
+        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Rget_accumulate_f08c
+  subroutine PMPI_Rget_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -11802,8 +20118,32 @@ contains
         result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Rget_accumulate_f08c
+  end subroutine PMPI_Rget_accumulate_f08c
   subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    character(len=*), intent(in) :: filename
+    integer, intent(in) :: amode
+    type(MPI_Info), intent(in) :: info
+    type(MPI_File) :: fh
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, filename, amode, info, fh, ierror, filename_len) bind(C, &
+          name="mpi_file_open_")
+        import
+        type(MPI_Comm) :: comm
+        character(kind=c_char) :: filename(*)
+        integer :: amode
+        type(MPI_Info) :: info
+        type(MPI_File) :: fh
+        integer :: ierror
+        integer(c_size_t), value :: filename_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, filename, amode, info, fh, ierr, len(filename, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_open_f08
+  subroutine PMPI_File_open_f08(comm, filename, amode, info, fh, ierror)
     type(MPI_Comm), intent(in) :: comm
     character(len=*), intent(in) :: filename
     integer, intent(in) :: amode
@@ -11826,8 +20166,22 @@ contains
     integer :: ierr
     call ferry_c(comm, filename, amode, info, fh, ierr, len(filename, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_open_f08
+  end subroutine PMPI_File_open_f08
   subroutine MPI_File_close_f08(fh, ierror)
+    type(MPI_File) :: fh
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, ierror) bind(C, name="mpi_file_close_")
+        import
+        type(MPI_File) :: fh
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_close_f08
+  subroutine PMPI_File_close_f08(fh, ierror)
     type(MPI_File) :: fh
     integer, optional, intent(out) :: ierror
     interface
@@ -11840,8 +20194,25 @@ contains
     integer :: ierr
     call ferry_c(fh, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_close_f08
+  end subroutine PMPI_File_close_f08
   subroutine MPI_File_delete_f08(filename, info, ierror)
+    character(len=*), intent(in) :: filename
+    type(MPI_Info), intent(in) :: info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(filename, info, ierror, filename_len) bind(C, name="mpi_file_delete_")
+        import
+        character(kind=c_char) :: filename(*)
+        type(MPI_Info) :: info
+        integer :: ierror
+        integer(c_size_t), value :: filename_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(filename, info, ierr, len(filename, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_delete_f08
+  subroutine PMPI_File_delete_f08(filename, info, ierror)
     character(len=*), intent(in) :: filename
     type(MPI_Info), intent(in) :: info
     integer, optional, intent(out) :: ierror
@@ -11857,8 +20228,24 @@ contains
     integer :: ierr
     call ferry_c(filename, info, ierr, len(filename, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_delete_f08
+  end subroutine PMPI_File_delete_f08
   subroutine MPI_File_set_size_f08(fh, size, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, size, ierror) bind(C, name="mpi_file_set_size_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_set_size_f08
+  subroutine PMPI_File_set_size_f08(fh, size, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: size
     integer, optional, intent(out) :: ierror
@@ -11873,8 +20260,24 @@ contains
     integer :: ierr
     call ferry_c(fh, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_set_size_f08
+  end subroutine PMPI_File_set_size_f08
   subroutine MPI_File_get_size_f08(fh, size, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, size, ierror) bind(C, name="mpi_file_get_size_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_size_f08
+  subroutine PMPI_File_get_size_f08(fh, size, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND) :: size
     integer, optional, intent(out) :: ierror
@@ -11889,8 +20292,34 @@ contains
     integer :: ierr
     call ferry_c(fh, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_size_f08
+  end subroutine PMPI_File_get_size_f08
   subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
+    type(MPI_Datatype), intent(in) :: etype
+    type(MPI_Datatype), intent(in) :: filetype
+    character(len=*), intent(in) :: datarep
+    type(MPI_Info), intent(in) :: info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, disp, etype, filetype, datarep, info, ierror, datarep_len) bind(C, &
+          name="mpi_file_set_view_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: disp
+        type(MPI_Datatype) :: etype
+        type(MPI_Datatype) :: filetype
+        character(kind=c_char) :: datarep(*)
+        type(MPI_Info) :: info
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, disp, etype, filetype, datarep, info, ierr, len(datarep, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_set_view_f08
+  subroutine PMPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
     type(MPI_Datatype), intent(in) :: etype
@@ -11915,8 +20344,31 @@ contains
     integer :: ierr
     call ferry_c(fh, disp, etype, filetype, datarep, info, ierr, len(datarep, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_set_view_f08
+  end subroutine PMPI_File_set_view_f08
   subroutine MPI_File_read_f08(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, name="mpi_file_read_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_f08
+  subroutine PMPI_File_read_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -11938,8 +20390,34 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_f08
+  end subroutine PMPI_File_read_f08
   subroutine MPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_at_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_f08
+  subroutine PMPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -11964,8 +20442,32 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_at_f08
+  end subroutine PMPI_File_read_at_f08
   subroutine MPI_File_read_all_f08(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_all_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_all_f08
+  subroutine PMPI_File_read_all_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -11988,8 +20490,34 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_all_f08
+  end subroutine PMPI_File_read_all_f08
   subroutine MPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_at_all_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_all_f08
+  subroutine PMPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12014,8 +20542,31 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_at_all_f08
+  end subroutine PMPI_File_read_at_all_f08
   subroutine MPI_File_write_f08(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, name="mpi_file_write_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_f08
+  subroutine PMPI_File_write_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -12037,8 +20588,34 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_f08
+  end subroutine PMPI_File_write_f08
   subroutine MPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_at_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_f08
+  subroutine PMPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12063,8 +20640,32 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_at_f08
+  end subroutine PMPI_File_write_at_f08
   subroutine MPI_File_write_all_f08(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_all_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_all_f08
+  subroutine PMPI_File_write_all_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -12087,8 +20688,34 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_all_f08
+  end subroutine PMPI_File_write_all_f08
   subroutine MPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_at_all_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_all_f08
+  subroutine PMPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12113,8 +20740,26 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_at_all_f08
+  end subroutine PMPI_File_write_at_all_f08
   subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    integer, intent(in) :: whence
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, whence, ierror) bind(C, name="mpi_file_seek_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        integer :: whence
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, whence, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_seek_f08
+  subroutine PMPI_File_seek_f08(fh, offset, whence, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
     integer, intent(in) :: whence
@@ -12131,8 +20776,24 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, whence, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_seek_f08
+  end subroutine PMPI_File_seek_f08
   subroutine MPI_File_get_position_f08(fh, offset, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND) :: offset
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, ierror) bind(C, name="mpi_file_get_position_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_position_f08
+  subroutine PMPI_File_get_position_f08(fh, offset, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND) :: offset
     integer, optional, intent(out) :: ierror
@@ -12147,8 +20808,22 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_position_f08
+  end subroutine PMPI_File_get_position_f08
   subroutine MPI_File_sync_f08(fh, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, ierror) bind(C, name="mpi_file_sync_")
+        import
+        type(MPI_File) :: fh
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_sync_f08
+  subroutine PMPI_File_sync_f08(fh, ierror)
     type(MPI_File), intent(in) :: fh
     integer, optional, intent(out) :: ierror
     interface
@@ -12161,8 +20836,24 @@ contains
     integer :: ierr
     call ferry_c(fh, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_sync_f08
+  end subroutine PMPI_File_sync_f08
   subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
+    type(MPI_File), intent(in) :: file
+    type(MPI_Errhandler), intent(in) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(file, errhandler, ierror) bind(C, name="mpi_file_set_errhandler_")
+        import
+        type(MPI_File) :: file
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(file, errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_set_errhandler_f08
+  subroutine PMPI_File_set_errhandler_f08(file, errhandler, ierror)
     type(MPI_File), intent(in) :: file
     type(MPI_Errhandler), intent(in) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -12177,8 +20868,24 @@ contains
     integer :: ierr
     call ferry_c(file, errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_set_errhandler_f08
+  end subroutine PMPI_File_set_errhandler_f08
   subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
+    type(MPI_File), intent(in) :: file
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(file, errhandler, ierror) bind(C, name="mpi_file_get_errhandler_")
+        import
+        type(MPI_File) :: file
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(file, errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_errhandler_f08
+  subroutine PMPI_File_get_errhandler_f08(file, errhandler, ierror)
     type(MPI_File), intent(in) :: file
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -12193,8 +20900,25 @@ contains
     integer :: ierr
     call ferry_c(file, errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_errhandler_f08
+  end subroutine PMPI_File_get_errhandler_f08
   subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
+    procedure(MPI_File_errhandler_function) :: file_errhandler_fn
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(file_errhandler_fn, errhandler, ierror) bind(C, &
+          name="mpi_file_create_errhandler_")
+        import
+        type(c_funptr), value :: file_errhandler_fn
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(file_errhandler_fn), errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_create_errhandler_f08
+  subroutine PMPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
     procedure(MPI_File_errhandler_function) :: file_errhandler_fn
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -12210,8 +20934,24 @@ contains
     integer :: ierr
     call ferry_c(c_funloc(file_errhandler_fn), errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_create_errhandler_f08
+  end subroutine PMPI_File_create_errhandler_f08
   subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, errorcode, ierror) bind(C, name="mpi_file_call_errhandler_")
+        import
+        type(MPI_File) :: fh
+        integer :: errorcode
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, errorcode, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_call_errhandler_f08
+  subroutine PMPI_File_call_errhandler_f08(fh, errorcode, ierror)
     type(MPI_File), intent(in) :: fh
     integer, intent(in) :: errorcode
     integer, optional, intent(out) :: ierror
@@ -12226,8 +20966,24 @@ contains
     integer :: ierr
     call ferry_c(fh, errorcode, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_call_errhandler_f08
+  end subroutine PMPI_File_call_errhandler_f08
   subroutine MPI_File_get_info_f08(fh, info_used, ierror)
+    type(MPI_File), intent(in) :: fh
+    type(MPI_Info) :: info_used
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, info_used, ierror) bind(C, name="mpi_file_get_info_")
+        import
+        type(MPI_File) :: fh
+        type(MPI_Info) :: info_used
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, info_used, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_info_f08
+  subroutine PMPI_File_get_info_f08(fh, info_used, ierror)
     type(MPI_File), intent(in) :: fh
     type(MPI_Info) :: info_used
     integer, optional, intent(out) :: ierror
@@ -12242,8 +20998,24 @@ contains
     integer :: ierr
     call ferry_c(fh, info_used, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_info_f08
+  end subroutine PMPI_File_get_info_f08
   subroutine MPI_File_set_info_f08(fh, info, ierror)
+    type(MPI_File), intent(in) :: fh
+    type(MPI_Info), intent(in) :: info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, info, ierror) bind(C, name="mpi_file_set_info_")
+        import
+        type(MPI_File) :: fh
+        type(MPI_Info) :: info
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, info, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_set_info_f08
+  subroutine PMPI_File_set_info_f08(fh, info, ierror)
     type(MPI_File), intent(in) :: fh
     type(MPI_Info), intent(in) :: info
     integer, optional, intent(out) :: ierror
@@ -12258,8 +21030,34 @@ contains
     integer :: ierr
     call ferry_c(fh, info, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_set_info_f08
+  end subroutine PMPI_File_set_info_f08
   subroutine MPI_File_read_at_f08c(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_at_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_f08c
+  subroutine PMPI_File_read_at_f08c(fh, offset, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12284,8 +21082,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_at_f08c
+  end subroutine PMPI_File_read_at_f08c
   subroutine MPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iread_at_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_at_f08
+  subroutine PMPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12310,8 +21134,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_at_f08
+  end subroutine PMPI_File_iread_at_f08
   subroutine MPI_File_iread_at_f08c(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iread_at_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_at_f08c
+  subroutine PMPI_File_iread_at_f08c(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12336,8 +21186,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_at_f08c
+  end subroutine PMPI_File_iread_at_f08c
   subroutine MPI_File_read_at_all_f08c(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_at_all_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_all_f08c
+  subroutine PMPI_File_read_at_all_f08c(fh, offset, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12362,8 +21238,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_at_all_f08c
+  end subroutine PMPI_File_read_at_all_f08c
   subroutine MPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iread_at_all_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_at_all_f08
+  subroutine PMPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12388,8 +21290,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_at_all_f08
+  end subroutine PMPI_File_iread_at_all_f08
   subroutine MPI_File_iread_at_all_f08c(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iread_at_all_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_at_all_f08c
+  subroutine PMPI_File_iread_at_all_f08c(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12414,8 +21342,32 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_at_all_f08c
+  end subroutine PMPI_File_iread_at_all_f08c
   subroutine MPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_read_at_all_begin_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_all_begin_f08
+  subroutine PMPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12438,8 +21390,32 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_at_all_begin_f08
+  end subroutine PMPI_File_read_at_all_begin_f08
   subroutine MPI_File_read_at_all_begin_f08c(fh, offset, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_read_at_all_begin_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_all_begin_f08c
+  subroutine PMPI_File_read_at_all_begin_f08c(fh, offset, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12462,8 +21438,27 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_at_all_begin_f08c
+  end subroutine PMPI_File_read_at_all_begin_f08c
   subroutine MPI_File_read_at_all_end_f08(fh, buf, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, status, ierror) bind(C, name="mpi_file_read_at_all_end_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_at_all_end_f08
+  subroutine PMPI_File_read_at_all_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12481,8 +21476,31 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_at_all_end_f08
+  end subroutine PMPI_File_read_at_all_end_f08
   subroutine MPI_File_read_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, name="mpi_file_read_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_f08c
+  subroutine PMPI_File_read_f08c(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12504,8 +21522,31 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_f08c
+  end subroutine PMPI_File_read_f08c
   subroutine MPI_File_iread_f08(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, name="mpi_file_iread_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_f08
+  subroutine PMPI_File_iread_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12527,8 +21568,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_f08
+  end subroutine PMPI_File_iread_f08
   subroutine MPI_File_iread_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iread_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_f08c
+  subroutine PMPI_File_iread_f08c(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12551,8 +21616,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_f08c
+  end subroutine PMPI_File_iread_f08c
   subroutine MPI_File_read_all_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_all_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_all_f08c
+  subroutine PMPI_File_read_all_f08c(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12575,8 +21664,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_all_f08c
+  end subroutine PMPI_File_read_all_f08c
   subroutine MPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iread_all_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_all_f08
+  subroutine PMPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12599,8 +21712,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_all_f08
+  end subroutine PMPI_File_iread_all_f08
   subroutine MPI_File_iread_all_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iread_all_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_all_f08c
+  subroutine PMPI_File_iread_all_f08c(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12623,8 +21760,29 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_all_f08c
+  end subroutine PMPI_File_iread_all_f08c
   subroutine MPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, name="mpi_file_read_all_begin_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_all_begin_f08
+  subroutine PMPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12644,8 +21802,30 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_all_begin_f08
+  end subroutine PMPI_File_read_all_begin_f08
   subroutine MPI_File_read_all_begin_f08c(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_read_all_begin_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_all_begin_f08c
+  subroutine PMPI_File_read_all_begin_f08c(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12666,8 +21846,27 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_all_begin_f08c
+  end subroutine PMPI_File_read_all_begin_f08c
   subroutine MPI_File_read_all_end_f08(fh, buf, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, status, ierror) bind(C, name="mpi_file_read_all_end_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_all_end_f08
+  subroutine PMPI_File_read_all_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12685,8 +21884,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_all_end_f08
+  end subroutine PMPI_File_read_all_end_f08
   subroutine MPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_shared_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_shared_f08
+  subroutine PMPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12709,8 +21932,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_shared_f08
+  end subroutine PMPI_File_read_shared_f08
   subroutine MPI_File_read_shared_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_shared_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_shared_f08c
+  subroutine PMPI_File_read_shared_f08c(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12733,8 +21980,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_shared_f08c
+  end subroutine PMPI_File_read_shared_f08c
   subroutine MPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iread_shared_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_shared_f08
+  subroutine PMPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12757,8 +22028,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_shared_f08
+  end subroutine PMPI_File_iread_shared_f08
   subroutine MPI_File_iread_shared_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iread_shared_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iread_shared_f08c
+  subroutine PMPI_File_iread_shared_f08c(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12781,8 +22076,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iread_shared_f08c
+  end subroutine PMPI_File_iread_shared_f08c
   subroutine MPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_ordered_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_ordered_f08
+  subroutine PMPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12805,8 +22124,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_ordered_f08
+  end subroutine PMPI_File_read_ordered_f08
   subroutine MPI_File_read_ordered_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_read_ordered_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_ordered_f08c
+  subroutine PMPI_File_read_ordered_f08c(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12829,8 +22172,30 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_ordered_f08c
+  end subroutine PMPI_File_read_ordered_f08c
   subroutine MPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_read_ordered_begin_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_ordered_begin_f08
+  subroutine PMPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12851,8 +22216,30 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_ordered_begin_f08
+  end subroutine PMPI_File_read_ordered_begin_f08
   subroutine MPI_File_read_ordered_begin_f08c(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_read_ordered_begin_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_ordered_begin_f08c
+  subroutine PMPI_File_read_ordered_begin_f08c(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12873,8 +22260,27 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_ordered_begin_f08c
+  end subroutine PMPI_File_read_ordered_begin_f08c
   subroutine MPI_File_read_ordered_end_f08(fh, buf, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, status, ierror) bind(C, name="mpi_file_read_ordered_end_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_read_ordered_end_f08
+  subroutine PMPI_File_read_ordered_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -12892,8 +22298,34 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_read_ordered_end_f08
+  end subroutine PMPI_File_read_ordered_end_f08
   subroutine MPI_File_write_at_f08c(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_at_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_f08c
+  subroutine PMPI_File_write_at_f08c(fh, offset, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12918,8 +22350,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_at_f08c
+  end subroutine PMPI_File_write_at_f08c
   subroutine MPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iwrite_at_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_at_f08
+  subroutine PMPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12944,8 +22402,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iwrite_at_f08
+  end subroutine PMPI_File_iwrite_at_f08
   subroutine MPI_File_iwrite_at_f08c(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iwrite_at_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_at_f08c
+  subroutine PMPI_File_iwrite_at_f08c(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12970,8 +22454,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iwrite_at_f08c
+  end subroutine PMPI_File_iwrite_at_f08c
   subroutine MPI_File_write_at_all_f08c(fh, offset, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_at_all_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_all_f08c
+  subroutine PMPI_File_write_at_all_f08c(fh, offset, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -12996,8 +22506,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_at_all_f08c
+  end subroutine PMPI_File_write_at_all_f08c
   subroutine MPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iwrite_at_all_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_at_all_f08
+  subroutine PMPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -13022,8 +22558,34 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iwrite_at_all_f08
+  end subroutine PMPI_File_iwrite_at_all_f08
   subroutine MPI_File_iwrite_at_all_f08c(fh, offset, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iwrite_at_all_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_at_all_f08c
+  subroutine PMPI_File_iwrite_at_all_f08c(fh, offset, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -13048,8 +22610,32 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iwrite_at_all_f08c
+  end subroutine PMPI_File_iwrite_at_all_f08c
   subroutine MPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_write_at_all_begin_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_all_begin_f08
+  subroutine PMPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -13072,8 +22658,32 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_at_all_begin_f08
+  end subroutine PMPI_File_write_at_all_begin_f08
   subroutine MPI_File_write_at_all_begin_f08c(fh, offset, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_write_at_all_begin_c_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_all_begin_f08c
+  subroutine PMPI_File_write_at_all_begin_f08c(fh, offset, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -13096,8 +22706,27 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_at_all_begin_f08c
+  end subroutine PMPI_File_write_at_all_begin_f08c
   subroutine MPI_File_write_at_all_end_f08(fh, buf, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, status, ierror) bind(C, name="mpi_file_write_at_all_end_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_at_all_end_f08
+  subroutine PMPI_File_write_at_all_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13115,7 +22744,7 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_at_all_end_f08
+  end subroutine PMPI_File_write_at_all_end_f08
   subroutine MPI_File_write_f08c(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -13125,8 +22754,7 @@ contains
     type(MPI_Status) :: status
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
-          name="pmpi_file_write_c_")
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, name="mpi_file_write_c_")
         import
         type(MPI_File) :: fh
         type(*), dimension(*) :: buf
@@ -13140,6 +22768,29 @@ contains
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_write_f08c
+  subroutine PMPI_File_write_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, name="pmpi_file_write_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_File_write_f08c
   subroutine MPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -13149,8 +22800,7 @@ contains
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
-          name="pmpi_file_iwrite_")
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, name="mpi_file_iwrite_")
         import
         type(MPI_File) :: fh
         type(*), dimension(*) :: buf
@@ -13164,7 +22814,54 @@ contains
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_iwrite_f08
+  subroutine PMPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, name="pmpi_file_iwrite_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_File_iwrite_f08
   subroutine MPI_File_iwrite_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iwrite_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_f08c
+  subroutine PMPI_File_iwrite_f08c(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13187,8 +22884,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iwrite_f08c
+  end subroutine PMPI_File_iwrite_f08c
   subroutine MPI_File_write_all_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_all_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_all_f08c
+  subroutine PMPI_File_write_all_f08c(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13211,8 +22932,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_all_f08c
+  end subroutine PMPI_File_write_all_f08c
   subroutine MPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iwrite_all_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_all_f08
+  subroutine PMPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13235,8 +22980,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iwrite_all_f08
+  end subroutine PMPI_File_iwrite_all_f08
   subroutine MPI_File_iwrite_all_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iwrite_all_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_all_f08c
+  subroutine PMPI_File_iwrite_all_f08c(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13259,7 +23028,7 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iwrite_all_f08c
+  end subroutine PMPI_File_iwrite_all_f08c
   subroutine MPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
@@ -13268,8 +23037,7 @@ contains
     type(MPI_Datatype), intent(in) :: datatype
     integer, optional, intent(out) :: ierror
     interface
-      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
-          name="pmpi_file_write_all_begin_")
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, name="mpi_file_write_all_begin_")
         import
         type(MPI_File) :: fh
         type(*), dimension(*) :: buf
@@ -13282,7 +23050,50 @@ contains
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
   end subroutine MPI_File_write_all_begin_f08
+  subroutine PMPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, name="pmpi_file_write_all_begin_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine PMPI_File_write_all_begin_f08
   subroutine MPI_File_write_all_begin_f08c(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_write_all_begin_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_all_begin_f08c
+  subroutine PMPI_File_write_all_begin_f08c(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13303,8 +23114,27 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_all_begin_f08c
+  end subroutine PMPI_File_write_all_begin_f08c
   subroutine MPI_File_write_all_end_f08(fh, buf, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, status, ierror) bind(C, name="mpi_file_write_all_end_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_all_end_f08
+  subroutine PMPI_File_write_all_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13322,8 +23152,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_all_end_f08
+  end subroutine PMPI_File_write_all_end_f08
   subroutine MPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_shared_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_shared_f08
+  subroutine PMPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13346,8 +23200,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_shared_f08
+  end subroutine PMPI_File_write_shared_f08
   subroutine MPI_File_write_shared_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_shared_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_shared_f08c
+  subroutine PMPI_File_write_shared_f08c(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13370,8 +23248,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_shared_f08c
+  end subroutine PMPI_File_write_shared_f08c
   subroutine MPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iwrite_shared_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_shared_f08
+  subroutine PMPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13394,8 +23296,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iwrite_shared_f08
+  end subroutine PMPI_File_iwrite_shared_f08
   subroutine MPI_File_iwrite_shared_f08c(fh, buf, count, datatype, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, request, ierror) bind(C, &
+          name="mpi_file_iwrite_shared_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_iwrite_shared_f08c
+  subroutine PMPI_File_iwrite_shared_f08c(fh, buf, count, datatype, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13418,8 +23344,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_iwrite_shared_f08c
+  end subroutine PMPI_File_iwrite_shared_f08c
   subroutine MPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_ordered_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_ordered_f08
+  subroutine PMPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13442,8 +23392,32 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_ordered_f08
+  end subroutine PMPI_File_write_ordered_f08
   subroutine MPI_File_write_ordered_f08c(fh, buf, count, datatype, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, status, ierror) bind(C, &
+          name="mpi_file_write_ordered_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_ordered_f08c
+  subroutine PMPI_File_write_ordered_f08c(fh, buf, count, datatype, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13466,8 +23440,30 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_ordered_f08c
+  end subroutine PMPI_File_write_ordered_f08c
   subroutine MPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_write_ordered_begin_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_ordered_begin_f08
+  subroutine PMPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13488,8 +23484,30 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_ordered_begin_f08
+  end subroutine PMPI_File_write_ordered_begin_f08
   subroutine MPI_File_write_ordered_begin_f08c(fh, buf, count, datatype, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, count, datatype, ierror) bind(C, &
+          name="mpi_file_write_ordered_begin_c_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, count, datatype, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_ordered_begin_f08c
+  subroutine PMPI_File_write_ordered_begin_f08c(fh, buf, count, datatype, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13510,8 +23528,27 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, count, datatype, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_ordered_begin_f08c
+  end subroutine PMPI_File_write_ordered_begin_f08c
   subroutine MPI_File_write_ordered_end_f08(fh, buf, status, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*), intent(in) :: buf
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, buf, status, ierror) bind(C, name="mpi_file_write_ordered_end_")
+        import
+        type(MPI_File) :: fh
+        type(*), dimension(*) :: buf
+        type(MPI_Status) :: status
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, buf, status, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_write_ordered_end_f08
+  subroutine PMPI_File_write_ordered_end_f08(fh, buf, status, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*), intent(in) :: buf
@@ -13529,8 +23566,26 @@ contains
     integer :: ierr
     call ferry_c(fh, buf, status, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_write_ordered_end_f08
+  end subroutine PMPI_File_write_ordered_end_f08
   subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    integer, intent(in) :: whence
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, whence, ierror) bind(C, name="mpi_file_seek_shared_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        integer :: whence
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, whence, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_seek_shared_f08
+  subroutine PMPI_File_seek_shared_f08(fh, offset, whence, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
     integer, intent(in) :: whence
@@ -13547,8 +23602,24 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, whence, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_seek_shared_f08
+  end subroutine PMPI_File_seek_shared_f08
   subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND) :: offset
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, ierror) bind(C, name="mpi_file_get_position_shared_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_position_shared_f08
+  subroutine PMPI_File_get_position_shared_f08(fh, offset, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND) :: offset
     integer, optional, intent(out) :: ierror
@@ -13563,8 +23634,26 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_position_shared_f08
+  end subroutine PMPI_File_get_position_shared_f08
   subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    integer(kind=MPI_OFFSET_KIND) :: disp
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, offset, disp, ierror) bind(C, name="mpi_file_get_byte_offset_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: offset
+        integer(kind=MPI_OFFSET_KIND) :: disp
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, offset, disp, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_byte_offset_f08
+  subroutine PMPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
     integer(kind=MPI_OFFSET_KIND) :: disp
@@ -13581,8 +23670,24 @@ contains
     integer :: ierr
     call ferry_c(fh, offset, disp, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_byte_offset_f08
+  end subroutine PMPI_File_get_byte_offset_f08
   subroutine MPI_File_get_amode_f08(fh, amode, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer :: amode
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, amode, ierror) bind(C, name="mpi_file_get_amode_")
+        import
+        type(MPI_File) :: fh
+        integer :: amode
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, amode, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_amode_f08
+  subroutine PMPI_File_get_amode_f08(fh, amode, ierror)
     type(MPI_File), intent(in) :: fh
     integer :: amode
     integer, optional, intent(out) :: ierror
@@ -13597,8 +23702,24 @@ contains
     integer :: ierr
     call ferry_c(fh, amode, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_amode_f08
+  end subroutine PMPI_File_get_amode_f08
   subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
+    type(MPI_File), intent(in) :: fh
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, flag, ierror) bind(C, name="mpi_file_get_atomicity_")
+        import
+        type(MPI_File) :: fh
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_atomicity_f08
+  subroutine PMPI_File_get_atomicity_f08(fh, flag, ierror)
     type(MPI_File), intent(in) :: fh
     logical :: flag
     integer, optional, intent(out) :: ierror
@@ -13613,8 +23734,24 @@ contains
     integer :: ierr
     call ferry_c(fh, flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_atomicity_f08
+  end subroutine PMPI_File_get_atomicity_f08
   subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
+    type(MPI_File), intent(in) :: fh
+    logical, intent(in) :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, flag, ierror) bind(C, name="mpi_file_set_atomicity_")
+        import
+        type(MPI_File) :: fh
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_set_atomicity_f08
+  subroutine PMPI_File_set_atomicity_f08(fh, flag, ierror)
     type(MPI_File), intent(in) :: fh
     logical, intent(in) :: flag
     integer, optional, intent(out) :: ierror
@@ -13629,8 +23766,24 @@ contains
     integer :: ierr
     call ferry_c(fh, flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_set_atomicity_f08
+  end subroutine PMPI_File_set_atomicity_f08
   subroutine MPI_File_get_group_f08(fh, group, ierror)
+    type(MPI_File), intent(in) :: fh
+    type(MPI_Group) :: group
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, group, ierror) bind(C, name="mpi_file_get_group_")
+        import
+        type(MPI_File) :: fh
+        type(MPI_Group) :: group
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, group, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_group_f08
+  subroutine PMPI_File_get_group_f08(fh, group, ierror)
     type(MPI_File), intent(in) :: fh
     type(MPI_Group) :: group
     integer, optional, intent(out) :: ierror
@@ -13645,8 +23798,26 @@ contains
     integer :: ierr
     call ferry_c(fh, group, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_group_f08
+  end subroutine PMPI_File_get_group_f08
   subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
+    type(MPI_File), intent(in) :: fh
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_ADDRESS_KIND) :: extent
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, datatype, extent, ierror) bind(C, name="mpi_file_get_type_extent_")
+        import
+        type(MPI_File) :: fh
+        type(MPI_Datatype) :: datatype
+        integer(kind=MPI_ADDRESS_KIND) :: extent
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, datatype, extent, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_type_extent_f08
+  subroutine PMPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
     type(MPI_File), intent(in) :: fh
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_ADDRESS_KIND) :: extent
@@ -13663,8 +23834,32 @@ contains
     integer :: ierr
     call ferry_c(fh, datatype, extent, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_type_extent_f08
+  end subroutine PMPI_File_get_type_extent_f08
   subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND) :: disp
+    type(MPI_Datatype) :: etype
+    type(MPI_Datatype) :: filetype
+    character(len=*), intent(out) :: datarep
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, disp, etype, filetype, datarep, ierror, datarep_len) bind(C, &
+          name="mpi_file_get_view_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: disp
+        type(MPI_Datatype) :: etype
+        type(MPI_Datatype) :: filetype
+        character(kind=c_char) :: datarep(*)
+        integer :: ierror
+        integer(c_size_t), value :: datarep_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, disp, etype, filetype, datarep, ierr, len(datarep, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_get_view_f08
+  subroutine PMPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND) :: disp
     type(MPI_Datatype) :: etype
@@ -13687,8 +23882,24 @@ contains
     integer :: ierr
     call ferry_c(fh, disp, etype, filetype, datarep, ierr, len(datarep, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_get_view_f08
+  end subroutine PMPI_File_get_view_f08
   subroutine MPI_File_preallocate_f08(fh, size, ierror)
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fh, size, ierror) bind(C, name="mpi_file_preallocate_")
+        import
+        type(MPI_File) :: fh
+        integer(kind=MPI_OFFSET_KIND) :: size
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fh, size, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_File_preallocate_f08
+  subroutine PMPI_File_preallocate_f08(fh, size, ierror)
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: size
     integer, optional, intent(out) :: ierror
@@ -13703,8 +23914,25 @@ contains
     integer :: ierr
     call ferry_c(fh, size, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_File_preallocate_f08
+  end subroutine PMPI_File_preallocate_f08
   subroutine MPI_Open_port_f08(info, port_name, ierror)
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(out) :: port_name
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, port_name, ierror, port_name_len) bind(C, name="mpi_open_port_")
+        import
+        type(MPI_Info) :: info
+        character(kind=c_char) :: port_name(*)
+        integer :: ierror
+        integer(c_size_t), value :: port_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, port_name, ierr, len(port_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Open_port_f08
+  subroutine PMPI_Open_port_f08(info, port_name, ierror)
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(out) :: port_name
     integer, optional, intent(out) :: ierror
@@ -13720,8 +23948,23 @@ contains
     integer :: ierr
     call ferry_c(info, port_name, ierr, len(port_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Open_port_f08
+  end subroutine PMPI_Open_port_f08
   subroutine MPI_Close_port_f08(port_name, ierror)
+    character(len=*), intent(in) :: port_name
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(port_name, ierror, port_name_len) bind(C, name="mpi_close_port_")
+        import
+        character(kind=c_char) :: port_name(*)
+        integer :: ierror
+        integer(c_size_t), value :: port_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(port_name, ierr, len(port_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Close_port_f08
+  subroutine PMPI_Close_port_f08(port_name, ierror)
     character(len=*), intent(in) :: port_name
     integer, optional, intent(out) :: ierror
     interface
@@ -13735,8 +23978,32 @@ contains
     integer :: ierr
     call ferry_c(port_name, ierr, len(port_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Close_port_f08
+  end subroutine PMPI_Close_port_f08
   subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
+    character(len=*), intent(in) :: port_name
+    type(MPI_Info), intent(in) :: info
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(port_name, info, root, comm, newcomm, ierror, port_name_len) bind(C, &
+          name="mpi_comm_accept_")
+        import
+        character(kind=c_char) :: port_name(*)
+        type(MPI_Info) :: info
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+        integer(c_size_t), value :: port_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(port_name, info, root, comm, newcomm, ierr, len(port_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_accept_f08
+  subroutine PMPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
     character(len=*), intent(in) :: port_name
     type(MPI_Info), intent(in) :: info
     integer, intent(in) :: root
@@ -13759,8 +24026,32 @@ contains
     integer :: ierr
     call ferry_c(port_name, info, root, comm, newcomm, ierr, len(port_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_accept_f08
+  end subroutine PMPI_Comm_accept_f08
   subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
+    character(len=*), intent(in) :: port_name
+    type(MPI_Info), intent(in) :: info
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(port_name, info, root, comm, newcomm, ierror, port_name_len) bind(C, &
+          name="mpi_comm_connect_")
+        import
+        character(kind=c_char) :: port_name(*)
+        type(MPI_Info) :: info
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+        integer(c_size_t), value :: port_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(port_name, info, root, comm, newcomm, ierr, len(port_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_connect_f08
+  subroutine PMPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
     character(len=*), intent(in) :: port_name
     type(MPI_Info), intent(in) :: info
     integer, intent(in) :: root
@@ -13783,8 +24074,30 @@ contains
     integer :: ierr
     call ferry_c(port_name, info, root, comm, newcomm, ierr, len(port_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_connect_f08
+  end subroutine PMPI_Comm_connect_f08
   subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
+    character(len=*), intent(in) :: service_name
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: port_name
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(service_name, info, port_name, ierror, service_name_len, &
+          port_name_len) bind(C, name="mpi_publish_name_")
+        import
+        character(kind=c_char) :: service_name(*)
+        type(MPI_Info) :: info
+        character(kind=c_char) :: port_name(*)
+        integer :: ierror
+        integer(c_size_t), value :: service_name_len
+        integer(c_size_t), value :: port_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(service_name, info, port_name, ierr, len(service_name, kind=c_size_t), &
+        len(port_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Publish_name_f08
+  subroutine PMPI_Publish_name_f08(service_name, info, port_name, ierror)
     character(len=*), intent(in) :: service_name
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(in) :: port_name
@@ -13805,8 +24118,30 @@ contains
     call ferry_c(service_name, info, port_name, ierr, len(service_name, kind=c_size_t), &
         len(port_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Publish_name_f08
+  end subroutine PMPI_Publish_name_f08
   subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
+    character(len=*), intent(in) :: service_name
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: port_name
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(service_name, info, port_name, ierror, service_name_len, &
+          port_name_len) bind(C, name="mpi_unpublish_name_")
+        import
+        character(kind=c_char) :: service_name(*)
+        type(MPI_Info) :: info
+        character(kind=c_char) :: port_name(*)
+        integer :: ierror
+        integer(c_size_t), value :: service_name_len
+        integer(c_size_t), value :: port_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(service_name, info, port_name, ierr, len(service_name, kind=c_size_t), &
+        len(port_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Unpublish_name_f08
+  subroutine PMPI_Unpublish_name_f08(service_name, info, port_name, ierror)
     character(len=*), intent(in) :: service_name
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(in) :: port_name
@@ -13827,8 +24162,30 @@ contains
     call ferry_c(service_name, info, port_name, ierr, len(service_name, kind=c_size_t), &
         len(port_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Unpublish_name_f08
+  end subroutine PMPI_Unpublish_name_f08
   subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
+    character(len=*), intent(in) :: service_name
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(out) :: port_name
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(service_name, info, port_name, ierror, service_name_len, &
+          port_name_len) bind(C, name="mpi_lookup_name_")
+        import
+        character(kind=c_char) :: service_name(*)
+        type(MPI_Info) :: info
+        character(kind=c_char) :: port_name(*)
+        integer :: ierror
+        integer(c_size_t), value :: service_name_len
+        integer(c_size_t), value :: port_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(service_name, info, port_name, ierr, len(service_name, kind=c_size_t), &
+        len(port_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Lookup_name_f08
+  subroutine PMPI_Lookup_name_f08(service_name, info, port_name, ierror)
     character(len=*), intent(in) :: service_name
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(out) :: port_name
@@ -13849,8 +24206,24 @@ contains
     call ferry_c(service_name, info, port_name, ierr, len(service_name, kind=c_size_t), &
         len(port_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Lookup_name_f08
+  end subroutine PMPI_Lookup_name_f08
   subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
+    integer, intent(in) :: fd
+    type(MPI_Comm) :: intercomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(fd, intercomm, ierror) bind(C, name="mpi_comm_join_")
+        import
+        integer :: fd
+        type(MPI_Comm) :: intercomm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(fd, intercomm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_join_f08
+  subroutine PMPI_Comm_join_f08(fd, intercomm, ierror)
     integer, intent(in) :: fd
     type(MPI_Comm) :: intercomm
     integer, optional, intent(out) :: ierror
@@ -13865,8 +24238,24 @@ contains
     integer :: ierr
     call ferry_c(fd, intercomm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_join_f08
+  end subroutine PMPI_Comm_join_f08
   subroutine MPI_Ibarrier_f08(comm, request, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, request, ierror) bind(C, name="mpi_ibarrier_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ibarrier_f08
+  subroutine PMPI_Ibarrier_f08(comm, request, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
@@ -13881,8 +24270,34 @@ contains
     integer :: ierr
     call ferry_c(comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ibarrier_f08
+  end subroutine PMPI_Ibarrier_f08
   subroutine MPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*), asynchronous :: buffer
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, count, datatype, root, comm, request, ierror) bind(C, &
+          name="mpi_ibcast_")
+        import
+        type(*), dimension(*) :: buffer
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, count, datatype, root, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ibcast_f08
+  subroutine PMPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(*), dimension(*), asynchronous :: buffer
     integer, intent(in) :: count
@@ -13907,8 +24322,39 @@ contains
     integer :: ierr
     call ferry_c(buffer, count, datatype, root, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ibcast_f08
+  end subroutine PMPI_Ibcast_f08
   subroutine MPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+          ierror) bind(C, name="mpi_ireduce_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ireduce_f08
+  subroutine PMPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -13938,8 +24384,37 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ireduce_f08
+  end subroutine PMPI_Ireduce_f08
   subroutine MPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+          name="mpi_iallreduce_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iallreduce_f08
+  subroutine PMPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -13967,8 +24442,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iallreduce_f08
+  end subroutine PMPI_Iallreduce_f08
   subroutine MPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          request, ierror) bind(C, name="mpi_igather_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Igather_f08
+  subroutine PMPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14002,8 +24512,43 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Igather_f08
+  end subroutine PMPI_Igather_f08
   subroutine MPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          request, ierror) bind(C, name="mpi_iscatter_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iscatter_f08
+  subroutine PMPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14037,8 +24582,40 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iscatter_f08
+  end subroutine PMPI_Iscatter_f08
   subroutine MPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="mpi_iallgather_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iallgather_f08
+  subroutine PMPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14069,8 +24646,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iallgather_f08
+  end subroutine PMPI_Iallgather_f08
   subroutine MPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="mpi_ialltoall_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ialltoall_f08
+  subroutine PMPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14101,8 +24710,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ialltoall_f08
+  end subroutine PMPI_Ialltoall_f08
   subroutine MPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, request, ierror) bind(C, name="mpi_iallgatherv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iallgatherv_f08
+  subroutine PMPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14136,8 +24780,45 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iallgatherv_f08
+  end subroutine PMPI_Iallgatherv_f08
   subroutine MPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, request, ierror) bind(C, name="mpi_ialltoallv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ialltoallv_f08
+  subroutine PMPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14173,8 +24854,45 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ialltoallv_f08
+  end subroutine PMPI_Ialltoallv_f08
   subroutine MPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, request, ierror) bind(C, name="mpi_ialltoallw_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ialltoallw_f08
+  subroutine PMPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14210,8 +24928,37 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ialltoallw_f08
+  end subroutine PMPI_Ialltoallw_f08
   subroutine MPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+          name="mpi_iexscan_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iexscan_f08
+  subroutine PMPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -14239,8 +24986,45 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iexscan_f08
+  end subroutine PMPI_Iexscan_f08
   subroutine MPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, request, ierror) bind(C, name="mpi_igatherv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Igatherv_f08
+  subroutine PMPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14276,8 +25060,38 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Igatherv_f08
+  end subroutine PMPI_Igatherv_f08
   subroutine MPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+          ierror) bind(C, name="mpi_ireduce_scatter_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ireduce_scatter_f08
+  subroutine PMPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14306,8 +25120,38 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ireduce_scatter_f08
+  end subroutine PMPI_Ireduce_scatter_f08
   subroutine MPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+          ierror) bind(C, name="mpi_ireduce_scatter_block_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ireduce_scatter_block_f08
+  subroutine PMPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14336,8 +25180,37 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ireduce_scatter_block_f08
+  end subroutine PMPI_Ireduce_scatter_block_f08
   subroutine MPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+          name="mpi_iscan_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iscan_f08
+  subroutine PMPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -14365,8 +25238,45 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iscan_f08
+  end subroutine PMPI_Iscan_f08
   subroutine MPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, request, ierror) bind(C, name="mpi_iscatterv_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iscatterv_f08
+  subroutine PMPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14402,8 +25312,26 @@ contains
     call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iscatterv_f08
+  end subroutine PMPI_Iscatterv_f08
   subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(comm, info, request, ierror) bind(C, name="mpi_barrier_init_")
+        import
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Barrier_init_f08
+  subroutine PMPI_Barrier_init_f08(comm, info, request, ierror)
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info), intent(in) :: info
     type(MPI_Request) :: request
@@ -14420,8 +25348,36 @@ contains
     integer :: ierr
     call ferry_c(comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Barrier_init_f08
+  end subroutine PMPI_Barrier_init_f08
   subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*), asynchronous :: buffer
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, count, datatype, root, comm, info, request, ierror) bind(C, &
+          name="mpi_bcast_init_")
+        import
+        type(*), dimension(*) :: buffer
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, count, datatype, root, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bcast_init_f08
+  subroutine PMPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(*), dimension(*), asynchronous :: buffer
     integer, intent(in) :: count
@@ -14448,8 +25404,42 @@ contains
     integer :: ierr
     call ferry_c(buffer, count, datatype, root, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Bcast_init_f08
+  end subroutine PMPI_Bcast_init_f08
   subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+          ierror) bind(C, name="mpi_reduce_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_init_f08
+  subroutine PMPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14482,8 +25472,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_init_f08
+  end subroutine PMPI_Reduce_init_f08
   subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_allreduce_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allreduce_init_f08
+  subroutine PMPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14514,8 +25536,45 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allreduce_init_f08
+  end subroutine PMPI_Allreduce_init_f08
   subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          info, request, ierror) bind(C, name="mpi_gather_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gather_init_f08
+  subroutine PMPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14551,8 +25610,47 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Gather_init_f08
+  end subroutine PMPI_Gather_init_f08
   subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, info, request, ierror) bind(C, name="mpi_gatherv_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gatherv_init_f08
+  subroutine PMPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14590,8 +25688,45 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
         info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Gatherv_init_f08
+  end subroutine PMPI_Gatherv_init_f08
   subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          info, request, ierror) bind(C, name="mpi_scatter_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatter_init_f08
+  subroutine PMPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14627,8 +25762,47 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scatter_init_f08
+  end subroutine PMPI_Scatter_init_f08
   subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, info, request, ierror) bind(C, name="mpi_scatterv_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatterv_init_f08
+  subroutine PMPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14666,8 +25840,43 @@ contains
     call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scatterv_init_f08
+  end subroutine PMPI_Scatterv_init_f08
   subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="mpi_allgather_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgather_init_f08
+  subroutine PMPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14701,8 +25910,45 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allgather_init_f08
+  end subroutine PMPI_Allgather_init_f08
   subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, info, request, ierror) bind(C, name="mpi_allgatherv_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgatherv_init_f08
+  subroutine PMPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14738,8 +25984,43 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allgatherv_init_f08
+  end subroutine PMPI_Allgatherv_init_f08
   subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="mpi_alltoall_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoall_init_f08
+  subroutine PMPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14773,8 +26054,47 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoall_init_f08
+  end subroutine PMPI_Alltoall_init_f08
   subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoallv_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallv_init_f08
+  subroutine PMPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14812,8 +26132,47 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoallv_init_f08
+  end subroutine PMPI_Alltoallv_init_f08
   subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer, intent(in) :: sendcounts(*)
+    integer, intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    integer, intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, info, request, ierror) bind(C, name="mpi_alltoallw_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer :: sendcounts(*)
+        integer :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        integer :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallw_init_f08
+  subroutine PMPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14851,8 +26210,40 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoallw_init_f08
+  end subroutine PMPI_Alltoallw_init_f08
   subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_reduce_scatter_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcounts(*)
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_init_f08
+  subroutine PMPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14883,8 +26274,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_scatter_init_f08
+  end subroutine PMPI_Reduce_scatter_init_f08
   subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_reduce_scatter_block_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: recvcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_block_init_f08
+  subroutine PMPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -14915,8 +26338,39 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_scatter_block_init_f08
+  end subroutine PMPI_Reduce_scatter_block_init_f08
   subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_scan_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scan_init_f08
+  subroutine PMPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -14946,8 +26400,39 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scan_init_f08
+  end subroutine PMPI_Scan_init_f08
   subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_exscan_init_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Exscan_init_f08
+  subroutine PMPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -14977,8 +26462,31 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Exscan_init_f08
+  end subroutine PMPI_Exscan_init_f08
   subroutine MPI_Bcast_f08c(buffer, count, datatype, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*) :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, count, datatype, root, comm, ierror) bind(C, name="mpi_bcast_c_")
+        import
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, count, datatype, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bcast_f08c
+  subroutine PMPI_Bcast_f08c(buffer, count, datatype, root, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(*), dimension(*) :: buffer
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -15000,8 +26508,37 @@ contains
     integer :: ierr
     call ferry_c(buffer, count, datatype, root, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Bcast_f08c
+  end subroutine PMPI_Bcast_f08c
   subroutine MPI_Reduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) bind(C, &
+          name="mpi_reduce_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_f08c
+  subroutine PMPI_Reduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -15029,8 +26566,35 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_f08c
+  end subroutine PMPI_Reduce_f08c
   subroutine MPI_Allreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+          name="mpi_allreduce_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allreduce_f08c
+  subroutine PMPI_Allreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -15056,8 +26620,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allreduce_f08c
+  end subroutine PMPI_Allreduce_f08c
   subroutine MPI_Gather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          ierror) bind(C, name="mpi_gather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gather_f08c
+  subroutine PMPI_Gather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15088,8 +26684,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Gather_f08c
+  end subroutine PMPI_Gather_f08c
   subroutine MPI_Gatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, ierror) bind(C, name="mpi_gatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gatherv_f08c
+  subroutine PMPI_Gatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15123,8 +26754,40 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Gatherv_f08c
+  end subroutine PMPI_Gatherv_f08c
   subroutine MPI_Scatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          ierror) bind(C, name="mpi_scatter_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatter_f08c
+  subroutine PMPI_Scatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15155,8 +26818,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scatter_f08c
+  end subroutine PMPI_Scatter_f08c
   subroutine MPI_Scatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, ierror) bind(C, name="mpi_scatterv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatterv_f08c
+  subroutine PMPI_Scatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15190,8 +26888,38 @@ contains
     call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scatterv_f08c
+  end subroutine PMPI_Scatterv_f08c
   subroutine MPI_Allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="mpi_allgather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgather_f08c
+  subroutine PMPI_Allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15220,8 +26948,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allgather_f08c
+  end subroutine PMPI_Allgather_f08c
   subroutine MPI_Allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, ierror) bind(C, name="mpi_allgatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgatherv_f08c
+  subroutine PMPI_Allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15252,8 +27012,38 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allgatherv_f08c
+  end subroutine PMPI_Allgatherv_f08c
   subroutine MPI_Alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          ierror) bind(C, name="mpi_alltoall_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoall_f08c
+  subroutine PMPI_Alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15282,8 +27072,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoall_f08c
+  end subroutine PMPI_Alltoall_f08c
   subroutine MPI_Alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, ierror) bind(C, name="mpi_alltoallv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallv_f08c
+  subroutine PMPI_Alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15317,8 +27142,43 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoallv_f08c
+  end subroutine PMPI_Alltoallv_f08c
   subroutine MPI_Alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, ierror) bind(C, name="mpi_alltoallw_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallw_f08c
+  subroutine PMPI_Alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15352,8 +27212,35 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoallw_f08c
+  end subroutine PMPI_Alltoallw_f08c
   subroutine MPI_Scan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+          name="mpi_scan_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scan_f08c
+  subroutine PMPI_Scan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -15379,8 +27266,35 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scan_f08c
+  end subroutine PMPI_Scan_f08c
   subroutine MPI_Exscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
+          name="mpi_exscan_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Exscan_f08c
+  subroutine PMPI_Exscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -15406,8 +27320,35 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Exscan_f08c
+  end subroutine PMPI_Exscan_f08c
   subroutine MPI_Reduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror) bind(C, &
+          name="mpi_reduce_scatter_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_f08c
+  subroutine PMPI_Reduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -15433,8 +27374,35 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_scatter_f08c
+  end subroutine PMPI_Reduce_scatter_f08c
   subroutine MPI_Reduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror) bind(C, &
+          name="mpi_reduce_scatter_block_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_block_f08c
+  subroutine PMPI_Reduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
@@ -15460,8 +27428,33 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_scatter_block_f08c
+  end subroutine PMPI_Reduce_scatter_block_f08c
   subroutine MPI_Reduce_local_f08c(inbuf, inoutbuf, count, datatype, op, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+    type(*), dimension(*), intent(in) :: inbuf
+    type(*), dimension(*) :: inoutbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(inbuf, inoutbuf, count, datatype, op, ierror) bind(C, &
+          name="mpi_reduce_local_c_")
+        import
+        type(*), dimension(*) :: inbuf
+        type(*), dimension(*) :: inoutbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(inbuf, inoutbuf, count, datatype, op, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_local_f08c
+  subroutine PMPI_Reduce_local_f08c(inbuf, inoutbuf, count, datatype, op, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
     type(*), dimension(*), intent(in) :: inbuf
@@ -15485,8 +27478,34 @@ contains
     integer :: ierr
     call ferry_c(inbuf, inoutbuf, count, datatype, op, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_local_f08c
+  end subroutine PMPI_Reduce_local_f08c
   subroutine MPI_Ibcast_f08c(buffer, count, datatype, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*), asynchronous :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, count, datatype, root, comm, request, ierror) bind(C, &
+          name="mpi_ibcast_c_")
+        import
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, count, datatype, root, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ibcast_f08c
+  subroutine PMPI_Ibcast_f08c(buffer, count, datatype, root, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(*), dimension(*), asynchronous :: buffer
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -15511,8 +27530,39 @@ contains
     integer :: ierr
     call ferry_c(buffer, count, datatype, root, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ibcast_f08c
+  end subroutine PMPI_Ibcast_f08c
   subroutine MPI_Ireduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+          ierror) bind(C, name="mpi_ireduce_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ireduce_f08c
+  subroutine PMPI_Ireduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -15542,8 +27592,37 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ireduce_f08c
+  end subroutine PMPI_Ireduce_f08c
   subroutine MPI_Iallreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+          name="mpi_iallreduce_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iallreduce_f08c
+  subroutine PMPI_Iallreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -15571,8 +27650,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iallreduce_f08c
+  end subroutine PMPI_Iallreduce_f08c
   subroutine MPI_Igather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          request, ierror) bind(C, name="mpi_igather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Igather_f08c
+  subroutine PMPI_Igather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15606,8 +27720,45 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Igather_f08c
+  end subroutine PMPI_Igather_f08c
   subroutine MPI_Igatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, request, ierror) bind(C, name="mpi_igatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Igatherv_f08c
+  subroutine PMPI_Igatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15643,8 +27794,43 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Igatherv_f08c
+  end subroutine PMPI_Igatherv_f08c
   subroutine MPI_Iscatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          request, ierror) bind(C, name="mpi_iscatter_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iscatter_f08c
+  subroutine PMPI_Iscatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15678,8 +27864,45 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iscatter_f08c
+  end subroutine PMPI_Iscatter_f08c
   subroutine MPI_Iscatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, request, ierror) bind(C, name="mpi_iscatterv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iscatterv_f08c
+  subroutine PMPI_Iscatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15715,8 +27938,40 @@ contains
     call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iscatterv_f08c
+  end subroutine PMPI_Iscatterv_f08c
   subroutine MPI_Iallgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="mpi_iallgather_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iallgather_f08c
+  subroutine PMPI_Iallgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15747,8 +28002,43 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iallgather_f08c
+  end subroutine PMPI_Iallgather_f08c
   subroutine MPI_Iallgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, request, ierror) bind(C, name="mpi_iallgatherv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iallgatherv_f08c
+  subroutine PMPI_Iallgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15782,8 +28072,40 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iallgatherv_f08c
+  end subroutine PMPI_Iallgatherv_f08c
   subroutine MPI_Ialltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+          request, ierror) bind(C, name="mpi_ialltoall_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ialltoall_f08c
+  subroutine PMPI_Ialltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15814,8 +28136,45 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ialltoall_f08c
+  end subroutine PMPI_Ialltoall_f08c
   subroutine MPI_Ialltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, request, ierror) bind(C, name="mpi_ialltoallv_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ialltoallv_f08c
+  subroutine PMPI_Ialltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15851,8 +28210,45 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ialltoallv_f08c
+  end subroutine PMPI_Ialltoallv_f08c
   subroutine MPI_Ialltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, request, ierror) bind(C, name="mpi_ialltoallw_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ialltoallw_f08c
+  subroutine PMPI_Ialltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15888,8 +28284,37 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ialltoallw_f08c
+  end subroutine PMPI_Ialltoallw_f08c
   subroutine MPI_Iscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+          name="mpi_iscan_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iscan_f08c
+  subroutine PMPI_Iscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -15917,8 +28342,37 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iscan_f08c
+  end subroutine PMPI_Iscan_f08c
   subroutine MPI_Iexscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
+          name="mpi_iexscan_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Iexscan_f08c
+  subroutine PMPI_Iexscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -15946,8 +28400,38 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Iexscan_f08c
+  end subroutine PMPI_Iexscan_f08c
   subroutine MPI_Ireduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+          ierror) bind(C, name="mpi_ireduce_scatter_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ireduce_scatter_f08c
+  subroutine PMPI_Ireduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -15976,8 +28460,38 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ireduce_scatter_f08c
+  end subroutine PMPI_Ireduce_scatter_f08c
   subroutine MPI_Ireduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+          ierror) bind(C, name="mpi_ireduce_scatter_block_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Ireduce_scatter_block_f08c
+  subroutine PMPI_Ireduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16006,8 +28520,36 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Ireduce_scatter_block_f08c
+  end subroutine PMPI_Ireduce_scatter_block_f08c
   subroutine MPI_Bcast_init_f08c(buffer, count, datatype, root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    type(*), dimension(*), asynchronous :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buffer, count, datatype, root, comm, info, request, ierror) bind(C, &
+          name="mpi_bcast_init_c_")
+        import
+        type(*), dimension(*) :: buffer
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buffer, count, datatype, root, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Bcast_init_f08c
+  subroutine PMPI_Bcast_init_f08c(buffer, count, datatype, root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
     type(*), dimension(*), asynchronous :: buffer
     integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -16034,8 +28576,42 @@ contains
     integer :: ierr
     call ferry_c(buffer, count, datatype, root, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Bcast_init_f08c
+  end subroutine PMPI_Bcast_init_f08c
   subroutine MPI_Reduce_init_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+          ierror) bind(C, name="mpi_reduce_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_init_f08c
+  subroutine PMPI_Reduce_init_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16068,8 +28644,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_init_f08c
+  end subroutine PMPI_Reduce_init_f08c
   subroutine MPI_Allreduce_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_allreduce_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allreduce_init_f08c
+  subroutine PMPI_Allreduce_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16100,8 +28708,45 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allreduce_init_f08c
+  end subroutine PMPI_Allreduce_init_f08c
   subroutine MPI_Gather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          info, request, ierror) bind(C, name="mpi_gather_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gather_init_f08c
+  subroutine PMPI_Gather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16137,8 +28782,47 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Gather_init_f08c
+  end subroutine PMPI_Gather_init_f08c
   subroutine MPI_Gatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          root, comm, info, request, ierror) bind(C, name="mpi_gatherv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+        info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Gatherv_init_f08c
+  subroutine PMPI_Gatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16176,8 +28860,45 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
         info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Gatherv_init_f08c
+  end subroutine PMPI_Gatherv_init_f08c
   subroutine MPI_Scatter_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          info, request, ierror) bind(C, name="mpi_scatter_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatter_init_f08c
+  subroutine PMPI_Scatter_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16213,8 +28934,47 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scatter_init_f08c
+  end subroutine PMPI_Scatter_init_f08c
   subroutine MPI_Scatterv_init_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+          root, comm, info, request, ierror) bind(C, name="mpi_scatterv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        integer :: root
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+        info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scatterv_init_f08c
+  subroutine PMPI_Scatterv_init_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16252,8 +29012,43 @@ contains
     call ferry_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scatterv_init_f08c
+  end subroutine PMPI_Scatterv_init_f08c
   subroutine MPI_Allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="mpi_allgather_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgather_init_f08c
+  subroutine PMPI_Allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16287,8 +29082,45 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allgather_init_f08c
+  end subroutine PMPI_Allgather_init_f08c
   subroutine MPI_Allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+          comm, info, request, ierror) bind(C, name="mpi_allgatherv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: displs(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+        request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Allgatherv_init_f08c
+  subroutine PMPI_Allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16324,8 +29156,43 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
         request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Allgatherv_init_f08c
+  end subroutine PMPI_Allgatherv_init_f08c
   subroutine MPI_Alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+          request, ierror) bind(C, name="mpi_alltoall_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcount
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
+        ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoall_init_f08c
+  subroutine PMPI_Alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16359,8 +29226,47 @@ contains
     call ferry_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, &
         ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoall_init_f08c
+  end subroutine PMPI_Alltoall_init_f08c
   subroutine MPI_Alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+          recvtype, comm, info, request, ierror) bind(C, name="mpi_alltoallv_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtype
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtype
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+        comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallv_init_f08c
+  subroutine PMPI_Alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16398,8 +29304,47 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
         comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoallv_init_f08c
+  end subroutine PMPI_Alltoallv_init_f08c
   subroutine MPI_Alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: sdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*)
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+          recvtypes, comm, info, request, ierror) bind(C, name="mpi_alltoallw_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
+        type(MPI_Datatype) :: sendtypes(*)
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
+        type(MPI_Datatype) :: recvtypes(*)
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+        recvtypes, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Alltoallw_init_f08c
+  subroutine PMPI_Alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16437,8 +29382,39 @@ contains
     call ferry_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
         recvtypes, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Alltoallw_init_f08c
+  end subroutine PMPI_Alltoallw_init_f08c
   subroutine MPI_Scan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_scan_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Scan_init_f08c
+  subroutine PMPI_Scan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
@@ -16468,8 +29444,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Scan_init_f08c
+  end subroutine PMPI_Scan_init_f08c
   subroutine MPI_Exscan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_exscan_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Exscan_init_f08c
+  subroutine PMPI_Exscan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16500,8 +29508,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Exscan_init_f08c
+  end subroutine PMPI_Exscan_init_f08c
   subroutine MPI_Reduce_scatter_init_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcounts(*)
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_reduce_scatter_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_init_f08c
+  subroutine PMPI_Reduce_scatter_init_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16532,8 +29572,40 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_scatter_init_f08c
+  end subroutine PMPI_Reduce_scatter_init_f08c
   subroutine MPI_Reduce_scatter_block_init_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, &
+          ierror) bind(C, name="mpi_reduce_scatter_block_init_c_")
+        import
+        type(*), dimension(*) :: sendbuf
+        type(*), dimension(*) :: recvbuf
+        integer(kind=MPI_COUNT_KIND) :: recvcount
+        type(MPI_Datatype) :: datatype
+        type(MPI_Op) :: op
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Reduce_scatter_block_init_f08c
+  subroutine PMPI_Reduce_scatter_block_init_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       info, request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
@@ -16564,8 +29636,41 @@ contains
     integer :: ierr
     call ferry_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Reduce_scatter_block_init_f08c
+  end subroutine PMPI_Reduce_scatter_block_init_f08c
   subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+      ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), intent(in), asynchronous :: buf
+    integer, intent(in) :: partitions
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+          ierror) bind(C, name="mpi_psend_init_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: partitions
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: dest
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, partitions, count, datatype, dest, tag, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Psend_init_f08
+  subroutine PMPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, &
       ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), intent(in), asynchronous :: buf
@@ -16597,8 +29702,41 @@ contains
     integer :: ierr
     call ferry_c(buf, partitions, count, datatype, dest, tag, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Psend_init_f08
+  end subroutine PMPI_Psend_init_f08
   subroutine MPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, &
+      request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    type(*), dimension(*), asynchronous :: buf
+    integer, intent(in) :: partitions
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(buf, partitions, count, datatype, source, tag, comm, info, request, &
+          ierror) bind(C, name="mpi_precv_init_")
+        import
+        type(*), dimension(*) :: buf
+        integer :: partitions
+        integer(kind=MPI_COUNT_KIND) :: count
+        type(MPI_Datatype) :: datatype
+        integer :: source
+        integer :: tag
+        type(MPI_Comm) :: comm
+        type(MPI_Info) :: info
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(buf, partitions, count, datatype, source, tag, comm, info, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Precv_init_f08
+  subroutine PMPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, &
       request, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     type(*), dimension(*), asynchronous :: buf
@@ -16630,8 +29768,24 @@ contains
     integer :: ierr
     call ferry_c(buf, partitions, count, datatype, source, tag, comm, info, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Precv_init_f08
+  end subroutine PMPI_Precv_init_f08
   subroutine MPI_Pready_f08(partition, request, ierror)
+    integer, intent(in) :: partition
+    type(MPI_Request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(partition, request, ierror) bind(C, name="mpi_pready_")
+        import
+        integer :: partition
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(partition, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pready_f08
+  subroutine PMPI_Pready_f08(partition, request, ierror)
     integer, intent(in) :: partition
     type(MPI_Request), intent(in) :: request
     integer, optional, intent(out) :: ierror
@@ -16646,8 +29800,27 @@ contains
     integer :: ierr
     call ferry_c(partition, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pready_f08
+  end subroutine PMPI_Pready_f08
   subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
+    integer, intent(in) :: partition_low
+    integer, intent(in) :: partition_high
+    type(MPI_Request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(partition_low, partition_high, request, ierror) bind(C, &
+          name="mpi_pready_range_")
+        import
+        integer :: partition_low
+        integer :: partition_high
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(partition_low, partition_high, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pready_range_f08
+  subroutine PMPI_Pready_range_f08(partition_low, partition_high, request, ierror)
     integer, intent(in) :: partition_low
     integer, intent(in) :: partition_high
     type(MPI_Request), intent(in) :: request
@@ -16665,8 +29838,27 @@ contains
     integer :: ierr
     call ferry_c(partition_low, partition_high, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pready_range_f08
+  end subroutine PMPI_Pready_range_f08
   subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
+    integer, intent(in) :: length
+    integer, intent(in) :: array_of_partitions(*)
+    type(MPI_Request), intent(in) :: request
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(length, array_of_partitions, request, ierror) bind(C, &
+          name="mpi_pready_list_")
+        import
+        integer :: length
+        integer :: array_of_partitions(*)
+        type(MPI_Request) :: request
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(length, array_of_partitions, request, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Pready_list_f08
+  subroutine PMPI_Pready_list_f08(length, array_of_partitions, request, ierror)
     integer, intent(in) :: length
     integer, intent(in) :: array_of_partitions(*)
     type(MPI_Request), intent(in) :: request
@@ -16684,8 +29876,26 @@ contains
     integer :: ierr
     call ferry_c(length, array_of_partitions, request, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Pready_list_f08
+  end subroutine PMPI_Pready_list_f08
   subroutine MPI_Parrived_f08(request, partition, flag, ierror)
+    type(MPI_Request), intent(in) :: request
+    integer, intent(in) :: partition
+    logical :: flag
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(request, partition, flag, ierror) bind(C, name="mpi_parrived_")
+        import
+        type(MPI_Request) :: request
+        integer :: partition
+        logical :: flag
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(request, partition, flag, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Parrived_f08
+  subroutine PMPI_Parrived_f08(request, partition, flag, ierror)
     type(MPI_Request), intent(in) :: request
     integer, intent(in) :: partition
     logical :: flag
@@ -16702,8 +29912,26 @@ contains
     integer :: ierr
     call ferry_c(request, partition, flag, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Parrived_f08
+  end subroutine PMPI_Parrived_f08
   subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Errhandler), intent(in) :: errhandler
+    type(MPI_Session) :: session
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(info, errhandler, session, ierror) bind(C, name="mpi_session_init_")
+        import
+        type(MPI_Info) :: info
+        type(MPI_Errhandler) :: errhandler
+        type(MPI_Session) :: session
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(info, errhandler, session, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_init_f08
+  subroutine PMPI_Session_init_f08(info, errhandler, session, ierror)
     type(MPI_Info), intent(in) :: info
     type(MPI_Errhandler), intent(in) :: errhandler
     type(MPI_Session) :: session
@@ -16720,8 +29948,22 @@ contains
     integer :: ierr
     call ferry_c(info, errhandler, session, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_init_f08
+  end subroutine PMPI_Session_init_f08
   subroutine MPI_Session_finalize_f08(session, ierror)
+    type(MPI_Session) :: session
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, ierror) bind(C, name="mpi_session_finalize_")
+        import
+        type(MPI_Session) :: session
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_finalize_f08
+  subroutine PMPI_Session_finalize_f08(session, ierror)
     type(MPI_Session) :: session
     integer, optional, intent(out) :: ierror
     interface
@@ -16734,8 +29976,27 @@ contains
     integer :: ierr
     call ferry_c(session, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_finalize_f08
+  end subroutine PMPI_Session_finalize_f08
   subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Info), intent(in) :: info
+    integer :: npset_names
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, info, npset_names, ierror) bind(C, &
+          name="mpi_session_get_num_psets_")
+        import
+        type(MPI_Session) :: session
+        type(MPI_Info) :: info
+        integer :: npset_names
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, info, npset_names, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_get_num_psets_f08
+  subroutine PMPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
     type(MPI_Session), intent(in) :: session
     type(MPI_Info), intent(in) :: info
     integer :: npset_names
@@ -16753,8 +30014,32 @@ contains
     integer :: ierr
     call ferry_c(session, info, npset_names, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_get_num_psets_f08
+  end subroutine PMPI_Session_get_num_psets_f08
   subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Info), intent(in) :: info
+    integer, intent(in) :: n
+    integer :: pset_len
+    character(len=*), intent(out) :: pset_name
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, info, n, pset_len, pset_name, ierror, pset_name_len) bind(C, &
+          name="mpi_session_get_nth_pset_")
+        import
+        type(MPI_Session) :: session
+        type(MPI_Info) :: info
+        integer :: n
+        integer :: pset_len
+        character(kind=c_char) :: pset_name(*)
+        integer :: ierror
+        integer(c_size_t), value :: pset_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, info, n, pset_len, pset_name, ierr, len(pset_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_get_nth_pset_f08
+  subroutine PMPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
     type(MPI_Session), intent(in) :: session
     type(MPI_Info), intent(in) :: info
     integer, intent(in) :: n
@@ -16777,8 +30062,28 @@ contains
     integer :: ierr
     call ferry_c(session, info, n, pset_len, pset_name, ierr, len(pset_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_get_nth_pset_f08
+  end subroutine PMPI_Session_get_nth_pset_f08
   subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
+    type(MPI_Session), intent(in) :: session
+    character(len=*), intent(in) :: pset_name
+    type(MPI_Group), intent(out) :: newgroup
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, pset_name, newgroup, ierror, pset_name_len) bind(C, &
+          name="mpi_group_from_session_pset_")
+        import
+        type(MPI_Session) :: session
+        character(kind=c_char) :: pset_name(*)
+        type(MPI_Group) :: newgroup
+        integer :: ierror
+        integer(c_size_t), value :: pset_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, pset_name, newgroup, ierr, len(pset_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Group_from_session_pset_f08
+  subroutine PMPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
     type(MPI_Session), intent(in) :: session
     character(len=*), intent(in) :: pset_name
     type(MPI_Group), intent(out) :: newgroup
@@ -16797,8 +30102,28 @@ contains
     integer :: ierr
     call ferry_c(session, pset_name, newgroup, ierr, len(pset_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Group_from_session_pset_f08
+  end subroutine PMPI_Group_from_session_pset_f08
   subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
+    type(MPI_Session), intent(in) :: session
+    character(len=*), intent(in) :: pset_name
+    type(MPI_Info) :: info
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, pset_name, info, ierror, pset_name_len) bind(C, &
+          name="mpi_session_get_pset_info_")
+        import
+        type(MPI_Session) :: session
+        character(kind=c_char) :: pset_name(*)
+        type(MPI_Info) :: info
+        integer :: ierror
+        integer(c_size_t), value :: pset_name_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, pset_name, info, ierr, len(pset_name, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_get_pset_info_f08
+  subroutine PMPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
     type(MPI_Session), intent(in) :: session
     character(len=*), intent(in) :: pset_name
     type(MPI_Info) :: info
@@ -16817,8 +30142,24 @@ contains
     integer :: ierr
     call ferry_c(session, pset_name, info, ierr, len(pset_name, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_get_pset_info_f08
+  end subroutine PMPI_Session_get_pset_info_f08
   subroutine MPI_Session_get_info_f08(session, info_used, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Info) :: info_used
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, info_used, ierror) bind(C, name="mpi_session_get_info_")
+        import
+        type(MPI_Session) :: session
+        type(MPI_Info) :: info_used
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, info_used, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_get_info_f08
+  subroutine PMPI_Session_get_info_f08(session, info_used, ierror)
     type(MPI_Session), intent(in) :: session
     type(MPI_Info) :: info_used
     integer, optional, intent(out) :: ierror
@@ -16833,8 +30174,25 @@ contains
     integer :: ierr
     call ferry_c(session, info_used, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_get_info_f08
+  end subroutine PMPI_Session_get_info_f08
   subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
+    procedure(MPI_Session_errhandler_function) :: session_errhandler_fn
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session_errhandler_fn, errhandler, ierror) bind(C, &
+          name="mpi_session_create_errhandler_")
+        import
+        type(c_funptr), value :: session_errhandler_fn
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(c_funloc(session_errhandler_fn), errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_create_errhandler_f08
+  subroutine PMPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
     procedure(MPI_Session_errhandler_function) :: session_errhandler_fn
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -16850,8 +30208,24 @@ contains
     integer :: ierr
     call ferry_c(c_funloc(session_errhandler_fn), errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_create_errhandler_f08
+  end subroutine PMPI_Session_create_errhandler_f08
   subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Errhandler), intent(in) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, errhandler, ierror) bind(C, name="mpi_session_set_errhandler_")
+        import
+        type(MPI_Session) :: session
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_set_errhandler_f08
+  subroutine PMPI_Session_set_errhandler_f08(session, errhandler, ierror)
     type(MPI_Session), intent(in) :: session
     type(MPI_Errhandler), intent(in) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -16866,8 +30240,24 @@ contains
     integer :: ierr
     call ferry_c(session, errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_set_errhandler_f08
+  end subroutine PMPI_Session_set_errhandler_f08
   subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
+    type(MPI_Session), intent(in) :: session
+    type(MPI_Errhandler) :: errhandler
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, errhandler, ierror) bind(C, name="mpi_session_get_errhandler_")
+        import
+        type(MPI_Session) :: session
+        type(MPI_Errhandler) :: errhandler
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, errhandler, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_get_errhandler_f08
+  subroutine PMPI_Session_get_errhandler_f08(session, errhandler, ierror)
     type(MPI_Session), intent(in) :: session
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -16882,8 +30272,24 @@ contains
     integer :: ierr
     call ferry_c(session, errhandler, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_get_errhandler_f08
+  end subroutine PMPI_Session_get_errhandler_f08
   subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
+    type(MPI_Session), intent(in) :: session
+    integer, intent(in) :: errorcode
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(session, errorcode, ierror) bind(C, name="mpi_session_call_errhandler_")
+        import
+        type(MPI_Session) :: session
+        integer :: errorcode
+        integer :: ierror
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(session, errorcode, ierr)
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Session_call_errhandler_f08
+  subroutine PMPI_Session_call_errhandler_f08(session, errorcode, ierror)
     type(MPI_Session), intent(in) :: session
     integer, intent(in) :: errorcode
     integer, optional, intent(out) :: ierror
@@ -16898,8 +30304,32 @@ contains
     integer :: ierr
     call ferry_c(session, errorcode, ierr)
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Session_call_errhandler_f08
+  end subroutine PMPI_Session_call_errhandler_f08
   subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
+    type(MPI_Group), intent(in) :: group
+    character(len=*), intent(in) :: stringtag
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Errhandler), intent(in) :: errhandler
+    type(MPI_Comm), intent(out) :: newcomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(group, stringtag, info, errhandler, newcomm, ierror, &
+          stringtag_len) bind(C, name="mpi_comm_create_from_group_")
+        import
+        type(MPI_Group) :: group
+        character(kind=c_char) :: stringtag(*)
+        type(MPI_Info) :: info
+        type(MPI_Errhandler) :: errhandler
+        type(MPI_Comm) :: newcomm
+        integer :: ierror
+        integer(c_size_t), value :: stringtag_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(group, stringtag, info, errhandler, newcomm, ierr, len(stringtag, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Comm_create_from_group_f08
+  subroutine PMPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
     type(MPI_Group), intent(in) :: group
     character(len=*), intent(in) :: stringtag
     type(MPI_Info), intent(in) :: info
@@ -16922,8 +30352,41 @@ contains
     integer :: ierr
     call ferry_c(group, stringtag, info, errhandler, newcomm, ierr, len(stringtag, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Comm_create_from_group_f08
+  end subroutine PMPI_Comm_create_from_group_f08
   subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, &
+      remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+    type(MPI_Group), intent(in) :: local_group
+    integer, intent(in) :: local_leader
+    type(MPI_Group), intent(in) :: remote_group
+    integer, intent(in) :: remote_leader
+    character(len=*), intent(in) :: stringtag
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Errhandler), intent(in) :: errhandler
+    type(MPI_Comm), intent(out) :: newintercomm
+    integer, optional, intent(out) :: ierror
+    interface
+      subroutine ferry_c(local_group, local_leader, remote_group, remote_leader, stringtag, info, &
+          errhandler, newintercomm, ierror, stringtag_len) bind(C, &
+          name="mpi_intercomm_create_from_groups_")
+        import
+        type(MPI_Group) :: local_group
+        integer :: local_leader
+        type(MPI_Group) :: remote_group
+        integer :: remote_leader
+        character(kind=c_char) :: stringtag(*)
+        type(MPI_Info) :: info
+        type(MPI_Errhandler) :: errhandler
+        type(MPI_Comm) :: newintercomm
+        integer :: ierror
+        integer(c_size_t), value :: stringtag_len
+      end subroutine ferry_c
+    end interface
+    integer :: ierr
+    call ferry_c(local_group, local_leader, remote_group, remote_leader, stringtag, info, &
+        errhandler, newintercomm, ierr, len(stringtag, kind=c_size_t))
+    if (present(ierror)) ierror = ierr
+  end subroutine MPI_Intercomm_create_from_groups_f08
+  subroutine PMPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, &
       remote_leader, stringtag, info, errhandler, newintercomm, ierror)
     type(MPI_Group), intent(in) :: local_group
     integer, intent(in) :: local_leader
@@ -16955,11 +30418,11 @@ contains
     call ferry_c(local_group, local_leader, remote_group, remote_leader, stringtag, info, &
         errhandler, newintercomm, ierr, len(stringtag, kind=c_size_t))
     if (present(ierror)) ierror = ierr
-  end subroutine MPI_Intercomm_create_from_groups_f08
+  end subroutine PMPI_Intercomm_create_from_groups_f08
   function MPI_Wtime() result(r)
     double precision :: r
     interface
-      function ferry_c() bind(C, name="pmpi_wtime_")
+      function ferry_c() bind(C, name="mpi_wtime_")
         import
         real(c_double) :: ferry_c
       end function ferry_c
@@ -16979,7 +30442,7 @@ contains
   function MPI_Wtick() result(r)
     double precision :: r
     interface
-      function ferry_c() bind(C, name="pmpi_wtick_")
+      function ferry_c() bind(C, name="mpi_wtick_")
         import
         real(c_double) :: ferry_c
       end function ferry_c

@@ -2,9 +2,10 @@
 # run.sh INST: the profiling interface from outside, as tools use it: count_calls.c built as a
 # shared library and loaded with LD_PRELOAD into ring (linked against libmpi.so), and the same
 # tool linked statically before libmpi.a; both must see exactly ring's own calls on every rank.
-# Ends with "N passed, N failed".
+# A Fortran tool (f08_tool.f90) in a "use mpi_f08" program must see its MPI_ calls, not its
+# PMPI_ ones (skipped without mpifort).  Ends with "N passed, N failed".
 set -u
-inst=$1
+inst=$(cd "$1" && pwd) || exit 2 # absolute: the Fortran build runs in a temporary directory
 here=$(cd "$(dirname "$0")" && pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
@@ -51,6 +52,20 @@ if grep -q count_calls <<<"$out"; then
 else
     echo "PASS plain run (no tool, no counts)"
     passed=$((passed + 1))
+fi
+if [ ! -x "$inst/bin/mpifort" ]; then
+    echo "SKIP Fortran tool: no mpifort (Ferry built without Fortran)"
+elif ! (cd "$d" && "$inst/bin/mpifort" -o "$d/f08_tool" "$here/f08_tool.f90") >"$d/fc.log" 2>&1; then
+    echo "FAIL Fortran tool: build failed"
+    sed 's/^/    /' "$d/fc.log" | head
+    failed=$((failed + 1))
+elif out=$("$inst/bin/mpiexec" -n 2 "$d/f08_tool" 2>&1) && grep -qx ' *No Errors' <<<"$out"; then
+    echo "PASS Fortran tool sees use mpi_f08's MPI_Send, not its PMPI_Send"
+    passed=$((passed + 1))
+else
+    echo "FAIL Fortran tool:"
+    sed 's/^/    /' <<<"$out" | head
+    failed=$((failed + 1))
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
