@@ -173,24 +173,25 @@ int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
     return PMPI_Status_f2c((const MPI_Fint *)f08_status, c_status);
 }
 
+/* MPI_Status_f2f08 and f082f: the same bytes either way. */
+static int copy_status(const char *fname, const void *from, void *to)
+{
+    if (!from || !to)
+        return MPIR_Err_return(NULL, fname, MPIR_Err_create(MPI_ERR_ARG, "a status is NULL"));
+    memcpy(to, from, sizeof(MPI_F08_status));
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
 int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 {
-    if (!f_status || !f08_status)
-        return MPIR_Err_return(NULL, "MPI_Status_f2f08",
-                               MPIR_Err_create(MPI_ERR_ARG, "f_status or f08_status is NULL"));
-    memcpy(f08_status, f_status, sizeof *f08_status);
-    return MPI_SUCCESS;
+    return copy_status("MPI_Status_f2f08", f_status, f08_status);
 }
 
 #pragma weak MPI_Status_f082f = PMPI_Status_f082f
 int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
 {
-    if (!f08_status || !f_status)
-        return MPIR_Err_return(NULL, "MPI_Status_f082f",
-                               MPIR_Err_create(MPI_ERR_ARG, "f08_status or f_status is NULL"));
-    memcpy(f_status, f08_status, sizeof *f08_status);
-    return MPI_SUCCESS;
+    return copy_status("MPI_Status_f082f", f08_status, f_status);
 }
 
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version

@@ -3262,12 +3262,11 @@ module mpi_f08
     module procedure PMPI_Intercomm_create_from_groups_f08
   end interface PMPI_Intercomm_create_from_groups
   interface MPI_Pcontrol
-    module procedure ferry_pcontrol
+    module procedure MPI_Pcontrol_f08
   end interface
   interface PMPI_Pcontrol
-    module procedure ferry_pcontrol
+    module procedure PMPI_Pcontrol_f08
   end interface
-  private :: ferry_pcontrol
   interface MPI_F_sync_reg
     module procedure ferry_f_sync_reg
   end interface
@@ -30459,7 +30458,16 @@ contains
     end interface
     r = ferry_c()
   end function PMPI_Wtick
-  subroutine ferry_pcontrol(level)
+  subroutine MPI_Pcontrol_f08(level)
+    integer, intent(in) :: level
+    interface
+      subroutine ferry_c(level) bind(C, name="mpi_pcontrol_")
+        integer :: level
+      end subroutine ferry_c
+    end interface
+    call ferry_c(level)
+  end subroutine MPI_Pcontrol_f08
+  subroutine PMPI_Pcontrol_f08(level)
     integer, intent(in) :: level
     interface
       subroutine ferry_c(level) bind(C, name="pmpi_pcontrol_")
@@ -30467,7 +30475,7 @@ contains
       end subroutine ferry_c
     end interface
     call ferry_c(level)
-  end subroutine ferry_pcontrol
+  end subroutine PMPI_Pcontrol_f08
   subroutine ferry_f_sync_reg(buf)
     type(*), dimension(..), asynchronous :: buf
   end subroutine ferry_f_sync_reg

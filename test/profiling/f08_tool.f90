@@ -3,7 +3,8 @@
 ! weak one) counting the calls and passing them on through PMPI_SEND.  The program is a
 ! "use mpi_f08" one: its MPI_Send calls must reach the tool (MPI_Send_f08 calls mpi_send_), its
 ! PMPI_Send calls must not (PMPI_Send_f08 calls pmpi_send_).  Rank 0 sends 3 messages to rank 1
-! with MPI_Send and 2 with PMPI_Send; rank 0 prints "No Errors" when the tool saw exactly 3.
+! with MPI_Send and 2 with PMPI_Send; rank 0 prints "No Errors" when the tool saw exactly 3, and
+! exactly one of its two Pcontrol calls (MPI_Pcontrol, not PMPI_Pcontrol: the tool's own call).
 subroutine mpi_send(buf, count, datatype, dest, tag, comm, ierr)
   implicit none
   integer :: buf(*), count, datatype, dest, tag, comm, ierr, ncalls
@@ -12,12 +13,22 @@ subroutine mpi_send(buf, count, datatype, dest, tag, comm, ierr)
   call pmpi_send(buf, count, datatype, dest, tag, comm, ierr)
 end subroutine mpi_send
 
+subroutine mpi_pcontrol(level)
+  implicit none
+  integer :: level, npcontrol
+  common /f08_tool_pcontrol/ npcontrol
+  npcontrol = npcontrol + 1
+  call pmpi_pcontrol(level)
+end subroutine mpi_pcontrol
+
 program f08_tool
   use mpi_f08
   implicit none
-  integer :: rank, x(1), i, ncalls
+  integer :: rank, x(1), i, ncalls, npcontrol
   common /f08_tool_calls/ ncalls
+  common /f08_tool_pcontrol/ npcontrol
   ncalls = 0
+  npcontrol = 0
   x = 7
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -28,10 +39,13 @@ program f08_tool
      do i = 4, 5
         call PMPI_Send(x, 1, MPI_INTEGER, 1, i, MPI_COMM_WORLD)
      end do
-     if (ncalls == 3) then
+     call MPI_Pcontrol(1)
+     call PMPI_Pcontrol(0)
+     if (ncalls == 3 .and. npcontrol == 1) then
         print *, 'No Errors'
      else
-        print *, 'the tool saw ', ncalls, ' MPI_Send calls, expected 3'
+        print *, 'the tool saw ', ncalls, ' MPI_Send calls (expected 3) and ', npcontrol, &
+             ' MPI_Pcontrol calls (expected 1)'
      end if
   else if (rank == 1) then
      do i = 1, 5

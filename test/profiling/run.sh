@@ -60,7 +60,7 @@ elif ! (cd "$d" && "$inst/bin/mpifort" -o "$d/f08_tool" "$here/f08_tool.f90") >"
     sed 's/^/    /' "$d/fc.log" | head
     failed=$((failed + 1))
 elif out=$("$inst/bin/mpiexec" -n 2 "$d/f08_tool" 2>&1) && grep -qx ' *No Errors' <<<"$out"; then
-    echo "PASS Fortran tool sees use mpi_f08's MPI_Send, not its PMPI_Send"
+    echo "PASS Fortran tool sees use mpi_f08's MPI_Send and MPI_Pcontrol, not their PMPI_"
     passed=$((passed + 1))
 else
     echo "FAIL Fortran tool:"
