@@ -611,6 +611,12 @@ typedef struct MPI_F08_status {
     MPI_Fint MPI_ERROR;
     MPI_Fint internal_[MPI_F_STATUS_SIZE - 3];
 } MPI_F08_status;
+/* A Fortran program's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE as C code handed its status
+ * argument sees them (MPI-4.1 sec. 19.3.5), for "use mpi" and mpif.h, and for "use mpi_f08". */
+extern MPI_Fint *const MPI_F_STATUS_IGNORE;
+extern MPI_Fint *const MPI_F_STATUSES_IGNORE;
+extern MPI_F08_status *const MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status *const MPI_F08_STATUSES_IGNORE;
 int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
 int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
 int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);

@@ -2,7 +2,7 @@
 libmpi_la_SOURCES += mpi/mpiimpl.h mpi/init.c mpi/comm.c mpi/comm_from_group.c mpi/contextid.c mpi/errhandler.c mpi/pt2pt.c \
 	mpi/request.c mpi/persist.c mpi/part.c mpi/bsend.c mpi/grequest.c mpi/coll.c mpi/coll_gather.c mpi/coll_reduce.c mpi/sched.c mpi/op_user.c \
 	mpi/group.c mpi/intercomm.c mpi/attr.c mpi/info.c mpi/compat.c mpi/topo.c mpi/coll_neighbor.c mpi/refused.c mpi/type.c \
-	mpi/pack.c mpi/thread.c mpi/session.c \
+	mpi/pack.c mpi/thread.c mpi/session.c mpi/f_sentinels.c \
 	mpi/mpit.h mpi/mpit.c mpi/mpit_pvar.c mpi/mpit_event.c
 
 bin_SCRIPTS += mpicc mpicxx

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdint.h>
 #include "mpiimpl.h"
+#include "fortran/fortran.h"
 
 /* ---- MPI-1 names: the MPI-2 function of the same meaning ---- */
 
@@ -108,15 +109,33 @@ MPIR_HANDLE_CONVERSIONS(Win, MPI_Win)
 MPIR_HANDLE_CONVERSIONS(File, MPI_File)
 MPIR_HANDLE_CONVERSIONS(Session, MPI_Session)
 
+/* The Fortran programs' ignore constants are the addresses of mpif.h's common blocks
+ * (f_sentinels.c); these pointers are initialized by the dynamic linker with the copy that the
+ * program's Fortran code uses, so the sentinels are declared here and defined in another file
+ * (mpi/fortran/fortran.h says why).  The two statuses have the same layout, so mpi_f08's
+ * constants are the same addresses. */
+MPI_Fint *const MPI_F_STATUS_IGNORE = ferry_status_ignore_;
+MPI_Fint *const MPI_F_STATUSES_IGNORE = ferry_statuses_ignore_;
+MPI_F08_status *const MPI_F08_STATUS_IGNORE = (MPI_F08_status *)ferry_status_ignore_;
+MPI_F08_status *const MPI_F08_STATUSES_IGNORE = (MPI_F08_status *)ferry_statuses_ignore_;
+
+/* Converting an ignore constant is erroneous (MPI-4.1 sec. 19.3.5): an error, not a read of the
+ * sentinel's zeros. */
+static int is_f_ignore(const void *f_status)
+{
+    return f_status == ferry_status_ignore_ || f_status == ferry_statuses_ignore_;
+}
+
 /* A status to Fortran's INTEGER array and back (MPI-4.1 sec. 19.3.5): the three public fields,
  * then the byte count as its low and high 32 bits, then the cancelled flag. */
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
-    if (!c_status || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE || !f_status)
+    if (!c_status || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE ||
+        !f_status || is_f_ignore(f_status))
         return MPIR_Err_return(NULL, "MPI_Status_c2f",
-                               MPIR_Err_create(MPI_ERR_ARG, "c_status is NULL or an ignore "
-                                                            "constant, or f_status is NULL"));
+                               MPIR_Err_create(MPI_ERR_ARG, "c_status or f_status is NULL or "
+                                                            "an ignore constant"));
     uint64_t count = (uint64_t)c_status->count_bytes_;
     f_status[MPI_F_SOURCE] = c_status->MPI_SOURCE;
     f_status[MPI_F_TAG] = c_status->MPI_TAG;
@@ -130,10 +149,11 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    if (!f_status || !c_status || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE)
+    if (!f_status || is_f_ignore(f_status) || !c_status || c_status == MPI_STATUS_IGNORE ||
+        c_status == MPI_STATUSES_IGNORE)
         return MPIR_Err_return(NULL, "MPI_Status_f2c",
-                               MPIR_Err_create(MPI_ERR_ARG, "f_status is NULL, or c_status is "
-                                                            "NULL or an ignore constant"));
+                               MPIR_Err_create(MPI_ERR_ARG, "f_status or c_status is NULL or "
+                                                            "an ignore constant"));
     c_status->MPI_SOURCE = f_status[MPI_F_SOURCE];
     c_status->MPI_TAG = f_status[MPI_F_TAG];
     c_status->MPI_ERROR = f_status[MPI_F_ERROR];
@@ -155,29 +175,31 @@ _Static_assert(sizeof(MPI_F08_status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 {
     if (!c_status || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE ||
-        !f08_status)
+        !f08_status || is_f_ignore(f08_status))
         return MPIR_Err_return(NULL, "MPI_Status_c2f08",
-                               MPIR_Err_create(MPI_ERR_ARG, "c_status is NULL or an ignore "
-                                                            "constant, or f08_status is NULL"));
+                               MPIR_Err_create(MPI_ERR_ARG, "c_status or f08_status is NULL or "
+                                                            "an ignore constant"));
     return PMPI_Status_c2f(c_status, (MPI_Fint *)f08_status);
 }
 
 #pragma weak MPI_Status_f082c = PMPI_Status_f082c
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
-    if (!f08_status || !c_status || c_status == MPI_STATUS_IGNORE ||
+    if (!f08_status || is_f_ignore(f08_status) || !c_status || c_status == MPI_STATUS_IGNORE ||
         c_status == MPI_STATUSES_IGNORE)
         return MPIR_Err_return(NULL, "MPI_Status_f082c",
-                               MPIR_Err_create(MPI_ERR_ARG, "f08_status is NULL, or c_status "
-                                                            "is NULL or an ignore constant"));
+                               MPIR_Err_create(MPI_ERR_ARG, "f08_status or c_status is NULL or "
+                                                            "an ignore constant"));
     return PMPI_Status_f2c((const MPI_Fint *)f08_status, c_status);
 }
 
 /* MPI_Status_f2f08 and f082f: the same bytes either way. */
 static int copy_status(const char *fname, const void *from, void *to)
 {
-    if (!from || !to)
-        return MPIR_Err_return(NULL, fname, MPIR_Err_create(MPI_ERR_ARG, "a status is NULL"));
+    if (!from || !to || is_f_ignore(from) || is_f_ignore(to))
+        return MPIR_Err_return(NULL, fname,
+                               MPIR_Err_create(MPI_ERR_ARG, "a status is NULL or an ignore "
+                                                            "constant"));
     memcpy(to, from, sizeof(MPI_F08_status));
     return MPI_SUCCESS;
 }

@@ -8,8 +8,7 @@ EXTRA_DIST += maint/fortran-bindings mpi/fortran/mpi_mod.f90 include/mpif.h
 if FERRY_FORTRAN
 lib_LTLIBRARIES += libmpifort.la
 libmpifort_la_SOURCES = mpi/fortran/fortran.h mpi/fortran/fbind.c mpi/fortran/fbind_gen.c \
-	mpi/fortran/sentinels.c mpi/fortran/mpi_f08.f90
-# Without -fno-semantic-interposition: the sentinels must be reached through the GOT (fortran.h).
+	mpi/fortran/mpi_f08.f90
 libmpifort_la_CFLAGS = $(WARN_CFLAGS)
 # -cpp: the module's MPI_SIZEOF specifics for kinds some targets lack are guarded.
 libmpifort_la_FCFLAGS = -cpp

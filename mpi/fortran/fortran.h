@@ -13,10 +13,10 @@ _Static_assert(sizeof(MPI_Fint) == 4 && sizeof(MPI_Comm) == sizeof(MPI_Fint), "I
 _Static_assert(sizeof(MPI_Aint) == 8 && sizeof(MPI_Offset) == 8 && sizeof(MPI_Count) == 8,
                "mpif.h's MPI_ADDRESS_KIND, MPI_OFFSET_KIND, MPI_COUNT_KIND are 8");
 
-/* mpif.h's common blocks (gfortran's symbols: lower case and one underscore), defined in
- * sentinels.c: a Fortran program passes one of them, and its address says which constant it
- * meant.  Declared here, defined in another file, so that the compiler reaches them through the
- * GOT: an executable's own copy of a common block is the one both sides must see. */
+/* mpif.h's common blocks (gfortran's symbols: lower case and one underscore), defined in libmpi
+ * (mpi/f_sentinels.c): a Fortran program passes one of them, and its address says which constant
+ * it meant.  Declared here, defined in another file, so that the compiler reaches them through
+ * the GOT: an executable's own copy of a common block is the one both sides must see. */
 extern MPI_Fint ferry_bottom_, ferry_in_place_;
 extern MPI_Fint ferry_status_ignore_[MPI_F_STATUS_SIZE], ferry_statuses_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint ferry_errcodes_ignore_[1], ferry_unweighted_[1], ferry_weights_empty_[1];

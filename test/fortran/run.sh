@@ -5,14 +5,17 @@
 # .F90 goes through the preprocessor).  Ends with "N passed, N failed, N skipped" (one skip when Ferry was built
 # without Fortran).  First: the generated files are fresh (maint/fortran-bindings --check, when
 # python3 is there).
-# Other MPIs: MPIFORT=mpifort.mpich MPIEXEC=mpiexec.mpich test/fortran/run.sh -
-#   MPIFORT, MPIEXEC   the wrapper and the launcher (default: INST's)
+# A program with a C file of the same name beside it (NAME.c) is built with it, the C file by
+# mpicc: C code that Fortran calls.
+# Other MPIs: MPIFORT=mpifort.mpich MPICC=mpicc.mpich MPIEXEC=mpiexec.mpich test/fortran/run.sh -
+#   MPIFORT, MPICC, MPIEXEC   the wrappers and the launcher (default: INST's)
 #   FFLAGS             added to every compile (other MPIs' wrappers on gfortran 10 and later need
 #                      -fallow-argument-mismatch for the mpif.h programs; Ferry's adds it)
 set -u
 inst=$(cd "$1" 2>/dev/null && pwd) || inst=$1 # absolute: the runs happen in a temporary directory
 here=$(cd "$(dirname "$0")" && pwd)
 mpifort=${MPIFORT:-$inst/bin/mpifort}
+mpicc=${MPICC:-$inst/bin/mpicc}
 mpiexec=${MPIEXEC:-$inst/bin/mpiexec}
 if ! command -v "${mpifort%% *}" >/dev/null 2>&1; then
     echo "SKIP fortran: no $mpifort (configure found no Fortran compiler: install gfortran)"
@@ -44,8 +47,16 @@ else
 fi
 for src in "$here"/*.f "$here"/*.f90 "$here"/*.F90; do
     prog=$(basename "${src%.*}")
+    cobj=
+    if [ -f "${src%.*}.c" ]; then
+        cobj=$d/$prog.c.o
+        if ! $mpicc -c -o "$cobj" "${src%.*}.c" >"$d/$prog.build" 2>&1; then
+            fail "$prog (build of $prog.c)" "$d/$prog.build"
+            continue
+        fi
+    fi
     # shellcheck disable=SC2086
-    if ! $mpifort ${FFLAGS:-} -o "$d/$prog" "$src" >"$d/$prog.build" 2>&1; then
+    if ! $mpifort ${FFLAGS:-} -o "$d/$prog" "$src" $cobj >"$d/$prog.build" 2>&1; then
         fail "$prog (build)" "$d/$prog.build"
         continue
     fi

@@ -2,8 +2,10 @@
  * MPI_Status_f2f08 and MPI_Status_f082f.  A received status (source, tag, error, its count)
  * goes to MPI_F08_status and back unchanged, its public fields named as in C; a count beyond
  * 2^32 bytes and the cancelled flag survive; the INTEGER status and the f08 one convert into
- * each other field for field; an ignore constant is an error.  2 ranks or more (ranks past 1
- * only check the local part). */
+ * each other field for field; an ignore constant is an error, C's or one of the Fortran ones
+ * (MPI_F_STATUS_IGNORE, MPI_F08_STATUS_IGNORE ..., which are distinct and not NULL; that they
+ * are the Fortran program's is test/fortran/status_ignore_c.f90's part).  2 ranks or more
+ * (ranks past 1 only check the local part). */
 #include <string.h>
 #include "mtest.h"
 
@@ -60,6 +62,33 @@ int main(int argc, char **argv)
     rc = MPI_Status_f082c(&f08, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS)
         MTEST_FAIL(errs, "MPI_Status_f082c(..., MPI_STATUS_IGNORE) succeeded");
+
+    /* The Fortran ignore constants as C sees them. */
+    if (!MPI_F_STATUS_IGNORE || !MPI_F_STATUSES_IGNORE ||
+        MPI_F_STATUS_IGNORE == MPI_F_STATUSES_IGNORE)
+        MTEST_FAIL(errs, "MPI_F_STATUS_IGNORE and MPI_F_STATUSES_IGNORE: NULL or the same");
+    if ((void *)MPI_F08_STATUS_IGNORE != (void *)MPI_F_STATUS_IGNORE ||
+        (void *)MPI_F08_STATUSES_IGNORE != (void *)MPI_F_STATUSES_IGNORE)
+        MTEST_FAIL(errs, "the mpi_f08 ignore constants are not the INTEGER status's");
+    struct {
+        const char *what;
+        int rc;
+    } refused[] = {
+        {"MPI_Status_f2c(MPI_F_STATUS_IGNORE)", MPI_Status_f2c(MPI_F_STATUS_IGNORE, &back)},
+        {"MPI_Status_f2c(MPI_F_STATUSES_IGNORE)", MPI_Status_f2c(MPI_F_STATUSES_IGNORE, &back)},
+        {"MPI_Status_c2f(.., MPI_F_STATUS_IGNORE)", MPI_Status_c2f(&back, MPI_F_STATUS_IGNORE)},
+        {"MPI_Status_f082c(MPI_F08_STATUS_IGNORE)", MPI_Status_f082c(MPI_F08_STATUS_IGNORE, &back)},
+        {"MPI_Status_c2f08(.., MPI_F08_STATUSES_IGNORE)",
+         MPI_Status_c2f08(&back, MPI_F08_STATUSES_IGNORE)},
+        {"MPI_Status_f2f08(MPI_F_STATUS_IGNORE)", MPI_Status_f2f08(MPI_F_STATUS_IGNORE, &f08)},
+        {"MPI_Status_f082f(.., MPI_F_STATUS_IGNORE)", MPI_Status_f082f(&f08, MPI_F_STATUS_IGNORE)},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        int cls = -1;
+        MPI_Error_class(refused[i].rc, &cls);
+        if (cls != MPI_ERR_ARG)
+            MTEST_FAIL(errs, "%s: error class %d, not MPI_ERR_ARG", refused[i].what, cls);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     return MTest_Finalize(errs);
 }
