@@ -1039,6 +1039,23 @@ int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
     return refuse_io("MPI_File_preallocate");
 }
 
+#pragma weak MPI_Register_datarep = PMPI_Register_datarep
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    return refuse_io("MPI_Register_datarep");
+}
+
+#pragma weak MPI_Register_datarep_c = PMPI_Register_datarep_c
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    return refuse_io("MPI_Register_datarep_c");
+}
+
 /* ---- Dynamic processes ---- */
 
 #pragma weak MPI_Comm_spawn = PMPI_Comm_spawn

@@ -4574,7 +4574,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 558; in fbind.c: 28; not bound: 33 (and the
+/* Generated: 558; in fbind.c: 28; not bound: 35 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -4607,6 +4607,8 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Status_f082f: argument const MPI_F08_status * f08_status
  *   MPI_Win_set_attr: windows are refused
  *   MPI_Win_get_attr: windows are refused
+ *   MPI_Register_datarep: argument MPI_Datarep_conversion_function * read_conversion_fn
+ *   MPI_Register_datarep_c: argument MPI_Datarep_conversion_function_c * read_conversion_fn
  *   MPI_Comm_spawn: argument char * [] argv
  *   MPI_Comm_spawn_multiple: argument char * [] array_of_commands
  */

@@ -23,6 +23,11 @@ static void comm_handler(MPI_Comm *comm, int *code, ...)
 {
 }
 
+static int extent_fn(MPI_Datatype type, MPI_Aint *extent, void *extra)
+{
+    return MPI_Type_get_extent(type, &(MPI_Aint){0}, extent);
+}
+
 int main(int argc, char **argv)
 {
     int errs = 0, out[4];
@@ -67,6 +72,12 @@ int main(int argc, char **argv)
                   "MPI_File_iwrite_shared");
     errs += check(MPI_File_read_all_begin_c(MPI_FILE_NULL, out, 1, MPI_INT),
                   "MPI_File_read_all_begin_c");
+    errs += check(MPI_Register_datarep("ferry_test", MPI_CONVERSION_FN_NULL,
+                                       MPI_CONVERSION_FN_NULL, extent_fn, NULL),
+                  "MPI_Register_datarep");
+    errs += check(MPI_Register_datarep_c("ferry_test", MPI_CONVERSION_FN_NULL_C,
+                                         MPI_CONVERSION_FN_NULL_C, extent_fn, NULL),
+                  "MPI_Register_datarep_c");
     errs += check(MPI_Win_create(out, sizeof(out), 1, info, returning, &win), "MPI_Win_create");
     MPI_Comm inter;
     errs += check(MPI_Comm_spawn("no-such-program", MPI_ARGV_NULL, 1, info, 0, returning, &inter,
