@@ -46,6 +46,9 @@ typedef struct MPIDI_peer {
     int failed_code;            /* non-zero once the connection is lost */
     int wild_code;              /* the error of a wildcard receive that this loss makes fail */
     MPIDI_proto_stats_t *stats; /* the counters of the method it is bound to */
+    size_t eager_limit_resumed; /* while paused_by_peer: the eager limit to return to */
+    uint8_t paused_by_peer;     /* the peer asked for rendezvous only (adi/flow.c) */
+    uint8_t pause_asked;        /* this rank asked the peer for rendezvous only */
 } MPIDI_peer_t;
 
 extern MPIDI_peer_t *MPIDI_peers;
@@ -214,6 +217,18 @@ static inline int MPIDI_lost_peers_pending(void)
     return MPIDI_nlost_failed < MPIDI_nlost;
 }
 
+/* Back-pressure on unexpected eager data (adi/flow.c): when the eager data this rank keeps for
+ * receives not yet posted passes MPIDI_unexp_limit (FERRY_UNEXP_LIMIT), each peer whose eager
+ * message it keeps from then on is asked to send by rendezvous (PAUSE); when the kept data falls
+ * to half the limit, every peer asked is told to resume.  The queue (adi/recvq.c) calls
+ * MPIDI_flow_over and MPIDI_flow_under as its byte count moves. */
+extern size_t MPIDI_unexp_limit; /* bytes; 0: no limit */
+extern int MPIDI_npaused;        /* peers this rank has asked to pause */
+void MPIDI_flow_init(void);
+void MPIDI_flow_over(int peer);
+void MPIDI_flow_under(void);
+void MPIDI_handle_pause(int peer, const void *hdr, size_t hdr_len, const void *data, size_t len);
+
 /* Protocols (adi/send.c, adi/recv.c, adi/rndv.c). */
 void MPIDI_recv_deliver_eager(MPIR_Request *rreq, const MPIDI_match_hdr_t *m, int peer,
                               const void *data, size_t len);
@@ -275,6 +290,9 @@ typedef struct MPIDI_stats {
     unsigned long progress_yields; /* idle polls of a blocking wait that yielded the CPU */
     unsigned long progress_sleeps; /* sleeps of a blocking wait on a method's doorbell */
     unsigned long rdma_parked;     /* rdma operations the method answered AGAIN to (parked) */
+    unsigned long unexp_pauses;    /* PAUSEs this rank sent: its unexpected data passed the limit */
+    unsigned long unexp_resumes;   /* resumes it sent: the data fell to half the limit */
+    unsigned long eager_paused;    /* PAUSEs it obeyed: a receiver asked it for rendezvous only */
 } MPIDI_stats_t;
 extern MPIDI_stats_t MPIDI_stats;
 /* Counts n events of a protocol counter for peer p's method and in the sum. */

@@ -22,6 +22,7 @@ static const handler_fn_t handlers[MPIDI_AM_NUM_HANDLERS] = {
     [MPIDI_AM_PUT_DONE] = MPIDI_handle_put_done,
     [MPIDI_AM_CANCEL_SEND] = MPIDI_handle_cancel_send,
     [MPIDI_AM_CANCEL_RESP] = MPIDI_handle_cancel_resp,
+    [MPIDI_AM_PAUSE] = MPIDI_handle_pause,
 };
 
 void MPIDI_fatal(const char *fmt, ...)

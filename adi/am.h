@@ -15,6 +15,7 @@ enum {
     MPIDI_AM_PUT_DONE, /* sender pushed the data: receiver may complete */
     MPIDI_AM_CANCEL_SEND, /* sender asks to withdraw an unmatched message */
     MPIDI_AM_CANCEL_RESP, /* receiver answers: withdrawn, or matched already */
+    MPIDI_AM_PAUSE,       /* receiver holds too much unexpected data: rendezvous only, or resume */
     MPIDI_AM_NUM_HANDLERS
 };
 
@@ -59,6 +60,14 @@ typedef struct MPIDI_rts_hdr {
     uint64_t addr;
     uint64_t rkey;
 } MPIDI_rts_hdr_t;
+
+/* PAUSE (pause 1): the receiver keeps more unexpected eager data than FERRY_UNEXP_LIMIT; send it
+ * every nonempty message by rendezvous, so that what it keeps is a header per message and the
+ * data waits in the sender's buffer.  PAUSE with pause 0: eager again (adi/flow.c). */
+typedef struct MPIDI_pause_hdr {
+    uint32_t pause;
+    uint32_t reserved;
+} MPIDI_pause_hdr_t;
 
 typedef struct MPIDI_ctrl_hdr {
     uint64_t sreq;

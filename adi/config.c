@@ -44,6 +44,9 @@ static cfg_var_t vars[] = {
      "bytes per registered bounce slot of a noncontiguous rendezvous read"},
     {"FERRY_RNDV_BOUNCE_SLOTS", CFG_INT, "4", 1, 8, NULL,
      "bounce slots read at once (one is unpacked while the others are read)"},
+    {"FERRY_UNEXP_LIMIT", CFG_SIZE, "-1", -1, SIZE_MAX_CFG, NULL,
+     "eager data kept for receives not yet posted beyond which senders are asked for "
+     "rendezvous only (-1: half the node's memory over its ranks; 0: no limit)"},
     {"FERRY_PIPELINE_CHUNK", CFG_SIZE, "0", 0, SIZE_MAX_CFG, NULL,
      "bytes per pipeline DATA message (0: the method's max_send)"},
     {"FERRY_METHODS", CFG_STR, "", 0, 0, NULL,

@@ -129,6 +129,7 @@ int MPID_Init(const MPID_upcalls_t *upcalls)
         return err;
     if ((err = build_node_map(&job)))
         goto fn_fail;
+    MPIDI_flow_init();
     if ((err = MPIDI_stats_init()))
         goto fn_fail;
     /* From here a failure finalizes the methods started (methods_init does

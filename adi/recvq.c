@@ -263,8 +263,11 @@ static void take_unexp(MPIR_Request *u)
     q_remove(&b->unexp, u);
     arr_remove(&b->ctx_bin->unexp, u);
     u->rq_bin = NULL;
-    if (u->unexp_data)
+    if (u->unexp_data) {
         unexp_bytes -= u->msg_size;
+        if (MPIDI_npaused && unexp_bytes <= MPIDI_unexp_limit / 2)
+            MPIDI_flow_under();
+    }
 }
 
 /* The earliest fitting message of bin b, the bin of (context, src): for MPI_ANY_SOURCE the
@@ -347,6 +350,8 @@ int MPIDI_recvq_append_unexp(MPIR_Request *ureq)
         unexp_bytes += ureq->msg_size;
         if (unexp_bytes > MPIDI_stats.unexpected_bytes_max)
             MPIDI_stats.unexpected_bytes_max = unexp_bytes;
+        if (MPIDI_unexp_limit && unexp_bytes > MPIDI_unexp_limit)
+            MPIDI_flow_over(ureq->peer);
     }
     return MPI_SUCCESS;
 }

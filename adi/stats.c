@@ -166,6 +166,9 @@ int MPIDI_stats_init(void)
         {"progress_yields", &MPIDI_stats.progress_yields},
         {"progress_sleeps", &MPIDI_stats.progress_sleeps},
         {"rdma_parked", &MPIDI_stats.rdma_parked},
+        {"unexp_pauses", &MPIDI_stats.unexp_pauses},
+        {"unexp_resumes", &MPIDI_stats.unexp_resumes},
+        {"eager_paused", &MPIDI_stats.eager_paused},
     };
     static const struct {
         const char *name;
