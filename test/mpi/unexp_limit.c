@@ -7,15 +7,16 @@
  * and checks its data, and, the kept data gone and the senders resumed, a second stream of small
  * blocking sends arrives in order.  Any MPI passes the program itself; the testlist's line sets
  * the limit and checks Ferry's counters: rank 1 paused and resumed its senders, and the most it
- * held stayed under the limit plus a batch per sender.  2 ranks or more. */
+ * held stayed under the limit plus a batch per sender.  2 ranks or more; the argument, if any, is
+ * the number of messages per sender (2048: 16 MiB). */
 #include <stdlib.h>
 #include <string.h>
 #include "mtest.h"
 
-#define NMSG 2048
+static int NMSG = 2048; /* messages per sender: argv[1] (a multiple of BATCH) */
 #define MSG (8 * 1024) /* eager over shm (8 KiB by default) and tcp */
 #define BATCH 64
-#define TICK (NMSG + 1)
+#define TICK 1000000
 #define NSMALL 64
 
 static unsigned char pattern(int src, int tag, size_t i)
@@ -27,8 +28,10 @@ int main(int argc, char **argv)
 {
     int errs = 0, tick = 0;
     MTest_Init(&argc, &argv);
-    if (mtest_size < 2) {
-        MTEST_FAIL(errs, "needs 2 ranks or more");
+    if (argc > 1)
+        NMSG = atoi(argv[1]) / BATCH * BATCH;
+    if (mtest_size < 2 || NMSG < BATCH) {
+        MTEST_FAIL(errs, "needs 2 ranks or more, and %d messages or more", BATCH);
         return MTest_Finalize(errs);
     }
     if (mtest_rank != 1) {
