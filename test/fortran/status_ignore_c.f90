@@ -6,6 +6,7 @@
 module status_ignore_c_iface
   use, intrinsic :: iso_c_binding, only: c_int
   implicit none
+  integer :: errs = 0
   interface
      integer(c_int) function which_status(st) bind(C, name='ferry_test_which_status')
        import :: c_int
@@ -15,14 +16,20 @@ module status_ignore_c_iface
        import :: c_int
      end function ignore_untouched
   end interface
+contains
+  subroutine fail(what)
+    character(*), intent(in) :: what
+    errs = errs + 1
+    print *, 'Error: ', what
+  end subroutine fail
 end module status_ignore_c_iface
 
-subroutine check_f08(rank, errs)
+subroutine check_f08(rank)
   use mpi_f08
+  use status_ignore_c_iface, only: fail
   use, intrinsic :: iso_c_binding, only: c_int
   implicit none
   integer, intent(in) :: rank
-  integer, intent(inout) :: errs
   interface
      integer(c_int) function which_f08(st) bind(C, name='ferry_test_which_status_f08')
        import :: c_int, MPI_Status
@@ -42,21 +49,14 @@ subroutine check_f08(rank, errs)
      call MPI_Recv(v, 1, MPI_INTEGER, 0, 102, MPI_COMM_WORLD, status)
      if (which_f08(status) /= 102) call fail('mpi_f08 received status')
   end if
-contains
-  subroutine fail(what)
-    character(*), intent(in) :: what
-    errs = errs + 1
-    print *, 'Error: ', what
-  end subroutine fail
 end subroutine check_f08
 
 program status_ignore_c
   use mpi
   use status_ignore_c_iface
   implicit none
-  integer :: rank, ierr, errs, total, v, req(1)
+  integer :: rank, ierr, total, v, req(1)
   integer :: status(MPI_STATUS_SIZE)
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   if (which_status(MPI_STATUS_IGNORE) /= 1) call fail('MPI_STATUS_IGNORE')
@@ -74,7 +74,7 @@ program status_ignore_c
      call MPI_Waitall(1, req, MPI_STATUSES_IGNORE, ierr)
      if (v /= 8) call fail('Waitall with MPI_STATUSES_IGNORE')
   end if
-  call check_f08(rank, errs)
+  call check_f08(rank)
   if (ignore_untouched() /= 1) call fail('a call wrote into an ignore constant')
   call MPI_Reduce(errs, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
@@ -85,10 +85,4 @@ program status_ignore_c
      end if
   end if
   call MPI_Finalize(ierr)
-contains
-  subroutine fail(what)
-    character(*), intent(in) :: what
-    errs = errs + 1
-    print *, 'Error: ', what
-  end subroutine fail
 end program status_ignore_c
