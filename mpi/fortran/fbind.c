@@ -615,3 +615,20 @@ void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n,
     *pset_len = c_len - 1; /* C's counts the terminator */
 }
 #pragma weak mpi_session_get_nth_pset_ = pmpi_session_get_nth_pset_
+
+/* ---- statuses: TYPE(MPI_Status) and the INTEGER array ---- */
+
+/* MPI_STATUS_F082F and MPI_STATUS_F2F08 of "use mpi" (MPI-4.1 sec. 19.3.5; the mpi_f08 module
+ * copies in Fortran): TYPE(MPI_Status) is bind(C) with the INTEGER status's layout
+ * (MPI_F08_status in mpi.h), so the conversion is a copy. */
+void pmpi_status_f082f_(const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Status_f082f((const MPI_F08_status *)f08_status, f_status);
+}
+#pragma weak mpi_status_f082f_ = pmpi_status_f082f_
+
+void pmpi_status_f2f08_(const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Status_f2f08(f_status, (MPI_F08_status *)f08_status);
+}
+#pragma weak mpi_status_f2f08_ = pmpi_status_f2f08_

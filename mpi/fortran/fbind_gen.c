@@ -4559,7 +4559,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 557; in fbind.c: 29; not bound: 33 (and the
+/* Generated: 557; in fbind.c: 31; not bound: 31 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -4588,8 +4588,6 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Status_f2c: argument const MPI_Fint * f_status
  *   MPI_Status_c2f08: argument MPI_F08_status * f08_status
  *   MPI_Status_f082c: argument const MPI_F08_status * f08_status
- *   MPI_Status_f2f08: argument const MPI_Fint * f_status
- *   MPI_Status_f082f: argument const MPI_F08_status * f08_status
  *   MPI_Win_set_attr: windows are refused
  *   MPI_Win_get_attr: windows are refused
  *   MPI_Comm_spawn: argument char * [] argv
