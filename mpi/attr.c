@@ -221,8 +221,12 @@ static int delete_attr(MPIR_Attr_kind_t kind, int handle, int keyval)
 }
 
 /* The predefined attributes (MPI-4.1 sec. 9.1.2): values live here, the
- * caller gets a pointer to them. */
-static int get_predefined(int keyval, void *attribute_val, int *flag, MPIR_Attr_form_t form)
+ * caller gets a pointer to them.  A communicator of the sessions model (sessions_model) has
+ * MPI_TAG_UB alone: the standard attaches the others to MPI_COMM_WORLD, that is, to the world
+ * model; MPI_LASTUSEDCODE stays, as a program that uses sessions alone has no other way to learn
+ * the codes it added. */
+static int get_predefined(int keyval, void *attribute_val, int *flag, MPIR_Attr_form_t form,
+                          int sessions_model)
 {
     static int tag_ub = MPIR_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE;
     static int wtime_global = 0, universe, appnum, lastused = MPI_ERR_LASTCODE;
@@ -255,6 +259,8 @@ static int get_predefined(int keyval, void *attribute_val, int *flag, MPIR_Attr_
     default:
         break;
     }
+    if (sessions_model && keyval != MPI_TAG_UB && keyval != MPI_LASTUSEDCODE)
+        val = NULL;
     *flag = val != NULL;
     if (val && form == MPIR_ATTR_VOID_PTR)
         *(int **)attribute_val = val;
@@ -268,12 +274,12 @@ static int get_predefined(int keyval, void *attribute_val, int *flag, MPIR_Attr_
  * 19.3.7: C reading a value set from Fortran gets a pointer to it, Fortran reading a C pointer
  * gets the address as an integer. */
 static int get_attr(MPIR_Attr_kind_t kind, int handle, int keyval, void *attribute_val, int *flag,
-                    MPIR_Attr_form_t form)
+                    MPIR_Attr_form_t form, int sessions_model)
 {
     if (!attribute_val || !flag)
         return MPIR_Err_create(MPI_ERR_ARG, "attribute_val or flag is NULL");
     if (kind == MPIR_ATTR_COMM && is_predefined(keyval))
-        return get_predefined(keyval, attribute_val, flag, form);
+        return get_predefined(keyval, attribute_val, flag, form, sessions_model);
     int err;
     if (!get_keyval(keyval, kind, &err))
         return err;
@@ -373,7 +379,7 @@ static int comm_attr_op(const char *fname, MPI_Comm comm, int op, int keyval, vo
                               (unsigned)keyval);
     if (!err)
         err = op == 0   ? set_attr(MPIR_ATTR_COMM, comm, keyval, val, form, 0)
-              : op == 1 ? get_attr(MPIR_ATTR_COMM, comm, keyval, val, flag, form)
+              : op == 1 ? get_attr(MPIR_ATTR_COMM, comm, keyval, val, flag, form, c->session != 0)
                         : delete_attr(MPIR_ATTR_COMM, comm, keyval);
     return MPIR_Err_return(c, fname, err);
 }
@@ -465,7 +471,7 @@ static int type_attr_op(const char *fname, MPI_Datatype type, int op, int keyval
     int err = MPIR_Check_type(type);
     if (!err)
         err = op == 0   ? set_attr(MPIR_ATTR_TYPE, type, keyval, val, form, 0)
-              : op == 1 ? get_attr(MPIR_ATTR_TYPE, type, keyval, val, flag, form)
+              : op == 1 ? get_attr(MPIR_ATTR_TYPE, type, keyval, val, flag, form, 0)
                         : delete_attr(MPIR_ATTR_TYPE, type, keyval);
     return MPIR_Err_return(NULL, fname, err);
 }

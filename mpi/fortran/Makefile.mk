@@ -15,11 +15,12 @@ libmpifort_la_FCFLAGS = -cpp
 libmpifort_la_LDFLAGS = -version-info 0:0:0
 libmpifort_la_LIBADD = libmpi.la
 include_HEADERS += include/mpif.h
-# The mpi module: mpif.h's declarations compiled by the Fortran compiler into mpi.mod.
+# The mpi module: mpif.h's declarations compiled by the Fortran compiler into mpi.mod.  It takes
+# TYPE(MPI_Status) from mpi_f08.mod (both are installed).
 fmoddir = $(includedir)
 fmod_DATA = mpi.mod mpi_f08.mod
 CLEANFILES += mpi.mod mpi_mod.o mpi_f08.mod
-mpi.mod: $(srcdir)/mpi/fortran/mpi_mod.f90 $(srcdir)/include/mpif.h
+mpi.mod: $(srcdir)/mpi/fortran/mpi_mod.f90 $(srcdir)/include/mpif.h mpi_f08.mod
 	$(AM_V_GEN)$(FC) $(FCFLAGS) -cpp -I$(srcdir)/include -c -o mpi_mod.o $(srcdir)/mpi/fortran/mpi_mod.f90
 # The mpi_f08 module: written (in the build directory) when libmpifort's object of it is compiled.
 mpi_f08.mod: mpi/fortran/libmpifort_la-mpi_f08.lo

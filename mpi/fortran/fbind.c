@@ -1,7 +1,7 @@
 /* fbind.c: the Fortran bindings maint/fortran-bindings cannot generate (its HAND list): calls
  * without arguments in Fortran, DOUBLE PRECISION results, arrays of statuses, 1-based indexes,
- * attribute values and Fortran callbacks (keyvals, generalized requests), the info calls whose
- * outputs have Fortran rules; and the string helpers of fortran.h.
+ * attribute values and Fortran callbacks (keyvals, generalized requests), the info calls and
+ * Session_get_nth_pset, whose outputs have Fortran rules; and the string helpers of fortran.h.
  * Each pmpi_x_ calls PMPI_X; mpi_x_ is a weak alias, as in the generated file. */
 #include <string.h>
 #include "fortran.h"
@@ -589,3 +589,46 @@ void pmpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen, ch
     free(s_value);
 }
 #pragma weak mpi_info_get_string_ = pmpi_info_get_string_
+
+/* ---- sessions: Fortran's strings ---- */
+
+/* As BUFLEN above, PSET_LEN counts characters, with no terminator (MPI-4.1 sec. 11.3.2 counts
+ * the terminator in C only): in, how many to write; out, the name's length.  PSET_LEN 0 leaves
+ * PSET_NAME as it is ("not changed"), so a program may ask the length with a name that has no
+ * storage yet (ompi-tests-public's sessions_ex3 passes an unallocated one); else the name is
+ * cut at PSET_LEN and at PSET_NAME's length, then padded with blanks. */
+void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n,
+                                MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierr,
+                                size_t pset_name_len)
+{
+    char s_name[MPI_MAX_PSET_NAME_LEN + 1]; /* any name fits */
+    /* A negative PSET_LEN: C's call says what is wrong. */
+    int c_len = *pset_len < 0 ? *pset_len : (int)sizeof s_name;
+    *ierr = PMPI_Session_get_nth_pset(*session, *info, *n, &c_len, s_name);
+    if (*ierr != MPI_SUCCESS)
+        return;
+    if (*pset_len > 0) {
+        if (*pset_len < (int)sizeof s_name)
+            s_name[*pset_len] = '\0';
+        ferry_f_string_out(s_name, pset_name, pset_name_len);
+    }
+    *pset_len = c_len - 1; /* C's counts the terminator */
+}
+#pragma weak mpi_session_get_nth_pset_ = pmpi_session_get_nth_pset_
+
+/* ---- statuses: TYPE(MPI_Status) and the INTEGER array ---- */
+
+/* MPI_STATUS_F082F and MPI_STATUS_F2F08 of "use mpi" (MPI-4.1 sec. 19.3.5; the mpi_f08 module
+ * copies in Fortran): TYPE(MPI_Status) is bind(C) with the INTEGER status's layout
+ * (MPI_F08_status in mpi.h), so the conversion is a copy. */
+void pmpi_status_f082f_(const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Status_f082f((const MPI_F08_status *)f08_status, f_status);
+}
+#pragma weak mpi_status_f082f_ = pmpi_status_f082f_
+
+void pmpi_status_f2f08_(const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierr)
+{
+    *ierr = PMPI_Status_f2f08(f_status, (MPI_F08_status *)f08_status);
+}
+#pragma weak mpi_status_f2f08_ = pmpi_status_f2f08_

@@ -4466,21 +4466,6 @@ void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *np
 }
 #pragma weak mpi_session_get_num_psets_ = pmpi_session_get_num_psets_
 
-void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len,
-                                char *pset_name, MPI_Fint *ierr, size_t pset_name_len)
-{
-    char *s_pset_name = ferry_f_string_buf(pset_name_len);
-    if (!s_pset_name) {
-        *ierr = MPI_ERR_NO_MEM;
-        free(s_pset_name);
-        return;
-    }
-    *ierr = PMPI_Session_get_nth_pset(*session, *info, *n, pset_len, s_pset_name);
-    ferry_f_string_out(s_pset_name, pset_name, pset_name_len);
-    free(s_pset_name);
-}
-#pragma weak mpi_session_get_nth_pset_ = pmpi_session_get_nth_pset_
-
 void pmpi_group_from_session_pset_(MPI_Fint *session, const char *pset_name, MPI_Fint *newgroup,
                                    MPI_Fint *ierr, size_t pset_name_len)
 {
@@ -4574,7 +4559,7 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
 }
 #pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-/* Generated: 558; in fbind.c: 28; not bound: 35 (and the
+/* Generated: 557; in fbind.c: 31; not bound: 33 (and the
  * MPI_T_ calls, which have C bindings only):
  *   MPI_Win_create_keyval: argument MPI_Win_copy_attr_function * win_copy_attr_fn
  *   MPI_Comm_c2f: returns MPI_Fint
@@ -4603,8 +4588,6 @@ void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_l
  *   MPI_Status_f2c: argument const MPI_Fint * f_status
  *   MPI_Status_c2f08: argument MPI_F08_status * f08_status
  *   MPI_Status_f082c: argument const MPI_F08_status * f08_status
- *   MPI_Status_f2f08: argument const MPI_Fint * f_status
- *   MPI_Status_f082f: argument const MPI_F08_status * f08_status
  *   MPI_Win_set_attr: windows are refused
  *   MPI_Win_get_attr: windows are refused
  *   MPI_Register_datarep: argument MPI_Datarep_conversion_function * read_conversion_fn

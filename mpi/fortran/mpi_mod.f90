@@ -4,6 +4,9 @@
 ! generic MPI_SIZEOF.  Compiled with -cpp: kinds some targets lack are guarded.
 ! doc/api.md, "Fortran".
 module mpi
+  ! TYPE(MPI_Status), for MPI_STATUS_F082F and MPI_STATUS_F2F08 (MPI-4.1 sec. 19.3.5):
+  ! mpi_f08's own, so that one status type goes between the modules.
+  use mpi_f08, only: MPI_Status
   implicit none
   include 'mpif.h'
   interface
@@ -1933,6 +1936,34 @@ module mpi
        integer :: errhandler
        integer :: ierror
      end subroutine PMPI_Errhandler_get
+     subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
+       import
+       implicit none
+       integer :: f_status(MPI_STATUS_SIZE)
+       type(MPI_Status) :: f08_status
+       integer :: ierror
+     end subroutine MPI_Status_f2f08
+     subroutine PMPI_Status_f2f08(f_status, f08_status, ierror)
+       import
+       implicit none
+       integer :: f_status(MPI_STATUS_SIZE)
+       type(MPI_Status) :: f08_status
+       integer :: ierror
+     end subroutine PMPI_Status_f2f08
+     subroutine MPI_Status_f082f(f08_status, f_status, ierror)
+       import
+       implicit none
+       type(MPI_Status) :: f08_status
+       integer :: f_status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine MPI_Status_f082f
+     subroutine PMPI_Status_f082f(f08_status, f_status, ierror)
+       import
+       implicit none
+       type(MPI_Status) :: f08_status
+       integer :: f_status(MPI_STATUS_SIZE)
+       integer :: ierror
+     end subroutine PMPI_Status_f082f
      subroutine MPI_Get_library_version(version, resultlen, ierror)
        import
        implicit none
