@@ -164,10 +164,12 @@ static void rank_exited(rank_t *r, int status)
                     (int)r->pid, where(r), code, tail);
         rank_failed(code, EXIT_GRACE_MS);
     } else if (r->initialized && !r->finalized && job.nlive > 0 && job.reason == REASON_NONE) {
-        /* The others would wait for it in the next barrier forever. */
+        /* The others would wait for it in the next barrier forever. An MPI program gets here
+         * by returning from main without MPI_Finalize (OSU's osu_latency_mt does), so the
+         * message names the MPI call too: "PMI finalize" alone means nothing to its user. */
         fprintf(stderr,
                 "mpiexec: rank %d (pid %d%s) exited with code 0 without calling PMI "
-                "finalize while other ranks still run%s\n",
+                "finalize (MPI_Finalize) while other ranks still run%s\n",
                 rank, (int)r->pid, where(r), tail);
         rank_failed(1, EXIT_GRACE_MS);
     }

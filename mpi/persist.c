@@ -9,6 +9,8 @@
  * freeing it (MPI-4.1 sec. 3.9). */
 #include "mpiimpl.h"
 
+#include <stdio.h>
+
 static int prequest_init(const char *fname, const void *buf, MPI_Aint count, MPI_Datatype type,
                          int rank, int tag, MPI_Comm comm, int op, MPI_Request *request)
 {
@@ -80,16 +82,31 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
                          request);
 }
 
-static int check_prequest(MPI_Request handle, MPIR_Request **req_p)
+/* `index` is the position in MPI_Startall's array (-1 for MPI_Start), named in the message. */
+static int check_prequest(MPI_Request handle, int index, MPIR_Request **req_p)
 {
+    char where[48] = "";
+    if (index >= 0)
+        snprintf(where, sizeof where, " (array_of_requests[%d])", index);
     MPIR_Request *req = MPIR_Request_get(handle);
     *req_p = req;
-    if (!req || (req->kind != MPIR_REQ_PERSISTENT && req->kind != MPIR_REQ_PART))
-        return MPIR_Err_create(MPI_ERR_REQUEST, "Request %#x is not a persistent request",
-                               (unsigned)handle);
+    /* MPI_REQUEST_NULL is what a request no *_init call made holds (OSU's
+     * osu_reduce_scatter_block_persistent calls the blocking collective where the _init one
+     * belongs, then starts its request), or one freed: its handle number would say nothing. */
+    if (handle == MPI_REQUEST_NULL)
+        return MPIR_Err_create(MPI_ERR_REQUEST,
+                               "Request%s is MPI_REQUEST_NULL, not a persistent request: no "
+                               "MPI_*_init call made it, or it was freed",
+                               where);
+    if (!req)
+        return MPIR_Err_create(MPI_ERR_REQUEST, "Request %#x%s is not a valid request handle",
+                               (unsigned)handle, where);
+    if (req->kind != MPIR_REQ_PERSISTENT && req->kind != MPIR_REQ_PART)
+        return MPIR_Err_create(MPI_ERR_REQUEST, "Request %#x%s is not a persistent request",
+                               (unsigned)handle, where);
     if (req->kind == MPIR_REQ_PART ? req->u.part->active : req->u.preq.active)
-        return MPIR_Err_create(MPI_ERR_REQUEST, "Persistent request %#x is active already",
-                               (unsigned)handle);
+        return MPIR_Err_create(MPI_ERR_REQUEST, "Persistent request %#x%s is active already",
+                               (unsigned)handle, where);
     return MPI_SUCCESS;
 }
 
@@ -135,8 +152,8 @@ int PMPI_Start(MPI_Request *request)
 {
     MPIR_CHECK_INIT("MPI_Start");
     MPIR_Request *req = NULL;
-    int err =
-        request ? check_prequest(*request, &req) : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
+    int err = request ? check_prequest(*request, -1, &req)
+                      : MPIR_Err_create(MPI_ERR_ARG, "request is NULL");
     if (err)
         return MPIR_Err_return(req ? req->comm : NULL, "MPI_Start", err);
     start(req);
@@ -155,7 +172,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
         err = MPIR_Err_create(MPI_ERR_ARG, "array_of_requests is NULL");
     /* All are checked before any starts, so an error starts none. */
     for (int i = 0; i < count && !err; i++)
-        err = check_prequest(array_of_requests[i], &req);
+        err = check_prequest(array_of_requests[i], i, &req);
     for (int i = 0; i < count && !err; i++)
         for (int j = 0; j < i && !err; j++)
             if (array_of_requests[i] == array_of_requests[j])

@@ -173,7 +173,7 @@ else
 fi
 
 run $GUARD env PMI_HELLO_MODE=nofinal "$MPIEXEC" -n 3 "$PMI_HELLO"
-if [ $rc != 0 ] && faster_than 5 && grep -q 'rank 1 (pid [0-9]*) exited with code 0 without calling PMI finalize' "$ERR"; then
+if [ $rc != 0 ] && faster_than 5 && grep -q 'rank 1 (pid [0-9]*) exited with code 0 without calling PMI finalize (MPI_Finalize) while' "$ERR"; then
     pass "exit_without_finalize_kills_job"
 else
     fail "exit_without_finalize_kills_job" "rc=$rc after ${secs}s; stderr='$(show "$ERR")'"
