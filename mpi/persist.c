@@ -82,14 +82,13 @@ int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sour
                          request);
 }
 
-/* `index` is the position in MPI_Startall's array (-1 for MPI_Start), named in the message. */
-static int check_prequest(MPI_Request handle, int index, MPIR_Request **req_p)
+/* `index` is the position in MPI_Startall's array (-1 for MPI_Start), named in the message; the
+ * text is made only for an error (MPI_Startall checks every request of every call). */
+static int prequest_error(MPI_Request handle, int index, const char *what)
 {
     char where[48] = "";
     if (index >= 0)
         snprintf(where, sizeof where, " (array_of_requests[%d])", index);
-    MPIR_Request *req = MPIR_Request_get(handle);
-    *req_p = req;
     /* MPI_REQUEST_NULL is what a request no *_init call made holds (OSU's
      * osu_reduce_scatter_block_persistent calls the blocking collective where the _init one
      * belongs, then starts its request), or one freed: its handle number would say nothing. */
@@ -98,15 +97,19 @@ static int check_prequest(MPI_Request handle, int index, MPIR_Request **req_p)
                                "Request%s is MPI_REQUEST_NULL, not a persistent request: no "
                                "MPI_*_init call made it, or it was freed",
                                where);
+    return MPIR_Err_create(MPI_ERR_REQUEST, "Request %#x%s %s", (unsigned)handle, where, what);
+}
+
+static int check_prequest(MPI_Request handle, int index, MPIR_Request **req_p)
+{
+    MPIR_Request *req = MPIR_Request_get(handle);
+    *req_p = req;
     if (!req)
-        return MPIR_Err_create(MPI_ERR_REQUEST, "Request %#x%s is not a valid request handle",
-                               (unsigned)handle, where);
+        return prequest_error(handle, index, "is not a valid request handle");
     if (req->kind != MPIR_REQ_PERSISTENT && req->kind != MPIR_REQ_PART)
-        return MPIR_Err_create(MPI_ERR_REQUEST, "Request %#x%s is not a persistent request",
-                               (unsigned)handle, where);
+        return prequest_error(handle, index, "is not a persistent request");
     if (req->kind == MPIR_REQ_PART ? req->u.part->active : req->u.preq.active)
-        return MPIR_Err_create(MPI_ERR_REQUEST, "Persistent request %#x%s is active already",
-                               (unsigned)handle, where);
+        return prequest_error(handle, index, "is a persistent request active already");
     return MPI_SUCCESS;
 }
 
