@@ -46,7 +46,6 @@ typedef struct MPIDI_peer {
     int failed_code;            /* non-zero once the connection is lost */
     int wild_code;              /* the error of a wildcard receive that this loss makes fail */
     MPIDI_proto_stats_t *stats; /* the counters of the method it is bound to */
-    size_t eager_limit_resumed; /* while paused_by_peer: the eager limit to return to */
     uint8_t paused_by_peer;     /* the peer asked for rendezvous only (adi/flow.c) */
     uint8_t pause_asked;        /* this rank asked the peer for rendezvous only */
 } MPIDI_peer_t;
@@ -76,6 +75,9 @@ int MPIDI_methods_finalize(void);
 void MPIDI_progress_methods_set(void);
 /* Binds a peer to a method at its first use (adi/peer.c). */
 MPIDI_peer_t *MPIDI_peer_bind(int peer, int *errp);
+/* The eager limit of a bound peer: its method's, or FERRY_EAGER_LIMIT capped at max_send (what
+ * binding sets, and what a peer's PAUSE(0) gives back, adi/flow.c). */
+size_t MPIDI_peer_eager_limit(const MPIDI_peer_t *p);
 /* The peer, bound to a method; sets *errp and returns NULL if unreachable.
  * Inline: every message looks its peer up. */
 static inline MPIDI_peer_t *MPIDI_peer_get(int peer, int *errp)

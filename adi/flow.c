@@ -92,13 +92,14 @@ void MPIDI_handle_pause(int peer, const void *hdr, size_t hdr_len, const void *d
     if (hdr_len < sizeof(*h) || !p->method)
         MPIDI_fatal("rank %d: PAUSE from rank %d, %s: corrupt message", MPIDI_world.rank, peer,
                     !p->method ? "which this rank never sent to" : "too short");
+    /* The protocol choice (MPID_Isend, MPID_Send) compares with the peer's eager limit: 0 sends
+     * every nonempty message by rendezvous, and nothing else on the send path changes. */
     if (h->pause && !p->paused_by_peer) {
         p->paused_by_peer = 1;
-        p->eager_limit_resumed = p->eager_limit;
         p->eager_limit = 0;
         MPIDI_stats.eager_paused++;
     } else if (!h->pause && p->paused_by_peer) {
         p->paused_by_peer = 0;
-        p->eager_limit = p->eager_limit_resumed;
+        p->eager_limit = MPIDI_peer_eager_limit(p);
     }
 }

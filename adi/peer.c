@@ -187,13 +187,13 @@ int MPIDI_methods_finalize(void)
     return ret;
 }
 
-static size_t eager_limit_for(const MPIDI_method_caps_t *caps)
+size_t MPIDI_peer_eager_limit(const MPIDI_peer_t *p)
 {
     long forced = MPIDI_config_int("FERRY_EAGER_LIMIT");
     if (forced < 0)
-        return caps->eager_limit;
+        return p->caps->eager_limit;
     /* One eager message is one am_send, so a larger forced limit is capped. */
-    return (size_t)forced < caps->max_send ? (size_t)forced : caps->max_send;
+    return (size_t)forced < p->caps->max_send ? (size_t)forced : p->caps->max_send;
 }
 
 /* Whether a method's scope can hold the peer: decided without its card. */
@@ -238,7 +238,7 @@ static int bind_peer(int peer, MPIDI_peer_t *p, int *unreachable_p)
         p->method = ops;
         p->caps = &MPIDI_active[i].caps;
         p->stats = &MPIDI_active[i].stats;
-        p->eager_limit = eager_limit_for(p->caps);
+        p->eager_limit = MPIDI_peer_eager_limit(p);
         if (MPIDI_config_int("FERRY_VERBOSE"))
             fprintf(stderr, "ferry: rank %d reaches rank %d by %s (eager limit %zu)\n",
                     MPIDI_world.rank, peer, ops->name, p->eager_limit);

@@ -119,23 +119,32 @@ MPI_Fint *const MPI_F_STATUSES_IGNORE = ferry_statuses_ignore_;
 MPI_F08_status *const MPI_F08_STATUS_IGNORE = (MPI_F08_status *)ferry_status_ignore_;
 MPI_F08_status *const MPI_F08_STATUSES_IGNORE = (MPI_F08_status *)ferry_statuses_ignore_;
 
-/* Converting an ignore constant is erroneous (MPI-4.1 sec. 19.3.5): an error, not a read of the
- * sentinel's zeros. */
-static int is_f_ignore(const void *f_status)
+/* The four conversions between C's status and Fortran's (the INTEGER array and mpi_f08's
+ * MPI_F08_status, which has its layout), each direction one body, named in its errors by the
+ * call.  Converting an ignore constant, C's or Fortran's, is erroneous (MPI-4.1 sec. 19.3.5): an
+ * error, not a read of the sentinel's zeros. */
+static int c_status_ok(const MPI_Status *c)
 {
-    return f_status == ferry_status_ignore_ || f_status == ferry_statuses_ignore_;
+    return c && c != MPI_STATUS_IGNORE && c != MPI_STATUSES_IGNORE;
 }
 
-/* A status to Fortran's INTEGER array and back (MPI-4.1 sec. 19.3.5): the three public fields,
- * then the byte count as its low and high 32 bits, then the cancelled flag. */
-#pragma weak MPI_Status_c2f = PMPI_Status_c2f
-int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+static int f_status_ok(const void *f)
 {
-    if (!c_status || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE ||
-        !f_status || is_f_ignore(f_status))
-        return MPIR_Err_return(NULL, "MPI_Status_c2f",
-                               MPIR_Err_create(MPI_ERR_ARG, "c_status or f_status is NULL or "
-                                                            "an ignore constant"));
+    return f && !ferry_f_status_ignored(f);
+}
+
+static int status_arg_error(const char *fname)
+{
+    return MPIR_Err_return(NULL, fname,
+                           MPIR_Err_create(MPI_ERR_ARG, "a status is NULL or an ignore constant"));
+}
+
+/* The three public fields, then the byte count as its low and high 32 bits, then the cancelled
+ * flag. */
+static int status_to_f(const char *fname, const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    if (!c_status_ok(c_status) || !f_status_ok(f_status))
+        return status_arg_error(fname);
     uint64_t count = (uint64_t)c_status->count_bytes_;
     f_status[MPI_F_SOURCE] = c_status->MPI_SOURCE;
     f_status[MPI_F_TAG] = c_status->MPI_TAG;
@@ -146,14 +155,10 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Status_f2c = PMPI_Status_f2c
-int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+static int status_from_f(const char *fname, const MPI_Fint *f_status, MPI_Status *c_status)
 {
-    if (!f_status || is_f_ignore(f_status) || !c_status || c_status == MPI_STATUS_IGNORE ||
-        c_status == MPI_STATUSES_IGNORE)
-        return MPIR_Err_return(NULL, "MPI_Status_f2c",
-                               MPIR_Err_create(MPI_ERR_ARG, "f_status or c_status is NULL or "
-                                                            "an ignore constant"));
+    if (!f_status_ok(f_status) || !c_status_ok(c_status))
+        return status_arg_error(fname);
     c_status->MPI_SOURCE = f_status[MPI_F_SOURCE];
     c_status->MPI_TAG = f_status[MPI_F_TAG];
     c_status->MPI_ERROR = f_status[MPI_F_ERROR];
@@ -163,43 +168,41 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
     return MPI_SUCCESS;
 }
 
-/* The mpi_f08 status has the INTEGER status's layout (MPI_F08_status), so its conversions are
- * MPI_Status_c2f's and f2c's, or a copy; only the name an error reports differs. */
 _Static_assert(sizeof(MPI_F08_status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
                    offsetof(MPI_F08_status, MPI_SOURCE) == MPI_F_SOURCE * sizeof(MPI_Fint) &&
                    offsetof(MPI_F08_status, MPI_TAG) == MPI_F_TAG * sizeof(MPI_Fint) &&
                    offsetof(MPI_F08_status, MPI_ERROR) == MPI_F_ERROR * sizeof(MPI_Fint),
                "MPI_F08_status is the INTEGER status");
 
+#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    return status_to_f("MPI_Status_c2f", c_status, f_status);
+}
+
+#pragma weak MPI_Status_f2c = PMPI_Status_f2c
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    return status_from_f("MPI_Status_f2c", f_status, c_status);
+}
+
 #pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
 int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 {
-    if (!c_status || c_status == MPI_STATUS_IGNORE || c_status == MPI_STATUSES_IGNORE ||
-        !f08_status || is_f_ignore(f08_status))
-        return MPIR_Err_return(NULL, "MPI_Status_c2f08",
-                               MPIR_Err_create(MPI_ERR_ARG, "c_status or f08_status is NULL or "
-                                                            "an ignore constant"));
-    return PMPI_Status_c2f(c_status, (MPI_Fint *)f08_status);
+    return status_to_f("MPI_Status_c2f08", c_status, (MPI_Fint *)f08_status);
 }
 
 #pragma weak MPI_Status_f082c = PMPI_Status_f082c
 int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
-    if (!f08_status || is_f_ignore(f08_status) || !c_status || c_status == MPI_STATUS_IGNORE ||
-        c_status == MPI_STATUSES_IGNORE)
-        return MPIR_Err_return(NULL, "MPI_Status_f082c",
-                               MPIR_Err_create(MPI_ERR_ARG, "f08_status or c_status is NULL or "
-                                                            "an ignore constant"));
-    return PMPI_Status_f2c((const MPI_Fint *)f08_status, c_status);
+    return status_from_f("MPI_Status_f082c", (const MPI_Fint *)f08_status, c_status);
 }
 
 /* MPI_Status_f2f08 and f082f: the same bytes either way. */
 static int copy_status(const char *fname, const void *from, void *to)
 {
-    if (!from || !to || is_f_ignore(from) || is_f_ignore(to))
-        return MPIR_Err_return(NULL, fname,
-                               MPIR_Err_create(MPI_ERR_ARG, "a status is NULL or an ignore "
-                                                            "constant"));
+    if (!f_status_ok(from) || !f_status_ok(to))
+        return status_arg_error(fname);
     memcpy(to, from, sizeof(MPI_F08_status));
     return MPI_SUCCESS;
 }

@@ -134,7 +134,7 @@ FERRY_F_SIZEOF(mpi_sizeof_logical8_, 8)
 enum { STATUSES_ON_STACK = 16 };
 static MPI_Status *statuses_in(MPI_Fint *f, int n, MPI_Status *c)
 {
-    if (f == ferry_statuses_ignore_ || f == ferry_status_ignore_)
+    if (ferry_f_status_ignored(f))
         return MPI_STATUSES_IGNORE;
     if (n <= STATUSES_ON_STACK)
         return c;

@@ -41,11 +41,18 @@ static inline MPI_Fint *ferry_f_weights(MPI_Fint *w)
     return w;
 }
 
+/* Whether a Fortran status argument is MPI_STATUS_IGNORE or MPI_STATUSES_IGNORE (of "use mpi",
+ * mpif.h or "use mpi_f08": the same blocks). */
+static inline int ferry_f_status_ignored(const void *f)
+{
+    return f == ferry_status_ignore_ || f == ferry_statuses_ignore_;
+}
+
 /* A status argument: MPI_STATUS_IGNORE, or c holding the Fortran status's values (read by calls
  * that take a status in, such as MPI_Get_count). */
 static inline MPI_Status *ferry_f_status_in(MPI_Fint *f, MPI_Status *c)
 {
-    if (f == ferry_status_ignore_ || f == ferry_statuses_ignore_)
+    if (ferry_f_status_ignored(f))
         return MPI_STATUS_IGNORE;
     PMPI_Status_f2c(f, c);
     return c;
