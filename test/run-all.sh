@@ -60,6 +60,9 @@ part variables 300 test/variables/run.sh "$inst"
 # The MPI test list over our mpiexec: defaults, then the variants of test/variants.
 part mpi $vlimit "${mpi_env[@]}" TESTDIR="$top/_build/mpitests" VARIANTS_FILE=test/variants \
     test/mpi/runtests ${variants:-}
+# The later runs of the same list (Hydra, tcp, ofi) reuse its binaries (built by the same mpicc;
+# building them again took 1.5 minutes each) and keep their logs apart.
+list_built=(TESTDIR="$top/_build/mpitests" REUSE_BUILT=1)
 # Every protocol of the core against a fake method that answers AGAIN and INPROGRESS at random,
 # completes out of order and needs registration (test/chaos/).
 part chaos 600 bash test/chaos/run.sh "$top/_build" "$inst"
@@ -70,14 +73,14 @@ if [ "$quick" != 1 ]; then
 fi
 # The same library under MPICH's Hydra (PMI over PMI_FD from another launcher).
 if command -v mpiexec.hydra >/dev/null; then
-    part hydra 1200 "${mpi_env[@]}" MPIEXEC=mpiexec.hydra TESTDIR="$top/_build/mpitests" \
-        test/mpi/runtests
+    part hydra 1200 "${mpi_env[@]}" MPIEXEC=mpiexec.hydra "${list_built[@]}" \
+        LOGDIR="$top/_build/mpitests-hydra" test/mpi/runtests
 else
     skip_part hydra "mpiexec.hydra not installed"
 fi
 # The MPI test list over tcp alone, on loopback: defaults, then tcp's variants.
-part mpi-tcp $vlimit "${mpi_env[@]}" FERRY_METHODS=tcp FERRY_TCP_IF=lo \
-    TESTDIR="$top/_build/mpitests-tcp" VARIANTS_FILE=test/tcp/variants test/mpi/runtests ${variants:-}
+part mpi-tcp $vlimit "${mpi_env[@]}" FERRY_METHODS=tcp FERRY_TCP_IF=lo "${list_built[@]}" \
+    LOGDIR="$top/_build/mpitests-tcp" VARIANTS_FILE=test/tcp/variants test/mpi/runtests ${variants:-}
 # tcp end to end: loopback, 16 ranks, a killed rank, refused/unreachable connections, port
 # range, and two hosts made of network namespaces under our mpiexec and Hydra.
 part tcp 900 bash test/tcp/run.sh "$inst"
@@ -110,16 +113,16 @@ if "$inst/bin/ferry_info" --parsable 2>/dev/null | grep -q '^method	ofi	'; then
     ofi_tcp_variants= ofi_shm_filter=(-filter variants)
     [ "${TEST_FULL:-0}" = 1 ] && ofi_tcp_variants=$variants ofi_shm_filter=()
     part ofi-tcp $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=tcp \
-        TESTDIR="$top/_build/mpitests-ofi" \
+        "${list_built[@]}" LOGDIR="$top/_build/mpitests-ofi" \
         VARIANTS_FILE=test/ofi/variants test/mpi/runtests $ofi_tcp_variants
     if [ -z "$ofi_tcp_variants" ] && [ -n "${variants:-}" ]; then
         ofi_tcp_subset='^(sendrecv_sizes [24] |type_noncontig 2 variants|probe_any_source 4 |many_irecv_waitall 4 |ssend_sync 2 |order_nonovertaking 2 arg=dense|cancel_send_either 2 |coll_data 4 )'
         part ofi-tcp-variants $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=tcp \
-            REUSE_BUILT=1 TESTDIR="$top/_build/mpitests-ofi" VARIANTS_FILE=test/ofi/variants \
+            "${list_built[@]}" LOGDIR="$top/_build/mpitests-ofi-variants" VARIANTS_FILE=test/ofi/variants \
             test/mpi/runtests -variants -filter "$ofi_tcp_subset"
     fi
-    part ofi-shm $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=shm REUSE_BUILT=1 \
-        TESTDIR="$top/_build/mpitests-ofi" VARIANTS_FILE=test/ofi/variants test/mpi/runtests \
+    part ofi-shm $vlimit "${mpi_env[@]}" FERRY_METHODS=ofi FI_PROVIDER=shm "${list_built[@]}" \
+        LOGDIR="$top/_build/mpitests-ofi-shm" VARIANTS_FILE=test/ofi/variants test/mpi/runtests \
         "${ofi_shm_filter[@]}" ${variants:-}
 else
     skip_part ofi-tcp "Ferry was built without libfabric (configure: ofi method no)"
