@@ -64,6 +64,22 @@ int MPID_Imrecv(void *buf, MPI_Aint count, MPI_Datatype type, MPIR_Request *msg,
 /* One pass of the communication agent over every method and deferred queue;
  * returns 1 if anything happened. */
 int MPID_Progress_test(void);
+/* A rank that only sends (MPI_Isend, or MPI_Send that the method takes at once) makes no call
+ * that polls, so a receiver's PAUSE (adi/flow.c) would reach it only when it waits, its whole
+ * burst gone eagerly.  The MPI layer calls this after each send the program makes, and every
+ * MPID_SENDS_PER_POLL-th polls once.  Not after the library's own sends (collectives, context
+ * ids): their callers do not expect progress to run between two of their steps; nor from
+ * inside MPID_Progress_test (a callback of the program's that sends). */
+#define MPID_SENDS_PER_POLL 64
+extern unsigned MPID_sends_unpolled;
+extern int MPID_progress_depth; /* calls of MPID_Progress_test under way */
+static inline void MPID_Send_poll(void)
+{
+    if (++MPID_sends_unpolled >= MPID_SENDS_PER_POLL && !MPID_progress_depth) {
+        MPID_sends_unpolled = 0;
+        MPID_Progress_test();
+    }
+}
 /* The poll of a call that returns to the program without waiting (MPI_Test and its kin,
  * MPI_Iprobe, MPI_Parrived ...): MPID_Progress_test, then, when it found nothing and waits do
  * not spin (an oversubscribed node, or FERRY_POLL_SPINS=0), the CPU is given away, because a

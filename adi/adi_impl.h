@@ -144,6 +144,10 @@ int MPIDI_am_stream(int peer, MPIR_Request *req, uint64_t rreq, size_t first, si
 /* Issues req's rdma transfer now, or parks it behind earlier operations to
  * the peer when the method answers AGAIN (adi/rdma.c calls it). */
 void MPIDI_submit_xfer(int peer, MPIR_Request *req);
+/* A PAUSE from peer (adi/flow.c): the eager sends parked for it, which no method has taken yet,
+ * go by rendezvous instead, each in its place in the queue (MPIDI_eager_to_rndv, adi/send.c). */
+void MPIDI_deferred_eager_to_rndv(int peer);
+size_t MPIDI_eager_to_rndv(MPIR_Request *sreq, void *hdr);
 /* Retries deferred operations; returns 1 if any went out. */
 int MPIDI_deferred_progress(void);
 extern long MPIDI_ndeferred;
@@ -295,6 +299,7 @@ typedef struct MPIDI_stats {
     unsigned long unexp_pauses;    /* PAUSEs this rank sent: its unexpected data passed the limit */
     unsigned long unexp_resumes;   /* resumes it sent: the data fell to half the limit */
     unsigned long eager_paused;    /* PAUSEs it obeyed: a receiver asked it for rendezvous only */
+    unsigned long eager_to_rndv;   /* parked eager sends a PAUSE turned into rendezvous */
 } MPIDI_stats_t;
 extern MPIDI_stats_t MPIDI_stats;
 /* Counts n events of a protocol counter for peer p's method and in the sum. */

@@ -253,6 +253,20 @@ void MPIDI_submit_xfer(int peer, MPIR_Request *req)
     }
 }
 
+void MPIDI_deferred_eager_to_rndv(int peer)
+{
+    for (MPIDI_sendop_t *op = MPIDI_peers[peer].deferred_head; op; op = op->next)
+        if (op->kind == MPIDI_OP_AM && op->handler == MPIDI_AM_EAGER && op->req &&
+            op->last > op->first) {
+            op->handler = MPIDI_AM_RTS;
+            op->hdr_len = MPIDI_eager_to_rndv(op->req, op->hdr.bytes);
+            op->req = NULL; /* the request's event is now the transfer's end */
+            op->first = op->last = 0;
+        }
+}
+
+#define MPIDI_DEFERRED_PER_CALL 32
+
 int MPIDI_deferred_progress(void)
 {
     if (MPIDI_ndeferred == 0)
@@ -260,7 +274,10 @@ int MPIDI_deferred_progress(void)
     int made = 0;
     for (int i = 0; i < MPIDI_world.size; i++) {
         MPIDI_peer_t *p = &MPIDI_peers[i];
-        while (p->deferred_head) {
+        /* At most a few operations per peer and call: a peer that takes them as fast as they
+         * go could otherwise keep this loop going without a poll of what arrives, a PAUSE
+         * among it (adi/flow.c). */
+        for (int budget = MPIDI_DEFERRED_PER_CALL; p->deferred_head && budget > 0; budget--) {
             MPIDI_sendop_t *op = p->deferred_head;
             size_t before = op->first;
             int rc = try_op(i, p, op);

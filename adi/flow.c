@@ -10,11 +10,13 @@
  * gap keeps a receiver near the limit from sending PAUSE and resume for every message), every
  * peer asked gets PAUSE with pause 0 and sends eagerly again.
  *
- * What a sender had already sent eagerly when PAUSE reached it still arrives (a ring's or a
- * socket's worth, and eager sends it queued earlier), so the kept data can pass the limit by
- * that much.  The price of a pause is the sender's: a blocking MPI_Send above 0 bytes then waits
- * for its receive, as MPI allows any standard send to; a program that needs more buffering than
- * the limit before it posts its receives must say so (FERRY_UNEXP_LIMIT=0) or use MPI_Bsend. */
+ * What a sender had already handed to its method eagerly when PAUSE reached it still arrives (a
+ * ring's or a socket's worth), so the kept data can pass the limit by that much; the eager sends
+ * it had parked because the method had no room go by rendezvous instead (adi/am.c), and a rank
+ * that only sends polls now and then to see a PAUSE (MPID_Send_poll).  The price of a pause is
+ * the sender's: a blocking MPI_Send above 0 bytes then waits for its receive, as MPI allows any
+ * standard send to; a program that needs more buffering than the limit before it posts its
+ * receives must say so (FERRY_UNEXP_LIMIT=0) or use MPI_Bsend. */
 #include <stdio.h>
 #include <unistd.h>
 #include "adi_impl.h"
@@ -98,6 +100,7 @@ void MPIDI_handle_pause(int peer, const void *hdr, size_t hdr_len, const void *d
         p->paused_by_peer = 1;
         p->eager_limit = 0;
         MPIDI_stats.eager_paused++;
+        MPIDI_deferred_eager_to_rndv(peer);
     } else if (!h->pause && p->paused_by_peer) {
         p->paused_by_peer = 0;
         p->eager_limit = MPIDI_peer_eager_limit(p);

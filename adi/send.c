@@ -1,5 +1,6 @@
 /* send.c: MPID_Isend and the sender's side of every protocol (the choice is here). */
 #include <stdio.h>
+#include <string.h>
 #include "adi_impl.h"
 #include "datatype.h"
 #include "mpidi_config.h"
@@ -16,6 +17,35 @@ static MPIR_Request *lookup(uint64_t id, MPIR_Request_kind_t kind, int peer, con
 MPIR_Request *MPIDI_lookup_request(uint64_t id, int is_send, int peer, const char *what)
 {
     return lookup(id, is_send ? MPIR_REQ_SEND : MPIR_REQ_RECV, peer, what);
+}
+
+/* Rendezvous: the request's one event is the end of the data transfer.  Fills the RTS of sreq
+ * (sent to p with envelope m): a contiguous buffer is offered for reading (registered first when
+ * the method needs it) unless the user forced another mode. */
+static void make_rndv(MPIR_Request *sreq, MPIDI_peer_t *p, const MPIDI_match_hdr_t *m,
+                      MPIDI_rts_hdr_t *rts)
+{
+    MPIDI_COUNT(p, rndv_sent, 1);
+    sreq->is_rndv_send = 1;
+    *rts = (MPIDI_rts_hdr_t){.m = *m, .size = sreq->msg_size};
+    MPIDI_rndv_want_t want = MPIDI_rndv_wanted();
+    void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
+    if (src && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get &&
+        (want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ)) {
+        int err;
+        if (!p->caps->needs_reg) {
+            rts->m.sreq_flags |= MPIDI_MATCH_RDMA;
+            rts->addr = (uint64_t)(uintptr_t)src;
+        } else if ((err = MPIDI_reg_acquire(p, src, sreq->msg_size, MPIDI_MEM_REMOTE_READ,
+                                            &sreq->send_reg)) == MPI_SUCCESS) {
+            rts->m.sreq_flags |= MPIDI_MATCH_RDMA;
+            rts->addr = sreq->send_reg.mem.remote_addr;
+            rts->rkey = sreq->send_reg.mem.key;
+        } else {
+            /* Not registrable: the receiver will ask for the pipeline. */
+            MPIDI_rndv_note_refused(sreq, "registration for rdma_get", err);
+        }
+    }
 }
 
 /* The protocol choice, in one place: eager up to the peer's limit (the
@@ -62,35 +92,36 @@ int MPID_Isend(const void *buf, MPI_Aint count, MPI_Datatype type, int rank, int
         return err;
     }
 
-    /* Rendezvous: the request's one event is the end of the data transfer.
-     * A contiguous buffer is offered for reading (registered first when the
-     * method needs it) unless the user forced another mode. */
-    MPIDI_COUNT(p, rndv_sent, 1);
-    sreq->is_rndv_send = 1;
-    MPIDI_rts_hdr_t rts = {.m = m, .size = size};
-    MPIDI_rndv_want_t want = MPIDI_rndv_wanted();
-    void *src = MPIR_Segment_contig_ptr(&sreq->seg, 0);
-    if (src && (p->caps->rndv_modes & MPIDI_RNDV_READ) && p->method->rdma_get &&
-        (want == MPIDI_RNDV_WANT_AUTO || want == MPIDI_RNDV_WANT_READ)) {
-        if (!p->caps->needs_reg) {
-            rts.m.sreq_flags |= MPIDI_MATCH_RDMA;
-            rts.addr = (uint64_t)(uintptr_t)src;
-        } else if ((err = MPIDI_reg_acquire(p, src, size, MPIDI_MEM_REMOTE_READ,
-                                            &sreq->send_reg)) == MPI_SUCCESS) {
-            rts.m.sreq_flags |= MPIDI_MATCH_RDMA;
-            rts.addr = sreq->send_reg.mem.remote_addr;
-            rts.rkey = sreq->send_reg.mem.key;
-        } else {
-            /* Not registrable: the receiver will ask for the pipeline. */
-            MPIDI_rndv_note_refused(sreq, "registration for rdma_get", err);
-        }
-    }
+    MPIDI_rts_hdr_t rts;
+    make_rndv(sreq, p, &m, &rts);
     err = MPIDI_am_send(peer, MPIDI_AM_RTS, &rts, sizeof(rts), NULL, 0, 0, 0);
     if (err) {
         MPIR_Request_set_error(sreq, err);
         MPIDI_Request_complete_one(sreq);
     }
     return err;
+}
+
+/* A PAUSE found the eager send sreq still parked, its match header in hdr (adi/am.c): it goes
+ * by rendezvous instead, its RTS written over hdr, so that it keeps its place in the queue.
+ * Nothing of it has reached the method.  Returns the RTS's length. */
+size_t MPIDI_eager_to_rndv(MPIR_Request *sreq, void *hdr)
+{
+    MPIDI_peer_t *p = &MPIDI_peers[sreq->peer];
+    MPIDI_match_hdr_t m;
+    memcpy(&m, hdr, sizeof(m));
+    /* Counted as an eager send when it was chosen; counted again as what it is now. */
+    p->stats->eager_sent--;
+    p->stats->eager_bytes -= sreq->msg_size;
+    MPIDI_stats.proto.eager_sent--;
+    MPIDI_stats.proto.eager_bytes -= sreq->msg_size;
+    MPIDI_stats.eager_to_rndv++;
+    if (sreq->is_sync)
+        sreq->cc--; /* no SYNC_ACK: the transfer's end says that the receive matched */
+    MPIDI_rts_hdr_t rts;
+    make_rndv(sreq, p, &m, &rts);
+    memcpy(hdr, &rts, sizeof(rts));
+    return sizeof(rts);
 }
 
 /* MPI_Send without a request (issue 12): an eager message that the peer's

@@ -169,6 +169,7 @@ int MPIDI_stats_init(void)
         {"unexp_pauses", &MPIDI_stats.unexp_pauses},
         {"unexp_resumes", &MPIDI_stats.unexp_resumes},
         {"eager_paused", &MPIDI_stats.eager_paused},
+        {"eager_to_rndv", &MPIDI_stats.eager_to_rndv},
     };
     static const struct {
         const char *name;

@@ -195,18 +195,22 @@ void MPIR_Bsend_session_end(struct bsend_buf *buf);
  * session is not a live one, on the handler of errors bound to no object). */
 int MPIR_Session_bsend(MPI_Session session, struct bsend_buf ***slot_p);
 int MPIR_Session_err_return(MPI_Session session, const char *fname, int err);
-/* A send in any mode; the request exists unless an error is returned.
- * Inline: every MPI_Isend takes it. */
+/* A send in any mode of the program's (MPI_Isend ..., MPI_Start); the request exists unless an
+ * error is returned.  Inline: every MPI_Isend takes it. */
 static inline int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype type, int dest,
                                   int tag, MPIR_Comm *comm, MPIR_Send_mode_t mode,
                                   MPIR_Request **req_p)
 {
     *req_p = NULL;
-    if (mode == MPIR_MODE_BUFFERED)
-        return MPIR_Bsend_isend(buf, count, type, dest, tag, comm, req_p);
+    if (mode == MPIR_MODE_BUFFERED) {
+        int err = MPIR_Bsend_isend(buf, count, type, dest, tag, comm, req_p);
+        MPID_Send_poll();
+        return err;
+    }
     /* A ready send may be a standard one: the receive is posted already, so
      * the standard protocol finds it (MPI-4.1 sec. 3.4). */
     int err = MPID_Isend(buf, count, type, dest, tag, comm, 0, mode == MPIR_MODE_SYNC, req_p);
+    MPID_Send_poll();
     /* A failure after the request exists is reported by the wait. */
     return *req_p ? MPI_SUCCESS : err;
 }

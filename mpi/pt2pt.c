@@ -62,8 +62,10 @@ static int send(const char *fname, const void *buf, MPI_Aint count, MPI_Datatype
         if (err)
             return MPIR_Err_return(c, fname, err);
         err = MPID_Send(buf, count, type, dest, tag, c, 0, &done);
-        if (done)
+        if (done) {
+            MPID_Send_poll();
             return err ? MPIR_Err_return(c, fname, err) : MPI_SUCCESS;
+        }
     }
     MPI_Request r;
     int err = isend(fname, buf, count, type, dest, tag, comm, mode, &r);

@@ -112,9 +112,13 @@ void MPIDI_progress_methods_set(void)
 /* Every method is polled on every call, in turn: a busy shm must never starve
  * the network (a known hang elsewhere), and deferred sends are retried each
  * time so parked protocol messages cannot be forgotten. */
+int MPID_progress_depth;
+unsigned MPID_sends_unpolled; /* see MPID_Send_poll */
+
 int MPID_Progress_test(void)
 {
     int made = 0;
+    MPID_progress_depth++;
     for (int i = 0; i < npolled; i++) {
         if (!*polled[i].hint)
             continue;
@@ -135,6 +139,7 @@ int MPID_Progress_test(void)
         made |= upper_hook();
     for (int i = 0; i < ndone; i++)
         done_fns[i]();
+    MPID_progress_depth--;
     return made;
 }
 

@@ -7,10 +7,15 @@
  * and checks its data, and, the kept data gone and the senders resumed, a second stream of small
  * blocking sends arrives in order.  Any MPI passes the program itself; the testlist's line sets
  * the limit and checks Ferry's counters: rank 1 paused and resumed its senders, and the most it
- * held stayed under the limit plus a batch per sender.  2 ranks or more; the argument, if any, is
- * the number of messages per sender (2048: 16 MiB). */
+ * held stayed under the limit plus a batch per sender.  2 ranks or more; the first argument, if
+ * any, is the number of messages per sender (2048: 16 MiB).  With a second argument "burst" each
+ * sender issues all its MPI_Isends at once, without a call that polls in between, and rank 1
+ * waits for the last one with MPI_Probe: a sender must see a PAUSE while it sends.  With "late"
+ * rank 1 also sleeps a while first, so the sends the methods cannot take wait in the senders, and
+ * those a PAUSE finds there must go by rendezvous (the counter eager_to_rndv). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "mtest.h"
 
 static int NMSG = 2048; /* messages per sender: argv[1] (a multiple of BATCH) */
@@ -30,6 +35,8 @@ int main(int argc, char **argv)
     MTest_Init(&argc, &argv);
     if (argc > 1)
         NMSG = atoi(argv[1]) / BATCH * BATCH;
+    int late = argc > 2 && strcmp(argv[2], "late") == 0;
+    int burst = late || (argc > 2 && strcmp(argv[2], "burst") == 0);
     if (mtest_size < 2 || NMSG < BATCH) {
         MTEST_FAIL(errs, "needs 2 ranks or more, and %d messages or more", BATCH);
         return MTest_Finalize(errs);
@@ -42,18 +49,21 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < MSG; i++)
                 b[i] = pattern(mtest_rank, t, i);
             MPI_Isend(b, MSG, MPI_BYTE, 1, t, MPI_COMM_WORLD, &reqs[t]);
-            if (t % BATCH == BATCH - 1)
+            if (!burst && t % BATCH == BATCH - 1)
                 MPI_Recv(&tick, 1, MPI_INT, 1, TICK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
         MPI_Waitall(NMSG, reqs, MPI_STATUSES_IGNORE);
         free(reqs);
         free(buf);
     } else {
-        for (int last = BATCH - 1; last < NMSG; last += BATCH)
+        if (late)
+            usleep(300000);
+        for (int last = burst ? NMSG - 1 : BATCH - 1; last < NMSG; last += BATCH)
             for (int src = 0; src < mtest_size; src++)
                 if (src != 1) {
                     MPI_Probe(src, last, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    MPI_Send(&tick, 1, MPI_INT, src, TICK, MPI_COMM_WORLD);
+                    if (!burst)
+                        MPI_Send(&tick, 1, MPI_INT, src, TICK, MPI_COMM_WORLD);
                 }
         unsigned char *b = malloc(MSG);
         for (int src = 0; src < mtest_size; src++) {
