@@ -140,15 +140,17 @@ int MPIR_Err_user_set_string(int code, const char *text)
     return MPI_SUCCESS;
 }
 
-int MPIR_Err_user_remove(int code, int is_class)
+MPIR_err_remove_t MPIR_Err_user_remove(int code, int is_class)
 {
     int i = user_index(code);
     if (i < 0 || (user[i].errclass == code) != is_class)
-        return MPI_ERR_ARG;
+        return MPIR_ERR_REMOVE_NOT_ADDED;
     if (is_class)
         for (int j = 0; j < nuser; j++)
             if (!user[j].removed && j != i && user[j].errclass == code)
-                return MPI_ERR_OTHER; /* a code of the class is left */
+                return MPIR_ERR_REMOVE_CODES_LEFT;
+    if (user[i].text[0])
+        return MPIR_ERR_REMOVE_STRING_LEFT;
     user[i].removed = 1;
     if (is_class && code == last_class) {
         last_class = MPI_ERR_LASTCODE;
@@ -156,7 +158,18 @@ int MPIR_Err_user_remove(int code, int is_class)
             if (!user[j].removed && user[j].errclass == (MPIR_ERR_USER_BIT | (j + 1)))
                 last_class = user[j].errclass;
     }
-    return MPI_SUCCESS;
+    return MPIR_ERR_REMOVED;
+}
+
+MPIR_err_remove_t MPIR_Err_user_remove_string(int code)
+{
+    int i = user_index(code);
+    if (i < 0)
+        return MPIR_ERR_REMOVE_NOT_ADDED;
+    if (!user[i].text[0])
+        return MPIR_ERR_REMOVE_NO_STRING;
+    user[i].text[0] = 0;
+    return MPIR_ERR_REMOVED;
 }
 
 int MPIR_Err_last_used(void)

@@ -20,9 +20,19 @@ int MPIR_Err_user_add(int errclass);
 /* Sets the text of a user-added class or code (copied; at most MPI_MAX_ERROR_STRING - 1
  * characters). */
 int MPIR_Err_user_set_string(int code, const char *text);
-/* Takes back a class (is_class) or code that MPIR_Err_user_add gave: MPI_ERR_ARG when code is
- * not one of those, MPI_ERR_OTHER when a class still has codes. */
-int MPIR_Err_user_remove(int code, int is_class);
+/* Why MPIR_Err_user_remove and MPIR_Err_user_remove_string did not take a number back. MPI-4.1
+ * sec. 9.5 makes each of these erroneous; they are detected, so that the program learns of it. */
+typedef enum {
+    MPIR_ERR_REMOVED,
+    MPIR_ERR_REMOVE_NOT_ADDED,   /* not a class (code) that MPI_Add_error_class (code) gave */
+    MPIR_ERR_REMOVE_CODES_LEFT,  /* a class whose codes were not removed first */
+    MPIR_ERR_REMOVE_STRING_LEFT, /* a class or code whose string was not removed first */
+    MPIR_ERR_REMOVE_NO_STRING    /* MPI_Remove_error_string of one without a string */
+} MPIR_err_remove_t;
+/* Takes back a class (is_class) or code that MPIR_Err_user_add gave. */
+MPIR_err_remove_t MPIR_Err_user_remove(int code, int is_class);
+/* Takes back the string MPIR_Err_user_set_string gave to a class or code. */
+MPIR_err_remove_t MPIR_Err_user_remove_string(int code);
 /* The largest error class, the user-added ones included (MPI_LASTUSEDCODE). */
 int MPIR_Err_last_used(void);
 /* Creates a code of class errclass with a formatted message. */

@@ -251,42 +251,55 @@ int PMPI_Add_error_string(int errorcode, const char *string)
     return MPIR_Err_return(NULL, "MPI_Add_error_string", err);
 }
 
-/* MPI-4.1 sec. 9.5: what the program added, taken back.  A class goes after its codes. */
-static int remove_added(const char *fname, int code, int is_class)
+/* MPI-4.1 sec. 9.5: what the program added, taken back.  A class goes after its codes, a class
+ * or code after its string. */
+static int remove_error(const char *fname, int code, MPIR_err_remove_t why)
 {
-    MPIR_CHECK_INIT(fname);
-    int err = MPIR_Err_user_remove(code, is_class);
-    if (err == MPI_ERR_OTHER)
+    int err = MPI_SUCCESS;
+    switch (why) {
+    case MPIR_ERR_REMOVED:
+        break;
+    case MPIR_ERR_REMOVE_NOT_ADDED:
+        err = MPIR_Err_create(MPI_ERR_ARG,
+                              "%d is not an error class or code added by "
+                              "MPI_Add_error_class/code, or it was removed",
+                              code);
+        break;
+    case MPIR_ERR_REMOVE_CODES_LEFT:
         err = MPIR_Err_create(MPI_ERR_OTHER, "error class %d still has codes (remove them first)",
                               code);
-    else if (err)
-        err = MPIR_Err_create(MPI_ERR_ARG, "%d is not an error %s added by MPI_Add_error_%s", code,
-                              is_class ? "class" : "code", is_class ? "class" : "code");
+        break;
+    case MPIR_ERR_REMOVE_STRING_LEFT:
+        err = MPIR_Err_create(
+            MPI_ERR_OTHER, "%d still has its error string (MPI_Remove_error_string first)", code);
+        break;
+    case MPIR_ERR_REMOVE_NO_STRING:
+        err = MPIR_Err_create(MPI_ERR_ARG, "%d has no error string to remove", code);
+        break;
+    }
     return MPIR_Err_return(NULL, fname, err);
 }
 
 #pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
 int PMPI_Remove_error_class(int errorclass)
 {
-    return remove_added("MPI_Remove_error_class", errorclass, 1);
+    MPIR_CHECK_INIT("MPI_Remove_error_class");
+    return remove_error("MPI_Remove_error_class", errorclass, MPIR_Err_user_remove(errorclass, 1));
 }
 
 #pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
 int PMPI_Remove_error_code(int errorcode)
 {
-    return remove_added("MPI_Remove_error_code", errorcode, 0);
+    MPIR_CHECK_INIT("MPI_Remove_error_code");
+    return remove_error("MPI_Remove_error_code", errorcode, MPIR_Err_user_remove(errorcode, 0));
 }
 
 #pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
 int PMPI_Remove_error_string(int errorcode)
 {
     MPIR_CHECK_INIT("MPI_Remove_error_string");
-    int err = MPIR_Err_user_set_string(errorcode, "")
-                  ? MPIR_Err_create(MPI_ERR_ARG,
-                                    "%d is not a class or code added by MPI_Add_error_class/code",
-                                    errorcode)
-                  : MPI_SUCCESS;
-    return MPIR_Err_return(NULL, "MPI_Remove_error_string", err);
+    return remove_error("MPI_Remove_error_string", errorcode,
+                        MPIR_Err_user_remove_string(errorcode));
 }
 
 int MPIR_Check_comm_slow(MPI_Comm comm)

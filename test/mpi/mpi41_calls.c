@@ -5,7 +5,8 @@
  *   MPI_Status_get/set_source/tag/error  a status's public fields;
  *   MPI_Type_get_value_index             the MINLOC/MAXLOC pair types, MPI_DATATYPE_NULL else;
  *   MPI_Remove_error_class/code/string   what MPI_Add_error_* added, taken back
- *                                        (MPI_LASTUSEDCODE follows);
+ *                                        (MPI_LASTUSEDCODE follows), a class after its
+ *                                        codes, a class or code after its string;
  *   MPI_Get_hw_resource_info             a new info object, which the program frees.
  * Needs 2 ranks or more; ranks 0 and 1 exchange, the others only check the local calls. */
 #include "mtest.h"
@@ -191,7 +192,16 @@ static int check_remove_error(void)
                               "Remove_error_code of a class");
     errs += mtest_check_class(MPI_Remove_error_class(MPI_ERR_TRUNCATE), MPI_ERR_ARG,
                               "Remove_error_class of a predefined class");
+    /* MPI-4.1 sec. 9.5: erroneous, and detected: a code or class goes after its string. */
+    errs += mtest_check_class(MPI_Remove_error_code(code), MPI_ERR_OTHER,
+                              "Remove_error_code of a code that has a string");
+    errs += mtest_check_class(MPI_Remove_error_string(cls), MPI_ERR_ARG,
+                              "Remove_error_string of a class that has no string");
+    MTEST_CHECK_RC(errs, MPI_Error_string(code, text, &len), "Error_string before the removal");
+    MTEST_CHECK_INT(errs, (int)strlen("a code of mine"), len, "length of the string kept");
     MTEST_CHECK_RC(errs, MPI_Remove_error_string(code), "Remove_error_string");
+    errs += mtest_check_class(MPI_Remove_error_string(code), MPI_ERR_ARG,
+                              "Remove_error_string twice");
     MTEST_CHECK_RC(errs, MPI_Error_string(code, text, &len), "Error_string after the removal");
     MTEST_CHECK_INT(errs, 0, len, "length of a removed string");
     MTEST_CHECK_RC(errs, MPI_Remove_error_code(code), "Remove_error_code");
@@ -201,6 +211,11 @@ static int check_remove_error(void)
                               "Remove_error_code twice");
     MTEST_CHECK_RC(errs, MPI_Remove_error_class(cls), "Remove_error_class after its code");
     MTEST_CHECK_INT(errs, cls2, last_used(), "MPI_LASTUSEDCODE after removing the first class");
+    MTEST_CHECK_RC(errs, MPI_Add_error_string(cls2, "a class of mine"), "Add_error_string");
+    errs += mtest_check_class(MPI_Remove_error_class(cls2), MPI_ERR_OTHER,
+                              "Remove_error_class of a class that has a string");
+    MTEST_CHECK_INT(errs, cls2, last_used(), "MPI_LASTUSEDCODE after a refused removal");
+    MTEST_CHECK_RC(errs, MPI_Remove_error_string(cls2), "Remove_error_string of a class");
     MTEST_CHECK_RC(errs, MPI_Remove_error_class(cls2), "Remove_error_class of the last class");
     MTEST_CHECK_INT(errs, before, last_used(), "MPI_LASTUSEDCODE back where it was");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
