@@ -71,8 +71,10 @@ int MPID_Progress_test(void);
  * ids): their callers do not expect progress to run between two of their steps; nor from
  * inside MPID_Progress_test (a callback of the program's that sends). */
 #define MPID_SENDS_PER_POLL 64
-extern unsigned MPID_sends_unpolled;
-extern int MPID_progress_depth; /* calls of MPID_Progress_test under way */
+/* Hidden, so that the library reads them without the GOT; depth: calls of MPID_Progress_test
+ * under way. */
+extern unsigned MPID_sends_unpolled __attribute__((visibility("hidden")));
+extern int MPID_progress_depth __attribute__((visibility("hidden")));
 static inline void MPID_Send_poll(void)
 {
     if (++MPID_sends_unpolled >= MPID_SENDS_PER_POLL && !MPID_progress_depth) {
