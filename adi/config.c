@@ -52,6 +52,9 @@ static cfg_var_t vars[] = {
     {"FERRY_METHODS", CFG_STR, "", 0, 0, NULL,
      "comma-separated methods to use, in order of preference (empty: the built ones "
      "the job can use, doc/tuning.md)"},
+    {"FERRY_ASYNC_PROGRESS", CFG_INT, "0", 0, 1000000, NULL,
+     "microseconds between the polls of a progress thread that runs while no thread of the "
+     "program is in MPI (0: no such thread)"},
     {"FERRY_POLL_SPINS", CFG_INT, "-1", -1, INT_MAX, NULL,
      "idle polls before a blocking wait yields the CPU (-1: 2000, or 0 when oversubscribed)"},
     {"FERRY_VERBOSE", CFG_INT, "0", 0, 3, NULL,

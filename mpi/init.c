@@ -76,6 +76,10 @@ static int end_device(int err, const char *fname, MPI_Session session, MPI_Errha
     /* The process-wide buffer's sends complete first (MPI_Finalize did this already when the
      * world model was a user; a session's communicators may have used it since). */
     int end_err = MPIR_Bsend_finalize();
+    /* FERRY_ASYNC_PROGRESS's thread stops before the device's last barrier and its end: no
+     * poll of its may come after (it never waits for the lock this thread holds, so it stops
+     * within one of its gaps). */
+    MPIR_Async_progress_stop();
     /* A barrier over the device first: a peer may still need us to answer a rendezvous or
      * read our memory until it has finished its own sends. */
     if (!end_err)
@@ -151,6 +155,7 @@ int PMPI_Init(int *argc, char ***argv)
     }
     world_state = 1;
     main_thread = pthread_self();
+    MPIR_Async_progress_start(); /* last: from here on the thread may poll */
     return MPI_SUCCESS;
 }
 

@@ -46,6 +46,10 @@ int MPIR_Err_not_initialized(const char *fname) __attribute__((noreturn));
  * branch at entry and one at exit. */
 extern int MPIR_thread_multiple __attribute__((visibility("hidden"))); /* (read without the GOT) */
 void MPIR_Thread_multiple_start(void); /* MPI_Init_thread, for MPI_THREAD_MULTIPLE */
+/* FERRY_ASYNC_PROGRESS's thread (mpi/thread.c): started at the end of MPI_Init and
+ * MPI_Session_init (once), stopped when the device ends. */
+void MPIR_Async_progress_start(void);
+void MPIR_Async_progress_stop(void);
 int MPIR_Is_thread_main(void);         /* whether the calling thread initialized MPI */
 int MPIR_Cs_enter_slow(void);
 void MPIR_Cs_exit_slow(void);

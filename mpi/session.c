@@ -160,6 +160,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     if (level == MPI_THREAD_MULTIPLE)
         MPIR_Thread_multiple_start();
     *session = MPIR_HANDLE_KIND_SESSION | slot;
+    MPIR_Async_progress_start(); /* last: from here on the thread may poll */
     return MPI_SUCCESS;
 }
 

@@ -7,6 +7,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include "mpidi_config.h"
 #include "mpiimpl.h"
 
 int MPIR_thread_multiple;
@@ -52,4 +56,53 @@ void MPIR_Thread_multiple_start(void)
 {
     MPIR_thread_multiple = 1;
     MPID_Progress_set_yield(wait_yield);
+}
+
+/* FERRY_ASYNC_PROGRESS=N (microseconds): a thread that polls every N us while no thread of the
+ * program is in MPI, so that a rendezvous, a pipeline or a collective's schedule moves while the
+ * program computes (the overlap that users of MPICH and Open MPI ask for: doc/api.md, "Progress
+ * thread").  It takes the library's lock only when it is free (a trylock): a thread in MPI polls
+ * by itself, and MPI_Finalize, which holds the lock, can stop the thread and wait for it.  The
+ * lock is on for the whole process from the thread's start, as under MPI_THREAD_MULTIPLE. */
+static pthread_t progress_thread;
+static int progress_running;
+static atomic_int progress_stop;
+
+static void *progress_main(void *arg)
+{
+    long us = (long)(intptr_t)arg;
+    struct timespec gap = {us / 1000000, us % 1000000 * 1000};
+    while (!atomic_load_explicit(&progress_stop, memory_order_acquire)) {
+        if (pthread_mutex_trylock(&lock) == 0) {
+            depth = 1; /* a callback of the program's that calls MPI nests, as in a call */
+            MPID_Progress_test();
+            depth = 0;
+            pthread_mutex_unlock(&lock);
+        }
+        nanosleep(&gap, NULL);
+    }
+    return NULL;
+}
+
+void MPIR_Async_progress_start(void)
+{
+    long us = MPIDI_config_int("FERRY_ASYNC_PROGRESS");
+    if (us <= 0 || progress_running)
+        return;
+    MPIR_Thread_multiple_start();
+    atomic_store_explicit(&progress_stop, 0, memory_order_relaxed);
+    progress_running =
+        pthread_create(&progress_thread, NULL, progress_main, (void *)(intptr_t)us) == 0;
+    if (!progress_running)
+        fprintf(stderr, "ferry: FERRY_ASYNC_PROGRESS: cannot start the progress thread; MPI "
+                        "progresses only inside MPI calls\n");
+}
+
+void MPIR_Async_progress_stop(void)
+{
+    if (!progress_running)
+        return;
+    atomic_store_explicit(&progress_stop, 1, memory_order_release);
+    pthread_join(progress_thread, NULL);
+    progress_running = 0;
 }
