@@ -5,7 +5,10 @@
  * message is far above any eager limit, and rank 1 is out of MPI before rank 0 sends), so the
  * bytes appear only with a progress thread (Ferry: FERRY_ASYNC_PROGRESS).  Then both wait and rank 1 checks every byte.  With the argument
  * "expect-overlap" data that did not move while rank 1 computed is an error; without it the
- * program only says which it saw, so any MPI passes.  2 ranks (others idle). */
+ * program only says which it saw, so any MPI passes.  Reading a receive buffer before the
+ * receive completes is strictly erroneous; it is only read here, the one way to see data move
+ * without an MPI call (ThreadSanitizer reports it, over tcp, as the race it is).  2 ranks
+ * (others idle). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
