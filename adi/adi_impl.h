@@ -318,6 +318,15 @@ static inline void MPIDI_count_eager(MPIDI_peer_t *p, size_t size)
     if (size > MPIDI_stats.proto.eager_bytes_max)
         MPIDI_stats.proto.eager_bytes_max = size;
 }
+/* An eager send counted by MPIDI_count_eager that went by rendezvous after all (a PAUSE found
+ * it parked: adi/send.c); the largest eager size seen stays. */
+static inline void MPIDI_uncount_eager(MPIDI_peer_t *p, size_t size)
+{
+    p->stats->eager_sent--;
+    p->stats->eager_bytes -= size;
+    MPIDI_stats.proto.eager_sent--;
+    MPIDI_stats.proto.eager_bytes -= size;
+}
 /* Registers the protocol counters of each started method (after MPIDI_methods_init). */
 int MPIDI_stats_register_methods(void);
 /* Registers the device's counters and opens FERRY_STATS_FILE (after PMI gave the rank). */

@@ -111,10 +111,7 @@ size_t MPIDI_eager_to_rndv(MPIR_Request *sreq, void *hdr)
     MPIDI_match_hdr_t m;
     memcpy(&m, hdr, sizeof(m));
     /* Counted as an eager send when it was chosen; counted again as what it is now. */
-    p->stats->eager_sent--;
-    p->stats->eager_bytes -= sreq->msg_size;
-    MPIDI_stats.proto.eager_sent--;
-    MPIDI_stats.proto.eager_bytes -= sreq->msg_size;
+    MPIDI_uncount_eager(p, sreq->msg_size);
     MPIDI_stats.eager_to_rndv++;
     if (sreq->is_sync)
         sreq->cc--; /* no SYNC_ACK: the transfer's end says that the receive matched */
