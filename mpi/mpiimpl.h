@@ -206,17 +206,15 @@ static inline int MPIR_Isend_mode(const void *buf, MPI_Aint count, MPI_Datatype 
                                   MPIR_Request **req_p)
 {
     *req_p = NULL;
-    if (mode == MPIR_MODE_BUFFERED) {
-        int err = MPIR_Bsend_isend(buf, count, type, dest, tag, comm, req_p);
-        MPID_Send_poll();
-        return err;
-    }
+    int buffered = mode == MPIR_MODE_BUFFERED;
     /* A ready send may be a standard one: the receive is posted already, so
      * the standard protocol finds it (MPI-4.1 sec. 3.4). */
-    int err = MPID_Isend(buf, count, type, dest, tag, comm, 0, mode == MPIR_MODE_SYNC, req_p);
+    int err = buffered ? MPIR_Bsend_isend(buf, count, type, dest, tag, comm, req_p)
+                       : MPID_Isend(buf, count, type, dest, tag, comm, 0,
+                                    mode == MPIR_MODE_SYNC, req_p);
     MPID_Send_poll();
-    /* A failure after the request exists is reported by the wait. */
-    return *req_p ? MPI_SUCCESS : err;
+    /* A failure after the request exists is reported by the wait (a buffered send's at once). */
+    return *req_p && !buffered ? MPI_SUCCESS : err;
 }
 int MPIR_Bsend_finalize(void);
 /* An internal buffered send is over: its block returns to the buffer. */
